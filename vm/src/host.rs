@@ -1,0 +1,112 @@
+//! The host interface: how a tree calls the game.
+
+use crate::{AgentId, ImportId, Millis, Status, Strings, Value};
+
+/// What an import is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImportKind {
+    /// A node-level action: returns a [`Status`]; receives a lifecycle [`Phase`].
+    Action,
+    /// A function called from a condition expression: returns a [`Value`].
+    Function,
+}
+
+impl ImportKind {
+    /// The keyword used in traces and the native syntax.
+    pub fn name(self) -> &'static str {
+        match self {
+            ImportKind::Action => "action",
+            ImportKind::Function => "function",
+        }
+    }
+}
+
+/// One entry of an import table: a name the tree calls and the host must bind.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Import {
+    /// The name as the tree spells it (after any case folding the dialect applies).
+    pub name: String,
+    /// Action or function.
+    pub kind: ImportKind,
+    /// Fewest arguments a call may pass.
+    pub min_args: u8,
+    /// Most arguments a call may pass.
+    pub max_args: u8,
+    /// Whether the action may return [`Status::Running`] (Unvanquished's "long-running"
+    /// actions); informational for hosts and checkers.
+    pub long_running: bool,
+}
+
+/// The lifecycle phase of an action call, as the dialect defines it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The action is entered: it was not the running action before this call.
+    Enter,
+    /// The action continues: it returned running last time and is ticked again.
+    Continue,
+    /// The action is being terminated (aborted or finished, in dialects with terminate calls);
+    /// its result is ignored.
+    Exit,
+}
+
+impl Phase {
+    /// The lower-case name used in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Enter => "enter",
+            Phase::Continue => "continue",
+            Phase::Exit => "exit",
+        }
+    }
+}
+
+/// One call from a tree into its host.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct Call<'a> {
+    /// The agent whose tree makes the call.
+    pub agent: AgentId,
+    /// Which import is called.
+    pub import: ImportId,
+    /// The lifecycle phase (always [`Phase::Enter`] for functions).
+    pub phase: Phase,
+    /// The evaluated arguments.
+    pub args: &'a [Value],
+    /// The time of the current tick.
+    pub now: Millis,
+    /// The strings that [`Value::Str`] arguments refer to.
+    pub strings: &'a Strings,
+}
+
+impl<'a> Call<'a> {
+    /// Builds a call record.
+    pub fn new(
+        agent: AgentId,
+        import: ImportId,
+        phase: Phase,
+        args: &'a [Value],
+        now: Millis,
+        strings: &'a Strings,
+    ) -> Self {
+        Call {
+            agent,
+            import,
+            phase,
+            args,
+            now,
+            strings,
+        }
+    }
+}
+
+/// The game side of a tree: every action and condition function a tree names is answered here.
+///
+/// Hosts bind import names to their own functions once, at load, and dispatch on
+/// [`Call::import`]. Host calls are the observable behaviour of a tree: two engines are
+/// equivalent when they make the same calls in the same order with the same arguments.
+pub trait Host {
+    /// Runs an action and returns its status.
+    fn action(&mut self, call: &Call<'_>) -> Status;
+    /// Evaluates a condition function.
+    fn function(&mut self, call: &Call<'_>) -> Value;
+}

@@ -1,0 +1,38 @@
+//! Small typed ids shared by every engine.
+
+use std::fmt;
+
+/// Time in integer milliseconds. Every engine is given `now` with each tick; none reads a clock.
+pub type Millis = i64;
+
+/// Identifies one agent: the owner of one per-agent state block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct AgentId(pub u32);
+
+/// Index into a tree's (or program's) import table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ImportId(pub u32);
+
+/// Index into a [`Strings`](crate::Strings) table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StrId(pub u32);
+
+impl fmt::Display for AgentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl ImportId {
+    /// The id as a table index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl StrId {
+    /// The id as a table index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}

@@ -1,0 +1,42 @@
+//! Resource limits shared by every stage of the pipeline.
+
+/// Bounds on what btvm accepts. Every front-end, the checker and the engines read their limits
+/// from one `Limits` value, so a server can tighten them for untrusted input in one place.
+///
+/// Exceeding a limit is always an error value with a position, never a panic or a hang.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest source file, in bytes (default 16 MiB).
+    pub max_source_bytes: usize,
+    /// Deepest node nesting in a tree, counted across includes (default 256).
+    pub max_depth: u32,
+    /// Deepest nesting inside one expression (default 256).
+    pub max_expr_depth: u32,
+    /// Most nodes in one tree, includes counted once (default 1,000,000).
+    pub max_nodes: usize,
+    /// Deepest chain of file includes (default 64).
+    pub max_include_depth: u32,
+    /// Most tokens produced by macro expansion for one file (default 4,000,000).
+    pub max_expanded_tokens: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_source_bytes: 16 << 20,
+            max_depth: 256,
+            max_expr_depth: 256,
+            max_nodes: 1_000_000,
+            max_include_depth: 64,
+            max_expanded_tokens: 4_000_000,
+        }
+    }
+}
+
+impl Limits {
+    /// The default limits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
