@@ -13,3 +13,4 @@
 pub mod diag;
 pub mod ir;
 pub mod source;
+pub mod syntax;

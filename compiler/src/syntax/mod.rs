@@ -1,0 +1,8 @@
+//! Front-ends: one module per dialect, plus the native syntax.
+//!
+//! Each front-end turns source text into an [`ir::Tree`](crate::ir::Tree) or positioned
+//! diagnostics. Front-ends read files only through a [`FileSystem`](crate::source::FileSystem)
+//! and check nesting depth before recursing, so no input can overflow the stack.
+
+pub mod native;
+pub mod unvanquished;

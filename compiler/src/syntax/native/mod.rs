@@ -1,0 +1,1 @@
+//! The native syntax: the canonical text form of the IR (`spec/native-syntax.md`).

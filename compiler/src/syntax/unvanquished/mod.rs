@@ -1,0 +1,1 @@
+//! The Unvanquished `.bt` dialect.
