@@ -10,7 +10,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod diag;
 pub mod ir;
+pub mod load;
+pub mod reference;
+pub mod scenario;
 pub mod source;
 pub mod syntax;

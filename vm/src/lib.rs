@@ -15,6 +15,7 @@
 mod host;
 mod ids;
 mod limits;
+mod prng;
 mod status;
 mod strings;
 mod value;
@@ -22,6 +23,7 @@ mod value;
 pub use host::{Call, Host, Import, ImportKind, Phase};
 pub use ids::{AgentId, ImportId, Millis, StrId};
 pub use limits::Limits;
+pub use prng::Prng;
 pub use status::Status;
 pub use strings::Strings;
-pub use value::Value;
+pub use value::{fmt_float, write_quoted, Value};

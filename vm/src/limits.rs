@@ -5,7 +5,6 @@
 ///
 /// Exceeding a limit is always an error value with a position, never a panic or a hang.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct Limits {
     /// Largest source file, in bytes (default 16 MiB).
     pub max_source_bytes: usize,

@@ -75,7 +75,9 @@ impl fmt::Display for DisplayValue<'_> {
 }
 
 /// Writes a float so that it always reads back as a float: `1.0`, `0.25`, `1e20`, `inf`, `nan`.
-pub(crate) fn fmt_float(x: f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+///
+/// This is the one float format of traces and the native syntax.
+pub fn fmt_float(x: f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     if x.is_nan() {
         f.write_str("nan")
     } else if x.is_infinite() {
@@ -86,7 +88,9 @@ pub(crate) fn fmt_float(x: f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 }
 
 /// Writes `s` as a double-quoted string with `\\`, `\"`, `\n`, `\t`, `\r` and `\u{..}` escapes.
-pub(crate) fn write_quoted(s: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+///
+/// This is the one string format of traces and the native syntax.
+pub fn write_quoted(s: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     f.write_str("\"")?;
     for c in s.chars() {
         match c {

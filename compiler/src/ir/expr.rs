@@ -177,3 +177,15 @@ impl Expr {
         max
     }
 }
+
+impl std::fmt::Display for Lit {
+    /// Formats the literal as traces and the native syntax write it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lit::Bool(b) => write!(f, "{b}"),
+            Lit::Int(i) => write!(f, "{i}"),
+            Lit::Float(x) => btvm::fmt_float(*x, f),
+            Lit::Str(s) => btvm::write_quoted(s, f),
+        }
+    }
+}

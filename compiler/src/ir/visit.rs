@@ -29,3 +29,62 @@ impl Tree {
         size
     }
 }
+
+impl super::Expr {
+    /// Calls `f` on this expression and every sub-expression (call arguments included), in
+    /// pre-order, without recursion.
+    pub fn walk<'a>(&'a self, mut f: impl FnMut(&'a super::Expr)) {
+        use super::Expr;
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            f(e);
+            match e {
+                Expr::Call(c) => stack.extend(c.args.iter().rev().map(|a| &a.value)),
+                Expr::Not(a) | Expr::Neg(a) => stack.push(a),
+                Expr::Binary(_, a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl super::NodeKind {
+    /// The expressions a node holds directly (not its children's), in a fixed order.
+    pub fn exprs(&self) -> Vec<&super::Expr> {
+        use super::NodeKind::*;
+        match self {
+            Action(c) => c.args.iter().map(|a| &a.value).collect(),
+            Case(e) | Condition(e) | WaitUntil(e) => vec![e],
+            Guard(g) => vec![&g.cond],
+            Sequence(c) | Selector(c) => c.cond.iter().collect(),
+            Decider(d) => d.decide.iter().collect(),
+            State(s) => s
+                .transitions
+                .iter()
+                .filter_map(|t| match &t.on {
+                    super::Trigger::When(e) => Some(e),
+                    super::Trigger::Event(_) => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Tree {
+    /// Calls `f` on every expression in the tree (node expressions, then signal values) and all
+    /// their sub-expressions.
+    pub fn for_each_expr<'a>(&'a self, mut f: impl FnMut(&'a super::Expr)) {
+        for n in &self.nodes {
+            for e in n.kind.exprs() {
+                e.walk(&mut f);
+            }
+        }
+        for s in &self.signals {
+            s.value.walk(&mut f);
+        }
+    }
+}

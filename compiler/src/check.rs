@@ -1,0 +1,253 @@
+//! Whole-tree checks that every engine relies on, run after any front-end.
+//!
+//! - the structural invariants of [`Tree::validate`];
+//! - no include cycles (a subtree reaching itself through `include` nodes);
+//! - nesting depth through includes within `Limits::max_depth`, node count within
+//!   `Limits::max_nodes`, expression depth within `Limits::max_expr_depth`;
+//! - knobs consistent with the tree's model (`running-list` resume needs the running-list
+//!   model, `cursor` resume the cursor model).
+//!
+//! After `check` succeeds, engines may recurse over the tree without risking the stack.
+//! This module never recurses itself.
+
+use btvm::Limits;
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{Model, NodeId, NodeKind, Resume, Tree};
+use crate::source::Span;
+
+/// Checks `tree` against `limits`; returns every problem found.
+pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
+    let span0 = tree.main_root().map_or(Span::DUMMY, |r| {
+        tree.nodes.get(r.index()).map_or(Span::DUMMY, |n| n.span)
+    });
+    if let Err(msg) = tree.validate() {
+        return Err(vec![Diagnostic::new(
+            ErrorKind::InvalidValue,
+            span0,
+            format!("invalid tree: {msg}"),
+        )]);
+    }
+    let mut diags = Vec::new();
+    if tree.nodes.len() > limits.max_nodes {
+        diags.push(Diagnostic::new(
+            ErrorKind::TooManyNodes,
+            span0,
+            format!(
+                "the tree has {} nodes; the limit is {}",
+                tree.nodes.len(),
+                limits.max_nodes
+            ),
+        ));
+    }
+    for n in &tree.nodes {
+        for e in n.kind.exprs() {
+            let d = e.depth();
+            if d > limits.max_expr_depth as usize {
+                diags.push(Diagnostic::new(
+                    ErrorKind::NestTooDeep,
+                    n.span,
+                    format!(
+                        "expression nested {d} deep; the limit is {}",
+                        limits.max_expr_depth
+                    ),
+                ));
+            }
+        }
+        if let NodeKind::Sequence(c) | NodeKind::Selector(c) = &n.kind {
+            let ok = match c.resume {
+                Resume::RunningList => matches!(tree.config.model, Model::RunningList { .. }),
+                Resume::Cursor => matches!(tree.config.model, Model::Cursor { .. }),
+                Resume::Restart | Resume::Remember => true,
+            };
+            if !ok {
+                diags.push(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    n.span,
+                    format!(
+                        "resume policy {:?} does not fit the tree's {:?} model",
+                        c.resume, tree.config.model
+                    ),
+                ));
+            }
+        }
+    }
+    if let Err(d) = check_includes(tree, limits) {
+        diags.push(d);
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// Local facts about one entry or subtree body.
+struct Body {
+    /// Height of the body without following includes (a leaf is 1).
+    height: usize,
+    /// Includes in the body: (node, depth of the include node, target subtree index).
+    includes: Vec<(NodeId, usize, usize)>,
+}
+
+fn body(tree: &Tree, root: NodeId) -> Body {
+    let mut b = Body {
+        height: 0,
+        includes: Vec::new(),
+    };
+    let mut stack = vec![(root, 1usize)];
+    while let Some((id, d)) = stack.pop() {
+        b.height = b.height.max(d);
+        let node = tree.node(id);
+        if let NodeKind::Include(s) = node.kind {
+            b.includes.push((id, d, s.0 as usize));
+        }
+        stack.extend(node.children.iter().map(|&c| (c, d + 1)));
+    }
+    b
+}
+
+fn check_includes(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
+    let subs: Vec<Body> = tree.subtrees.iter().map(|s| body(tree, s.node)).collect();
+    // Effective height of each subtree, computed in post-order with an explicit stack;
+    // `state`: 0 unvisited, 1 on the stack, 2 done.
+    let mut height = vec![0usize; subs.len()];
+    let mut state = vec![0u8; subs.len()];
+    for start in 0..subs.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        state[start] = 1;
+        while let Some(&mut (s, ref mut next)) = stack.last_mut() {
+            if let Some(&(node, _, target)) = subs[s].includes.get(*next) {
+                *next += 1;
+                match state[target] {
+                    0 => {
+                        state[target] = 1;
+                        stack.push((target, 0));
+                    }
+                    1 => {
+                        let chain: Vec<&str> = stack
+                            .iter()
+                            .map(|&(i, _)| tree.subtrees[i].name.as_str())
+                            .skip_while(|&n| n != tree.subtrees[target].name)
+                            .collect();
+                        return Err(Diagnostic::new(
+                            ErrorKind::IncludeCycle,
+                            tree.node(node).span,
+                            format!(
+                                "include cycle: {} -> {}",
+                                chain.join(" -> "),
+                                tree.subtrees[target].name
+                            ),
+                        ));
+                    }
+                    _ => {}
+                }
+            } else {
+                let h = subs[s]
+                    .includes
+                    .iter()
+                    .map(|&(_, d, t)| d + height[t])
+                    .fold(subs[s].height, usize::max);
+                height[s] = h;
+                state[s] = 2;
+                stack.pop();
+            }
+        }
+    }
+    for entry in &tree.roots {
+        let b = body(tree, entry.node);
+        let h = b
+            .includes
+            .iter()
+            .map(|&(_, d, t)| d + height[t])
+            .fold(b.height, usize::max);
+        if h > limits.max_depth as usize {
+            return Err(Diagnostic::new(
+                ErrorKind::NestTooDeep,
+                tree.node(entry.node).span,
+                format!(
+                    "entry `{}` nests {h} nodes deep through its includes; the limit is {}",
+                    entry.name, limits.max_depth
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Composite, Dialect, NodeBuf, Sharing, TreeBuilder};
+    use btvm::Status;
+
+    fn include(id: crate::ir::SubtreeId) -> NodeBuf {
+        NodeBuf::leaf(NodeKind::Include(id), Span::DUMMY)
+    }
+
+    fn seq(children: Vec<NodeBuf>) -> NodeBuf {
+        let c = Composite {
+            resume: Resume::RunningList,
+            looping: false,
+            cond: None,
+        };
+        NodeBuf::new(NodeKind::Sequence(c), Span::DUMMY, children)
+    }
+
+    #[test]
+    fn include_cycles_are_reported() {
+        let mut b = TreeBuilder::new(Dialect::Unvanquished);
+        let a = b.declare_subtree("a", Sharing::Shared, Span::DUMMY);
+        let c = b.declare_subtree("c", Sharing::Shared, Span::DUMMY);
+        b.root("main", include(a));
+        b.define_subtree(a, seq(vec![include(c)]));
+        b.define_subtree(c, seq(vec![include(a)]));
+        let t = b.finish().unwrap();
+        let errs = check(&t, &Limits::default()).unwrap_err();
+        assert_eq!(errs[0].kind, ErrorKind::IncludeCycle);
+        assert!(
+            errs[0].message.contains("a -> c -> a"),
+            "{}",
+            errs[0].message
+        );
+    }
+
+    #[test]
+    fn depth_counts_through_includes() {
+        let mut b = TreeBuilder::new(Dialect::Unvanquished);
+        let mut prev = None;
+        let mut ids = Vec::new();
+        for i in 0..10 {
+            ids.push(b.declare_subtree(format!("s{i}"), Sharing::Shared, Span::DUMMY));
+        }
+        for (i, id) in ids.iter().enumerate() {
+            let leaf = NodeBuf::leaf(NodeKind::Const(Status::Success), Span::DUMMY);
+            let body = match prev {
+                Some(p) => seq(vec![seq(vec![include(p)])]),
+                None => seq(vec![leaf]),
+            };
+            let _ = i;
+            b.define_subtree(*id, body);
+            prev = Some(*id);
+        }
+        b.root("main", include(ids[9]));
+        let t = b.finish().unwrap();
+        // main(1) + 9 levels of 3 nodes + the last body (2) = 30
+        let limits = Limits {
+            max_depth: 29,
+            ..Limits::default()
+        };
+        assert_eq!(
+            check(&t, &limits).unwrap_err()[0].kind,
+            ErrorKind::NestTooDeep
+        );
+        let limits = Limits {
+            max_depth: 30,
+            ..Limits::default()
+        };
+        check(&t, &limits).unwrap();
+    }
+}

@@ -1,0 +1,172 @@
+//! Expression evaluation, shared by every execution model of the reference interpreter.
+//!
+//! This is the definition of the expression semantics in `spec/semantics.md` ("Expressions"),
+//! written as plainly as possible. It never allocates per call beyond the argument buffer and
+//! never panics: every value converts to every other through [`Value::as_f64`] and
+//! [`Value::truthy`].
+
+use btvm::{AgentId, Call, Host, Millis, Phase, Prng, Strings, Value};
+
+use crate::ir::{Arg, BinOp, CallExpr, Expr, Lit, Precision, Tree};
+
+/// What an expression can read besides the host.
+pub(crate) struct EvalCtx<'a> {
+    pub tree: &'a Tree,
+    pub strings: &'a Strings,
+    pub agent: AgentId,
+    pub now: Millis,
+    pub vars: &'a [Value],
+    pub rng: &'a mut Prng,
+}
+
+impl EvalCtx<'_> {
+    /// Evaluates an expression.
+    pub fn eval(&mut self, e: &Expr, host: &mut dyn Host) -> Value {
+        match e {
+            Expr::Lit(l) => self.lit(l),
+            Expr::Var(v) => self
+                .vars
+                .get(v.0 as usize)
+                .copied()
+                .unwrap_or(Value::Bool(false)),
+            Expr::Call(c) => self.call(c, host),
+            // Only the cursor model binds imports lazily; elsewhere every import is bound.
+            Expr::Bound(_) => Value::Bool(true),
+            // Timestamps exist only in models this interpreter does not run yet; `new` rejects
+            // trees that use them.
+            Expr::Timestamp(..) => Value::Bool(false),
+            Expr::Random => Value::Float(self.rng.next_f64()),
+            Expr::Not(a) => Value::Bool(!self.eval(a, host).truthy()),
+            Expr::Neg(a) => Value::Float(-self.eval(a, host).as_f64()),
+            Expr::Binary(op, a, b) => self.binary(*op, a, b, host),
+        }
+    }
+
+    fn lit(&self, l: &Lit) -> Value {
+        match l {
+            Lit::Bool(b) => Value::Bool(*b),
+            Lit::Int(i) => Value::Int(*i),
+            Lit::Float(x) => Value::Float(*x),
+            Lit::Str(s) => Value::Str(self.strings.lookup(s).unwrap_or(btvm::StrId(u32::MAX))),
+        }
+    }
+
+    /// Evaluates call arguments, left to right.
+    pub fn args(&mut self, args: &[Arg], host: &mut dyn Host) -> Vec<Value> {
+        args.iter().map(|a| self.eval(&a.value, host)).collect()
+    }
+
+    fn call(&mut self, c: &CallExpr, host: &mut dyn Host) -> Value {
+        let args = self.args(&c.args, host);
+        let call = Call::new(
+            self.agent,
+            c.import,
+            Phase::Enter,
+            &args,
+            self.now,
+            self.strings,
+        );
+        let v = host.function(&call);
+        match (v, self.tree.config.precision) {
+            (Value::Float(x), Precision::Single) => Value::Float(f64::from(x as f32)),
+            (v, _) => v,
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, host: &mut dyn Host) -> Value {
+        match op {
+            BinOp::And => {
+                let l = self.eval(a, host).truthy();
+                Value::Bool(l && self.eval(b, host).truthy())
+            }
+            BinOp::Or => {
+                let l = self.eval(a, host).truthy();
+                Value::Bool(l || self.eval(b, host).truthy())
+            }
+            _ => {
+                let l = self.eval(a, host);
+                let r = self.eval(b, host);
+                apply(op, l, r)
+            }
+        }
+    }
+}
+
+/// Applies a strict (both operands evaluated) binary operator.
+pub(crate) fn apply(op: BinOp, l: Value, r: Value) -> Value {
+    if let (Value::Str(x), Value::Str(y)) = (l, r) {
+        match op {
+            BinOp::Eq => return Value::Bool(x == y),
+            BinOp::Ne => return Value::Bool(x != y),
+            _ => {}
+        }
+    }
+    let (x, y) = (l.as_f64(), r.as_f64());
+    match op {
+        BinOp::Lt => Value::Bool(x < y),
+        BinOp::Le => Value::Bool(x <= y),
+        BinOp::Gt => Value::Bool(x > y),
+        BinOp::Ge => Value::Bool(x >= y),
+        BinOp::Eq => Value::Bool(x == y),
+        BinOp::Ne => Value::Bool(x != y),
+        BinOp::Xor => Value::Bool(l.truthy() != r.truthy()),
+        BinOp::And => Value::Bool(l.truthy() && r.truthy()),
+        BinOp::Or => Value::Bool(l.truthy() || r.truthy()),
+        BinOp::Add => Value::Float(x + y),
+        BinOp::Sub => Value::Float(x - y),
+        BinOp::Mul => Value::Float(x * y),
+        BinOp::Div => Value::Float(x / y),
+    }
+}
+
+/// Interns every string literal of the tree, in arena order, so evaluation never allocates
+/// strings.
+pub(crate) fn intern_strings(tree: &Tree) -> Strings {
+    let mut strings = Strings::new();
+    tree.for_each_expr(|e| {
+        if let Expr::Lit(Lit::Str(s)) = e {
+            strings.intern(s);
+        }
+    });
+    strings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_are_numeric_and_strings_compare_by_identity() {
+        let t = Value::Bool(true);
+        assert_eq!(apply(BinOp::Eq, t, Value::Int(1)), Value::Bool(true));
+        assert_eq!(
+            apply(BinOp::Lt, Value::Int(1), Value::Float(1.5)),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            apply(
+                BinOp::Eq,
+                Value::Str(btvm::StrId(1)),
+                Value::Str(btvm::StrId(1))
+            ),
+            t
+        );
+        assert_eq!(
+            apply(
+                BinOp::Ne,
+                Value::Str(btvm::StrId(1)),
+                Value::Str(btvm::StrId(2))
+            ),
+            t
+        );
+        assert_eq!(apply(BinOp::Xor, Value::Int(2), Value::Bool(false)), t);
+        assert_eq!(
+            apply(BinOp::Div, Value::Int(1), Value::Int(0)),
+            Value::Float(f64::INFINITY)
+        );
+        assert_eq!(
+            apply(BinOp::Eq, Value::Float(f64::NAN), Value::Float(f64::NAN)),
+            Value::Bool(false)
+        );
+    }
+}

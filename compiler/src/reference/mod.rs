@@ -1,0 +1,261 @@
+//! The reference interpreter: the oracle every other engine is compared with.
+//!
+//! It walks the IR directly and mirrors each original engine's algorithm literally — for
+//! Unvanquished, the per-agent running-nodes list, the current-action slot and the per-agent
+//! timer data (see [`running_list`]) — so a reader can check it against `spec/semantics.md`
+//! line by line. It is never clever and never fast.
+//!
+//! An [`Interpreter`] is immutable and shared; each agent owns an [`AgentState`].
+//!
+//! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
+//! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
+
+mod eval;
+mod running_list;
+
+use btvm::{AgentId, Host, Millis, Prng, Status, Strings, Value};
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{Lit, Model, NodeId, NodeKind, Tree};
+
+/// A reference interpreter for one tree.
+#[derive(Debug)]
+pub struct Interpreter<'t> {
+    tree: &'t Tree,
+    strings: Strings,
+}
+
+/// One agent's state: everything the tree remembers between ticks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentState {
+    agent: AgentId,
+    /// Unvanquished `runningNodes`: node identities, bottom-up, bounded by the model capacity.
+    running: Vec<NodeId>,
+    /// Unvanquished `currentNode`: the action that returned running last.
+    current: Option<NodeId>,
+    /// Per-node cooldown expiry (Unvanquished timer data), indexed by node id.
+    cooldowns: Vec<Millis>,
+    /// Tree variables.
+    vars: Vec<Value>,
+    /// The agent's PRNG.
+    rng: Prng,
+}
+
+impl AgentState {
+    /// The agent this state belongs to.
+    pub fn agent(&self) -> AgentId {
+        self.agent
+    }
+
+    /// The running-nodes list, bottom-up (Unvanquished model).
+    pub fn running_nodes(&self) -> &[NodeId] {
+        &self.running
+    }
+
+    /// The current-action slot (Unvanquished model).
+    pub fn current_action(&self) -> Option<NodeId> {
+        self.current
+    }
+
+    /// Resets the behaviour state as the game does on spawn or behaviour change: the running
+    /// list and the current action are cleared; timer data is kept (the game never resets it).
+    pub fn reset_behavior(&mut self) {
+        self.running.clear();
+        self.current = None;
+    }
+}
+
+impl<'t> Interpreter<'t> {
+    /// Prepares `tree` for interpretation.
+    ///
+    /// Fails with [`ErrorKind::Unsupported`] at the first node whose kind or knobs the
+    /// interpreter does not implement for the tree's execution model.
+    pub fn new(tree: &'t Tree) -> Result<Self, Diagnostic> {
+        match tree.config.model {
+            Model::RunningList { .. } => running_list::check_supported(tree)?,
+            other => {
+                let span = tree
+                    .main_root()
+                    .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
+                return Err(Diagnostic::new(
+                    ErrorKind::Unsupported,
+                    span,
+                    format!("the reference interpreter does not run the {other:?} model yet"),
+                ));
+            }
+        }
+        Ok(Interpreter {
+            tree,
+            strings: eval::intern_strings(tree),
+        })
+    }
+
+    /// The tree.
+    pub fn tree(&self) -> &'t Tree {
+        self.tree
+    }
+
+    /// The strings that `Value::Str` arguments passed to the host refer to.
+    pub fn strings(&self) -> &Strings {
+        &self.strings
+    }
+
+    /// A fresh agent.
+    pub fn new_agent(&self, agent: AgentId) -> AgentState {
+        let vars = self
+            .tree
+            .vars
+            .iter()
+            .map(|v| match &v.default {
+                Lit::Bool(b) => Value::Bool(*b),
+                Lit::Int(i) => Value::Int(*i),
+                Lit::Float(x) => Value::Float(*x),
+                Lit::Str(s) => Value::Str(self.strings.lookup(s).unwrap_or(btvm::StrId(u32::MAX))),
+            })
+            .collect();
+        AgentState {
+            agent,
+            running: Vec::new(),
+            current: None,
+            cooldowns: vec![0; self.tree.nodes.len()],
+            vars,
+            rng: Prng::for_agent(agent.0),
+        }
+    }
+
+    /// Ticks the main tree once for one agent at time `now`.
+    pub fn tick(&self, state: &mut AgentState, host: &mut dyn Host, now: Millis) -> Status {
+        match self.tree.main_root() {
+            Some(root) => self.run_root(root, state, host, now),
+            None => Status::Failure,
+        }
+    }
+
+    /// Runs the named entry point once (Unvanquished `selectClass`); `None` if the tree has no
+    /// such entry.
+    pub fn run_entry(
+        &self,
+        entry: &str,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+    ) -> Option<Status> {
+        let root = self.tree.entry(entry)?;
+        Some(self.run_root(root, state, host, now))
+    }
+
+    fn run_root(
+        &self,
+        root: NodeId,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+    ) -> Status {
+        match self.tree.config.model {
+            Model::RunningList { capacity } => running_list::Tick {
+                interp: self,
+                state,
+                host,
+                now,
+                capacity: capacity as usize,
+            }
+            .evaluate(root),
+            _ => Status::Failure,
+        }
+    }
+}
+
+/// Whether a node kind is a host action (for the running-list bookkeeping).
+pub(crate) fn is_action(kind: &NodeKind) -> bool {
+    matches!(kind, NodeKind::Action(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{CallExpr, Composite, Dialect, NodeBuf, Resume, TreeBuilder};
+    use crate::scenario::{parse_scenario, run, EngineKind};
+    use crate::source::{FileId, Span};
+    use btvm::{Import, ImportKind};
+
+    fn action(b: &mut TreeBuilder, name: &str) -> NodeBuf {
+        let import = b.import(Import {
+            name: name.into(),
+            kind: ImportKind::Action,
+            min_args: 0,
+            max_args: 0,
+            long_running: true,
+        });
+        NodeBuf::leaf(
+            NodeKind::Action(CallExpr {
+                import,
+                args: vec![],
+            }),
+            Span::DUMMY,
+        )
+    }
+
+    fn composite(seq: bool, resume: Resume, children: Vec<NodeBuf>) -> NodeBuf {
+        let c = Composite {
+            resume,
+            looping: false,
+            cond: None,
+        };
+        let kind = if seq {
+            NodeKind::Sequence(c)
+        } else {
+            NodeKind::Selector(c)
+        };
+        NodeBuf::new(kind, Span::DUMMY, children)
+    }
+
+    /// The running list makes a sequence resume at its running child and, after that child
+    /// fails, still skip the earlier children (the stale-list quirk).
+    #[test]
+    fn sequence_resumes_and_keeps_a_stale_list_after_failure() {
+        let mut b = TreeBuilder::new(Dialect::Unvanquished);
+        let (a, c) = (action(&mut b, "a"), action(&mut b, "b"));
+        b.root("main", composite(true, Resume::RunningList, vec![a, c]));
+        let tree = b.finish().unwrap();
+        let scn =
+            parse_scenario(FileId(0), "ticks 3\nanswer b = running, failure, success\n").unwrap();
+        let trace = run(&tree, &scn, EngineKind::Reference).unwrap();
+        let expected =
+            "tick 0 now 0\n  a() enter -> success\n  b() enter -> running\n  root running\n\
+                        tick 1 now 100\n  b() continue -> failure\n  root failure\n\
+                        tick 2 now 200\n  b() enter -> success\n  root success\n";
+        assert_eq!(trace.to_string(), expected);
+    }
+
+    #[test]
+    fn selector_preempts_and_the_current_slot_survives() {
+        let mut b = TreeBuilder::new(Dialect::Unvanquished);
+        let (hi, lo) = (action(&mut b, "hi"), action(&mut b, "lo"));
+        b.root("main", composite(false, Resume::Restart, vec![hi, lo]));
+        let tree = b.finish().unwrap();
+        let scn = parse_scenario(
+            FileId(0),
+            "ticks 3\nanswer hi = failure, failure, failure\nanswer lo = running\n",
+        )
+        .unwrap();
+        let trace = run(&tree, &scn, EngineKind::Reference).unwrap();
+        let lines: Vec<&str> = trace.lines().iter().map(String::as_str).collect();
+        assert_eq!(lines[1], "hi() enter -> failure");
+        assert_eq!(lines[2], "lo() enter -> running");
+        assert_eq!(lines[6], "lo() continue -> running");
+    }
+
+    #[test]
+    fn other_models_are_reported_unsupported() {
+        let mut b = TreeBuilder::new(Dialect::Mbt);
+        b.root(
+            "main",
+            NodeBuf::leaf(NodeKind::Const(Status::Success), Span::DUMMY),
+        );
+        let tree = b.finish().unwrap();
+        assert_eq!(
+            Interpreter::new(&tree).unwrap_err().kind,
+            ErrorKind::Unsupported
+        );
+    }
+}

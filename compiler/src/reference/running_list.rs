@@ -1,0 +1,247 @@
+//! The Unvanquished execution model, written to mirror the game's `BotEvaluateNode` and node
+//! runners (`spec/semantics.md`, "Running-list model").
+//!
+//! Per agent: a bounded list of running node identities, one current-action slot, and per-node
+//! cooldown data. Nothing is ever told when it is abandoned.
+
+use btvm::{Call, Host, Millis, Phase, Status};
+
+use super::eval::EvalCtx;
+use super::{is_action, AgentState, Interpreter};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{Expr, GuardEval, NodeId, NodeKind, Parallel, Quorum, Resume, Tree};
+
+/// Rejects node kinds and knobs this model does not define.
+pub(super) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
+    for n in &tree.nodes {
+        let ok = match &n.kind {
+            NodeKind::Sequence(c) | NodeKind::Selector(c) => {
+                matches!(c.resume, Resume::Restart | Resume::RunningList)
+                    && !c.looping
+                    && c.cond.is_none()
+            }
+            NodeKind::Parallel(p) => !p.remember,
+            NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
+            NodeKind::Condition(_)
+            | NodeKind::Invert
+            | NodeKind::MapStatus(_)
+            | NodeKind::Cooldown(_)
+            | NodeKind::Include(_)
+            | NodeKind::Action(_)
+            | NodeKind::Const(_) => true,
+            _ => false,
+        };
+        let uses_tables = n.kind.exprs().iter().any(|e| {
+            let mut bad = false;
+            e.walk(|x| bad |= matches!(x, Expr::Timestamp(..)));
+            bad
+        });
+        if !ok || uses_tables {
+            return Err(Diagnostic::new(
+                ErrorKind::Unsupported,
+                n.span,
+                format!(
+                    "`{}` with these knobs is not part of the running-list (Unvanquished) model",
+                    n.kind.keyword()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One tick of one agent.
+pub(super) struct Tick<'a, 't> {
+    pub interp: &'a Interpreter<'t>,
+    pub state: &'a mut AgentState,
+    pub host: &'a mut dyn Host,
+    pub now: Millis,
+    pub capacity: usize,
+}
+
+impl Tick<'_, '_> {
+    /// `BotEvaluateNode`: run the node, then do the running-list bookkeeping.
+    pub fn evaluate(&mut self, id: NodeId) -> Status {
+        let status = self.run(id);
+        let node = self.interp.tree.node(id);
+        if status != Status::Running && self.state.current == Some(id) {
+            self.state.current = None;
+        }
+        if status == Status::Success && self.state.running.contains(&id) {
+            self.state.running.clear();
+        }
+        if status == Status::Running {
+            if is_action(&node.kind) {
+                self.state.running.clear();
+            }
+            if !self.state.running.contains(&id) && self.state.running.len() < self.capacity {
+                self.state.running.push(id);
+            }
+        }
+        status
+    }
+
+    fn run(&mut self, id: NodeId) -> Status {
+        let tree = self.interp.tree;
+        let node = tree.node(id);
+        let children = &node.children;
+        match &node.kind {
+            NodeKind::Selector(c) if c.resume == Resume::Restart => {
+                for &child in children {
+                    let s = self.evaluate(child);
+                    if s != Status::Failure {
+                        return s;
+                    }
+                }
+                Status::Failure
+            }
+            NodeKind::Sequence(_) => {
+                for &child in &children[self.start_index(children)..] {
+                    let s = self.evaluate(child);
+                    if s != Status::Success {
+                        return s;
+                    }
+                }
+                Status::Success
+            }
+            NodeKind::Selector(_) => {
+                // fallback: the sequence's resume rule, the selector's outcome rule.
+                for &child in &children[self.start_index(children)..] {
+                    let s = self.evaluate(child);
+                    if s != Status::Failure {
+                        return s;
+                    }
+                }
+                Status::Failure
+            }
+            NodeKind::Parallel(p) => self.parallel(p, children),
+            NodeKind::Condition(e) => status_of(self.test(e)),
+            NodeKind::Guard(g) => {
+                if self.test(&g.cond) {
+                    self.evaluate(children[0])
+                } else {
+                    Status::Failure
+                }
+            }
+            NodeKind::Invert => match self.evaluate(children[0]) {
+                Status::Success => Status::Failure,
+                Status::Failure => Status::Success,
+                Status::Running => Status::Running,
+            },
+            NodeKind::MapStatus(m) => match self.evaluate(children[0]) {
+                Status::Success => m.success,
+                Status::Failure => m.failure,
+                Status::Running => m.running,
+            },
+            NodeKind::Cooldown(c) => {
+                if self.now > self.state.cooldowns[id.index()] {
+                    let s = self.evaluate(children[0]);
+                    if s == Status::Failure {
+                        self.state.cooldowns[id.index()] = self.now.saturating_add(i64::from(c.ms));
+                    }
+                    s
+                } else {
+                    Status::Failure
+                }
+            }
+            NodeKind::Include(sub) => match tree.subtrees.get(sub.0 as usize) {
+                Some(s) => self.evaluate(s.node),
+                None => Status::Failure,
+            },
+            NodeKind::Action(call) => {
+                let phase = if self.state.current == Some(id) {
+                    Phase::Continue
+                } else {
+                    Phase::Enter
+                };
+                let args = {
+                    let (mut ctx, host) = self.split();
+                    ctx.args(&call.args, host)
+                };
+                let c = Call::new(
+                    self.state.agent,
+                    call.import,
+                    phase,
+                    &args,
+                    self.now,
+                    &self.interp.strings,
+                );
+                let s = self.host.action(&c);
+                if s == Status::Running {
+                    self.state.current = Some(id);
+                }
+                s
+            }
+            NodeKind::Const(s) => *s,
+            // `check_supported` rejected every other kind.
+            _ => Status::Failure,
+        }
+    }
+
+    /// The sequence/fallback start index: the highest child index above 0 found in the
+    /// running list, else 0. Child 0 is never tested.
+    fn start_index(&self, children: &[NodeId]) -> usize {
+        (1..children.len())
+            .rev()
+            .find(|&i| self.state.running.contains(&children[i]))
+            .unwrap_or(0)
+    }
+
+    fn parallel(&mut self, p: &Parallel, children: &[NodeId]) -> Status {
+        let (mut successes, mut failures) = (0usize, 0usize);
+        for &child in children {
+            match self.evaluate(child) {
+                Status::Success => successes += 1,
+                Status::Failure => {
+                    failures += 1;
+                    if p.stop_on_failure {
+                        return Status::Failure;
+                    }
+                }
+                Status::Running => {}
+            }
+        }
+        let n = children.len();
+        let reached = |q: Quorum, k: usize| match q {
+            Quorum::All => k == n,
+            Quorum::Any => k > 0,
+        };
+        if reached(p.success, successes) {
+            Status::Success
+        } else if reached(p.failure, failures) {
+            Status::Failure
+        } else if n == 0 {
+            Status::Success
+        } else {
+            // Some child runs, or (both quorums `all`) the outcomes are mixed: MBT's
+            // documented "running forever" edge case.
+            Status::Running
+        }
+    }
+
+    /// Splits the tick into an expression context and the host.
+    fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
+        let ctx = EvalCtx {
+            tree: self.interp.tree,
+            strings: &self.interp.strings,
+            agent: self.state.agent,
+            now: self.now,
+            vars: &self.state.vars,
+            rng: &mut self.state.rng,
+        };
+        (ctx, &mut *self.host)
+    }
+
+    fn test(&mut self, e: &Expr) -> bool {
+        let (mut ctx, host) = self.split();
+        ctx.eval(e, host).truthy()
+    }
+}
+
+fn status_of(b: bool) -> Status {
+    if b {
+        Status::Success
+    } else {
+        Status::Failure
+    }
+}

@@ -1,0 +1,197 @@
+//! Conformance case files (`spec/cases/README.md`): a tree, a scenario and the expected trace,
+//! or the error loading must give.
+
+use std::path::{Path, PathBuf};
+
+use super::{parse_scenario, run, EngineKind, Trace};
+use crate::load::{load, Format, LoadOptions};
+use crate::source::{MemFs, SourceMap};
+
+/// What a case expects.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CaseExpectation {
+    /// Run the scenario; the trace must equal this.
+    Trace {
+        /// The scenario text.
+        scenario: String,
+        /// The expected trace.
+        trace: Trace,
+    },
+    /// Loading must fail with a diagnostic of this kind (the `ErrorKind` variant name), whose
+    /// message contains the optional text.
+    Error {
+        /// The `ErrorKind` name, e.g. `IncludeCycle`.
+        kind: String,
+        /// Text the message must contain.
+        contains: Option<String>,
+    },
+}
+
+/// A parsed case file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseFile {
+    /// The format of the main tree.
+    pub format: Format,
+    /// The main tree's text.
+    pub tree: String,
+    /// Further files (name, text) in the same virtual directory.
+    pub files: Vec<(String, String)>,
+    /// What the case expects.
+    pub expect: CaseExpectation,
+}
+
+/// A case with its path, ready to run.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Where the case came from.
+    pub path: PathBuf,
+    /// The case.
+    pub file: CaseFile,
+}
+
+const DIR: &str = "/case";
+
+impl CaseFile {
+    /// Parses the text of a case file.
+    pub fn parse(text: &str) -> Result<CaseFile, String> {
+        let mut sections: Vec<(String, String)> = Vec::new();
+        for line in text.split_inclusive('\n') {
+            if let Some(head) = line.strip_prefix("--- ") {
+                sections.push((head.trim().to_string(), String::new()));
+            } else if let Some((_, body)) = sections.last_mut() {
+                body.push_str(line);
+            }
+        }
+        let mut tree = None;
+        let mut files = Vec::new();
+        let mut scenario = None;
+        let mut trace = None;
+        let mut error = None;
+        for (head, body) in sections {
+            let mut words = head.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some("tree"), Some(fmt)) => {
+                    let format =
+                        Format::from_name(fmt).ok_or_else(|| format!("unknown format `{fmt}`"))?;
+                    tree = Some((format, body));
+                }
+                (Some("file"), Some(name)) => files.push((name.to_string(), body)),
+                (Some("scenario"), None) => scenario = Some(body),
+                (Some("trace"), None) => trace = Some(Trace::parse_expected(&body)),
+                (Some("error"), Some(kind)) => {
+                    let contains = body
+                        .lines()
+                        .map(str::trim)
+                        .find(|l| !l.is_empty())
+                        .map(str::to_string);
+                    error = Some(CaseExpectation::Error {
+                        kind: kind.to_string(),
+                        contains,
+                    });
+                }
+                _ => return Err(format!("unknown section `--- {head}`")),
+            }
+        }
+        let (format, tree) = tree.ok_or("missing `--- tree FORMAT` section")?;
+        let expect =
+            match (error, scenario, trace) {
+                (Some(e), None, None) => e,
+                (None, Some(scenario), Some(trace)) => CaseExpectation::Trace { scenario, trace },
+                _ => return Err(
+                    "a case needs either `--- error KIND` or both `--- scenario` and `--- trace`"
+                        .into(),
+                ),
+            };
+        Ok(CaseFile {
+            format,
+            tree,
+            files,
+            expect,
+        })
+    }
+
+    /// The virtual path of the main tree.
+    pub fn main_path(&self) -> PathBuf {
+        let ext = match self.format {
+            Format::Native => "btn",
+            Format::Dialect(crate::ir::Dialect::Unvanquished) => "bt",
+            Format::Dialect(crate::ir::Dialect::Dragengine) => "debt",
+            Format::Dialect(crate::ir::Dialect::Spore) => "spore",
+            Format::Dialect(_) => "xml",
+        };
+        Path::new(DIR).join(format!("main.{ext}"))
+    }
+
+    /// Runs the case on `engine`; `Err` describes the mismatch.
+    pub fn run(&self, engine: EngineKind) -> Result<(), String> {
+        let mut fs = MemFs::new();
+        fs.insert(self.main_path(), self.tree.as_bytes());
+        for (name, text) in &self.files {
+            fs.insert(Path::new(DIR).join(name), text.as_bytes());
+        }
+        let mut sources = SourceMap::new();
+        let options = LoadOptions {
+            format: Some(self.format),
+            ..LoadOptions::default()
+        };
+        let loaded = load(&self.main_path(), &fs, &options, &mut sources);
+        let render = |ds: &[crate::diag::Diagnostic], sources: &SourceMap| {
+            ds.iter()
+                .map(|d| format!("{:?}: {}", d.kind, d.display(sources)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        match (&self.expect, loaded) {
+            (CaseExpectation::Error { kind, contains }, Err(ds)) => {
+                let hit = ds.iter().any(|d| {
+                    format!("{:?}", d.kind) == *kind
+                        && contains
+                            .as_ref()
+                            .is_none_or(|c| d.message.contains(c.as_str()))
+                });
+                if hit {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected a {kind} error{}, got:\n{}",
+                        contains
+                            .as_ref()
+                            .map(|c| format!(" containing `{c}`"))
+                            .unwrap_or_default(),
+                        render(&ds, &sources)
+                    ))
+                }
+            }
+            (CaseExpectation::Error { kind, .. }, Ok(_)) => {
+                Err(format!("expected a {kind} error, but the tree loaded"))
+            }
+            (CaseExpectation::Trace { .. }, Err(ds)) => Err(format!(
+                "the tree failed to load:\n{}",
+                render(&ds, &sources)
+            )),
+            (CaseExpectation::Trace { scenario, trace }, Ok(tree)) => {
+                let file = sources.add("/case/scenario", scenario.clone());
+                let scn = parse_scenario(file, scenario)
+                    .map_err(|ds| format!("bad scenario:\n{}", render(&ds, &sources)))?;
+                let actual = run(&tree, &scn, engine)
+                    .map_err(|d| format!("the engine failed: {}", d.display(&sources)))?;
+                match trace.diff(&actual) {
+                    None => Ok(()),
+                    Some(d) => Err(format!("{d}\nfull actual trace:\n{actual}")),
+                }
+            }
+        }
+    }
+}
+
+impl Case {
+    /// Reads and parses a case file from disk.
+    pub fn read(path: &Path) -> Result<Case, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = CaseFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Case {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+}

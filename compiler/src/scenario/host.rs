@@ -1,0 +1,168 @@
+//! The scripted host: answers calls from a [`Scenario`] and records the trace.
+
+use btvm::{Call, Host, Import, Status, Value};
+use std::collections::HashMap;
+
+use super::{Answer, Scenario, ScriptValue, Trace};
+use crate::ir::Lit;
+
+/// A [`Host`] that answers every import from a scenario's `answer` rules and records each call
+/// in a [`Trace`].
+pub struct ScriptedHost<'s> {
+    scenario: &'s Scenario,
+    imports: Vec<Import>,
+    /// For each import, the indices of the rules that name it.
+    rules: Vec<Vec<usize>>,
+    /// Calls answered so far per (rule, agent), for sequences.
+    counts: HashMap<(usize, u32), usize>,
+    tick: u32,
+    trace: Trace,
+}
+
+impl<'s> ScriptedHost<'s> {
+    /// A host for a tree with import table `imports`.
+    pub fn new(scenario: &'s Scenario, imports: &[Import]) -> Self {
+        let rules = imports
+            .iter()
+            .map(|imp| {
+                scenario
+                    .answers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.name == imp.name)
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .collect();
+        ScriptedHost {
+            scenario,
+            imports: imports.to_vec(),
+            rules,
+            counts: HashMap::new(),
+            tick: 0,
+            trace: Trace::new(),
+        }
+    }
+
+    /// Sets the tick that schedules (`@K`) answer for.
+    pub fn set_tick(&mut self, tick: u32) {
+        self.tick = tick;
+    }
+
+    /// Appends a line that is not a host call (tick headers, root statuses).
+    pub fn note(&mut self, line: String) {
+        self.trace.push(line);
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Takes the trace.
+    pub fn into_trace(self) -> Trace {
+        self.trace
+    }
+
+    /// The scripted value for a call, or `None` to use the default.
+    fn lookup(&mut self, call: &Call<'_>) -> Option<ScriptValue> {
+        let rules = self.rules.get(call.import.index())?;
+        let mut best: Option<(u8, usize)> = None;
+        for &i in rules {
+            let r = &self.scenario.answers[i];
+            if r.agent.is_some_and(|a| a != call.agent.0) {
+                continue;
+            }
+            if let Some(args) = &r.args {
+                if !args_match(args, call) {
+                    continue;
+                }
+            }
+            let rank = u8::from(r.agent.is_some()) * 2 + u8::from(r.args.is_some());
+            if best.is_none_or(|(b, _)| rank >= b) {
+                best = Some((rank, i));
+            }
+        }
+        let (_, i) = best?;
+        match &self.scenario.answers[i].answer {
+            Answer::Const(v) => Some(v.clone()),
+            Answer::Seq(vs) => {
+                let n = self.counts.entry((i, call.agent.0)).or_insert(0);
+                let v = vs.get(*n).or(vs.last()).cloned();
+                *n += 1;
+                v
+            }
+            Answer::Schedule(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| *k <= self.tick)
+                .map(|(_, v)| v.clone()),
+        }
+    }
+
+    fn call_text(&self, call: &Call<'_>) -> String {
+        let name = self
+            .imports
+            .get(call.import.index())
+            .map_or("?", |i| i.name.as_str());
+        let args: Vec<String> = call
+            .args
+            .iter()
+            .map(|a| a.display(call.strings).to_string())
+            .collect();
+        format!("{name}({})", args.join(", "))
+    }
+}
+
+fn args_match(expected: &[Lit], call: &Call<'_>) -> bool {
+    expected.len() == call.args.len()
+        && expected.iter().zip(call.args).all(|(e, a)| match (e, a) {
+            (Lit::Str(s), Value::Str(id)) => call.strings.get(*id) == s,
+            (Lit::Str(_), _) | (_, Value::Str(_)) => false,
+            (Lit::Bool(b), Value::Bool(c)) => b == c,
+            (e, a) => lit_f64(e) == a.as_f64(),
+        })
+}
+
+fn lit_f64(l: &Lit) -> f64 {
+    match l {
+        Lit::Bool(b) => f64::from(u8::from(*b)),
+        Lit::Int(i) => *i as f64,
+        Lit::Float(x) => *x,
+        Lit::Str(_) => 0.0,
+    }
+}
+
+impl Host for ScriptedHost<'_> {
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        let status = match self.lookup(call) {
+            Some(ScriptValue::Status(s)) => s,
+            // An action scripted with a number answers the status with that value.
+            Some(ScriptValue::Lit(l)) => {
+                Status::from_u8(u8::try_from(lit_f64(&l) as i64).unwrap_or(0))
+                    .unwrap_or(Status::Failure)
+            }
+            None => self.scenario.default_action,
+        };
+        let line = format!("{} {} -> {status}", self.call_text(call), call.phase.name());
+        self.trace.push(line);
+        status
+    }
+
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        let lit = match self.lookup(call) {
+            Some(ScriptValue::Lit(l)) => l,
+            // A function scripted with a status answers the status's number.
+            Some(ScriptValue::Status(s)) => Lit::Int(i64::from(s as u8)),
+            None => self.scenario.default_function.clone(),
+        };
+        let line = format!("{} = {lit}", self.call_text(call));
+        self.trace.push(line);
+        match lit {
+            Lit::Bool(b) => Value::Bool(b),
+            Lit::Int(i) => Value::Int(i),
+            Lit::Float(x) => Value::Float(x),
+            Lit::Str(s) => call.strings.lookup(&s).map_or(Value::Int(0), Value::Str),
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Scripted scenarios: run a tree without a game.
+//!
+//! A [`Scenario`] says how many agents and ticks to run, what time each tick happens at, which
+//! entry points to run, and how every host import answers (`spec/cases/README.md` defines the
+//! text format). A [`ScriptedHost`] answers the calls and records the [`Trace`]; [`run`] drives
+//! any engine through a scenario. The same scripted host drives every engine, so their traces
+//! can be compared line by line.
+
+mod case;
+mod host;
+mod parse;
+mod run;
+mod trace;
+
+pub use case::{Case, CaseExpectation, CaseFile};
+pub use host::ScriptedHost;
+pub use parse::parse_scenario;
+pub use run::{run, Engine, EngineKind};
+pub use trace::Trace;
+
+use btvm::{Millis, Status};
+use std::collections::BTreeMap;
+
+use crate::ir::Lit;
+use crate::source::Span;
+
+/// One scripted value: a status (for actions) or a literal (for functions).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScriptValue {
+    /// An action result.
+    Status(Status),
+    /// A function result.
+    Lit(Lit),
+}
+
+/// How a rule answers successive calls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// The same value every call.
+    Const(ScriptValue),
+    /// The n-th matching call (per agent) answers the n-th value; the last repeats.
+    Seq(Vec<ScriptValue>),
+    /// From tick `k` on, the value (entries sorted by tick).
+    Schedule(Vec<(u32, ScriptValue)>),
+}
+
+/// One `answer` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnswerRule {
+    /// The import name.
+    pub name: String,
+    /// Only calls with exactly these arguments.
+    pub args: Option<Vec<Lit>>,
+    /// Only this agent.
+    pub agent: Option<u32>,
+    /// The answer.
+    pub answer: Answer,
+    /// Where the rule was written.
+    pub span: Span,
+}
+
+/// A parsed scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Number of agents.
+    pub agents: u32,
+    /// Number of ticks.
+    pub ticks: u32,
+    /// Time of tick 0.
+    pub time_start: Millis,
+    /// Time between ticks.
+    pub time_step: Millis,
+    /// Ticks with an explicit time.
+    pub now_at: BTreeMap<u32, Millis>,
+    /// Entry points to run before a tick's main tick.
+    pub entries: BTreeMap<u32, Vec<String>>,
+    /// What unscripted actions return.
+    pub default_action: Status,
+    /// What unscripted functions return.
+    pub default_function: Lit,
+    /// The answer rules, in file order.
+    pub answers: Vec<AnswerRule>,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            agents: 1,
+            ticks: 10,
+            time_start: 0,
+            time_step: 100,
+            now_at: BTreeMap::new(),
+            entries: BTreeMap::new(),
+            default_action: Status::Success,
+            default_function: Lit::Int(0),
+            answers: Vec::new(),
+        }
+    }
+}
+
+impl Scenario {
+    /// The time at which tick `k` runs.
+    pub fn now(&self, k: u32) -> Millis {
+        self.now_at.get(&k).copied().unwrap_or_else(|| {
+            self.time_start
+                .saturating_add(self.time_step.saturating_mul(i64::from(k)))
+        })
+    }
+}

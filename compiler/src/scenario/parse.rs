@@ -1,0 +1,475 @@
+//! The scenario text format (`spec/cases/README.md`): one directive per line.
+
+use btvm::Status;
+
+use super::{Answer, AnswerRule, Scenario, ScriptValue};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::Lit;
+use crate::source::{FileId, Span};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Word(String),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Punct(char),
+}
+
+struct Line<'a> {
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+    end: Span,
+    _text: &'a str,
+}
+
+/// Parses a scenario held in `file` (for spans) with text `text`.
+pub fn parse_scenario(file: FileId, text: &str) -> crate::diag::Result<Scenario> {
+    let mut scn = Scenario::default();
+    let mut errors = Vec::new();
+    let mut offset = 0usize;
+    for raw in text.split_inclusive('\n') {
+        let start = offset;
+        offset += raw.len();
+        let body = raw.split('#').next().unwrap_or("");
+        // A `#` inside a string is not a comment: re-scan if there is a quote before it.
+        let body = if body.contains('"') {
+            strip_comment(raw)
+        } else {
+            body
+        };
+        match tokenize(file, start, body) {
+            Ok(toks) if toks.is_empty() => {}
+            Ok(toks) => {
+                let end = Span::new(
+                    file,
+                    start + body.trim_end().len(),
+                    start + body.trim_end().len(),
+                );
+                let mut line = Line {
+                    toks,
+                    pos: 0,
+                    end,
+                    _text: body,
+                };
+                if let Err(d) = directive(&mut scn, &mut line) {
+                    errors.push(d);
+                }
+            }
+            Err(d) => errors.push(d),
+        }
+    }
+    if errors.is_empty() {
+        Ok(scn)
+    } else {
+        Err(errors)
+    }
+}
+
+fn strip_comment(raw: &str) -> &str {
+    let mut in_str = false;
+    let mut escaped = false;
+    for (i, c) in raw.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_str => escaped = true,
+            '"' => in_str = !in_str,
+            '#' if !in_str => return &raw[..i],
+            _ => {}
+        }
+    }
+    raw
+}
+
+fn tokenize(file: FileId, base: usize, s: &str) -> Result<Vec<(Tok, Span)>, Diagnostic> {
+    let bytes = s.as_bytes();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        let span = |a: usize, b: usize| Span::new(file, base + a, base + b);
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.')
+            {
+                i += 1;
+            }
+            toks.push((Tok::Word(s[start..i].to_string()), span(start, i)));
+        } else if c.is_ascii_digit()
+            || (c == b'-'
+                && bytes
+                    .get(i + 1)
+                    .is_some_and(|b| b.is_ascii_digit() || *b == b'.'))
+            || c == b'.'
+        {
+            i += 1;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric()
+                    || bytes[i] == b'.'
+                    || ((bytes[i] == b'-' || bytes[i] == b'+')
+                        && matches!(bytes[i - 1], b'e' | b'E')
+                        && !s[start..i].starts_with("0x")))
+            {
+                i += 1;
+            }
+            let text = &s[start..i];
+            let tok = number(text).ok_or_else(|| {
+                Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    span(start, i),
+                    format!("`{text}` is not a number"),
+                )
+            })?;
+            toks.push((tok, span(start, i)));
+        } else if c == b'"' {
+            i += 1;
+            let mut out = String::new();
+            loop {
+                let Some(ch) = s[i..].chars().next() else {
+                    return Err(Diagnostic::new(
+                        ErrorKind::UnterminatedString,
+                        span(start, i),
+                        "unterminated string",
+                    ));
+                };
+                i += ch.len_utf8();
+                match ch {
+                    '"' => break,
+                    '\\' => {
+                        let Some(e) = s[i..].chars().next() else {
+                            return Err(Diagnostic::new(
+                                ErrorKind::UnterminatedString,
+                                span(start, i),
+                                "unterminated string",
+                            ));
+                        };
+                        i += e.len_utf8();
+                        out.push(match e {
+                            'n' => '\n',
+                            't' => '\t',
+                            'r' => '\r',
+                            '\\' => '\\',
+                            '"' => '"',
+                            _ => {
+                                return Err(Diagnostic::new(
+                                    ErrorKind::BadEscape,
+                                    span(i - 2, i),
+                                    format!("unknown escape `\\{e}`"),
+                                ))
+                            }
+                        });
+                    }
+                    '\n' | '\r' => {
+                        return Err(Diagnostic::new(
+                            ErrorKind::UnterminatedString,
+                            span(start, i),
+                            "unterminated string",
+                        ))
+                    }
+                    ch => out.push(ch),
+                }
+            }
+            toks.push((Tok::Str(out), span(start, i)));
+        } else {
+            let ch = s[i..].chars().next().unwrap_or('?');
+            i += ch.len_utf8();
+            if !matches!(ch, '=' | ',' | '(' | ')' | '@' | ':') {
+                return Err(Diagnostic::new(
+                    ErrorKind::BadToken,
+                    span(start, i),
+                    format!("unexpected `{ch}`"),
+                ));
+            }
+            toks.push((Tok::Punct(ch), span(start, i)));
+        }
+    }
+    Ok(toks)
+}
+
+fn number(text: &str) -> Option<Tok> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        let v = i64::from_str_radix(hex, 16).ok()?;
+        return Some(Tok::Int(if neg { v.checked_neg()? } else { v }));
+    }
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse::<i64>().ok().map(Tok::Int);
+    }
+    if digits
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+    {
+        return text.parse::<f64>().ok().map(Tok::Float);
+    }
+    None
+}
+
+impl Line<'_> {
+    fn next(&mut self) -> Option<(Tok, Span)> {
+        let t = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        t
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|(t, _)| t)
+    }
+
+    fn here(&self) -> Span {
+        self.toks.get(self.pos).map_or(self.end, |(_, s)| *s)
+    }
+
+    fn err(&self, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(ErrorKind::Syntax, self.here(), msg)
+    }
+
+    fn word(&mut self, what: &str) -> Result<(String, Span), Diagnostic> {
+        match self.next() {
+            Some((Tok::Word(w), s)) | Some((Tok::Str(w), s)) => Ok((w, s)),
+            _ => {
+                self.pos -= 1;
+                Err(self.err(format!("expected {what}")))
+            }
+        }
+    }
+
+    fn int(&mut self, what: &str) -> Result<i64, Diagnostic> {
+        match self.next() {
+            Some((Tok::Int(v), _)) => Ok(v),
+            _ => {
+                self.pos -= 1;
+                Err(self.err(format!("expected {what} (an integer)")))
+            }
+        }
+    }
+
+    fn count(&mut self, what: &str) -> Result<u32, Diagnostic> {
+        let span = self.here();
+        let v = self.int(what)?;
+        u32::try_from(v).map_err(|_| {
+            Diagnostic::new(
+                ErrorKind::InvalidValue,
+                span,
+                format!("{what} must be between 0 and {}", u32::MAX),
+            )
+        })
+    }
+
+    fn punct(&mut self, c: char) -> Result<(), Diagnostic> {
+        match self.next() {
+            Some((Tok::Punct(p), _)) if p == c => Ok(()),
+            _ => {
+                self.pos -= 1;
+                Err(self.err(format!("expected `{c}`")))
+            }
+        }
+    }
+
+    fn done(&self) -> Result<(), Diagnostic> {
+        if self.pos < self.toks.len() {
+            Err(self.err("unexpected text at the end of the line"))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn lit(&mut self) -> Result<Lit, Diagnostic> {
+        match self.next() {
+            Some((Tok::Int(v), _)) => Ok(Lit::Int(v)),
+            Some((Tok::Float(v), _)) => Ok(Lit::Float(v)),
+            Some((Tok::Str(s), _)) => Ok(Lit::Str(s)),
+            Some((Tok::Word(w), _)) if w == "true" => Ok(Lit::Bool(true)),
+            Some((Tok::Word(w), _)) if w == "false" => Ok(Lit::Bool(false)),
+            _ => {
+                self.pos -= 1;
+                Err(self.err("expected a value (number, string, true or false)"))
+            }
+        }
+    }
+
+    fn value(&mut self) -> Result<ScriptValue, Diagnostic> {
+        if let Some(Tok::Word(w)) = self.peek() {
+            if let Some(s) = Status::from_name(w) {
+                self.pos += 1;
+                return Ok(ScriptValue::Status(s));
+            }
+        }
+        self.lit().map(ScriptValue::Lit)
+    }
+}
+
+fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
+    let (word, span) = line.word("a directive")?;
+    match word.as_str() {
+        "agents" => scn.agents = line.count("the number of agents")?,
+        "ticks" => scn.ticks = line.count("the number of ticks")?,
+        "time" => {
+            scn.time_start = line.int("the start time")?;
+            scn.time_step = line.int("the time step")?;
+        }
+        "at" => {
+            let k = line.count("a tick number")?;
+            let (what, _) = line.word("`now` or `entry`")?;
+            match what.as_str() {
+                "now" => {
+                    let t = line.int("a time")?;
+                    scn.now_at.insert(k, t);
+                }
+                "entry" => {
+                    let (name, _) = line.word("an entry point name")?;
+                    scn.entries.entry(k).or_default().push(name);
+                }
+                _ => {
+                    return Err(Diagnostic::new(
+                        ErrorKind::Syntax,
+                        span,
+                        "expected `at K now T` or `at K entry NAME`",
+                    ))
+                }
+            }
+        }
+        "default" => {
+            let (what, _) = line.word("`action` or `function`")?;
+            match (what.as_str(), line.value()?) {
+                ("action", ScriptValue::Status(s)) => scn.default_action = s,
+                ("function", ScriptValue::Lit(l)) => scn.default_function = l,
+                _ => {
+                    return Err(Diagnostic::new(
+                        ErrorKind::InvalidValue,
+                        span,
+                        "expected `default action STATUS` or `default function VALUE`",
+                    ))
+                }
+            }
+        }
+        "answer" => {
+            let (name, name_span) = line.word("an import name")?;
+            let mut args = None;
+            let mut agent = None;
+            if line.peek() == Some(&Tok::Punct('(')) {
+                line.pos += 1;
+                let mut list = Vec::new();
+                if line.peek() != Some(&Tok::Punct(')')) {
+                    loop {
+                        list.push(line.lit()?);
+                        if line.peek() == Some(&Tok::Punct(',')) {
+                            line.pos += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+                line.punct(')')?;
+                args = Some(list);
+            }
+            if line.peek() == Some(&Tok::Word("agent".into())) {
+                line.pos += 1;
+                agent = Some(line.count("an agent id")?);
+            }
+            line.punct('=')?;
+            let answer = answer(line)?;
+            scn.answers.push(AnswerRule {
+                name,
+                args,
+                agent,
+                answer,
+                span: name_span,
+            });
+        }
+        other => {
+            return Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                span,
+                format!("unknown directive `{other}`"),
+            )
+            .with_note("directives: agents, ticks, time, at, default, answer"))
+        }
+    }
+    line.done()
+}
+
+fn answer(line: &mut Line<'_>) -> Result<Answer, Diagnostic> {
+    if line.peek() == Some(&Tok::Punct('@')) {
+        let mut entries: Vec<(u32, ScriptValue)> = Vec::new();
+        loop {
+            line.punct('@')?;
+            let k = line.count("a tick number")?;
+            if line.peek() == Some(&Tok::Punct(':')) {
+                line.pos += 1;
+            }
+            entries.push((k, line.value()?));
+            if line.peek() == Some(&Tok::Punct(',')) {
+                line.pos += 1;
+            } else {
+                break;
+            }
+        }
+        entries.sort_by_key(|(k, _)| *k);
+        return Ok(Answer::Schedule(entries));
+    }
+    let mut values = vec![line.value()?];
+    while line.peek() == Some(&Tok::Punct(',')) {
+        line.pos += 1;
+        values.push(line.value()?);
+    }
+    Ok(if values.len() == 1 {
+        Answer::Const(values.remove(0))
+    } else {
+        Answer::Seq(values)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_directive() {
+        let text = "agents 2 # two\nticks 5\ntime 50 25\nat 3 now 1000\nat 0 entry selectClass\n\
+                    default action running\ndefault function 1.5\n\
+                    answer fight = running, success\nanswer cvar(\"g_#x\") agent 1 = \"on\"\n\
+                    answer team = @0 1, @3: 2\n";
+        let s = parse_scenario(FileId(0), text).unwrap();
+        assert_eq!(
+            (s.agents, s.ticks, s.time_start, s.time_step),
+            (2, 5, 50, 25)
+        );
+        assert_eq!(s.now(0), 50);
+        assert_eq!(s.now(2), 100);
+        assert_eq!(s.now(3), 1000);
+        assert_eq!(s.entries[&0], vec!["selectClass".to_string()]);
+        assert_eq!(s.default_action, Status::Running);
+        assert_eq!(s.default_function, Lit::Float(1.5));
+        assert_eq!(s.answers.len(), 3);
+        assert_eq!(s.answers[1].args, Some(vec![Lit::Str("g_#x".into())]));
+        assert_eq!(s.answers[1].agent, Some(1));
+        assert_eq!(
+            s.answers[2].answer,
+            Answer::Schedule(vec![
+                (0, ScriptValue::Lit(Lit::Int(1))),
+                (3, ScriptValue::Lit(Lit::Int(2)))
+            ])
+        );
+    }
+
+    #[test]
+    fn errors_are_positioned() {
+        let errs = parse_scenario(FileId(0), "ticks 3\nbogus 1\nticks x\nanswer a = \"open\n")
+            .unwrap_err();
+        assert_eq!(errs.len(), 3);
+        assert_eq!(errs[0].span.start, 8);
+        assert_eq!(errs[1].kind, ErrorKind::Syntax);
+        assert_eq!(errs[2].kind, ErrorKind::UnterminatedString);
+        let errs = parse_scenario(FileId(0), "ticks -1\n").unwrap_err();
+        assert_eq!(errs[0].kind, ErrorKind::InvalidValue);
+    }
+}
