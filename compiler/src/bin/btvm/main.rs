@@ -1,1 +1,231 @@
-fn main() {}
+//! `btvm`: check, run and format behavior trees.
+//!
+//! The CLI is the only part of btvm that prints, depends on clap and renders diagnostics.
+
+mod render;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use btvm_compiler::ir::Tree;
+use btvm_compiler::load::{load, Format, LoadOptions};
+use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario};
+use btvm_compiler::source::{RealFs, SourceMap};
+use clap::{Parser, Subcommand, ValueEnum};
+use render::{Color, Renderer};
+
+/// Compile, check and run game-AI behavior trees.
+///
+/// btvm reads trees written for Unvanquished (.bt) and in btvm's native syntax (.btn), checks
+/// them against the game's own rules, and runs them under a scripted scenario, printing every
+/// host call the tree makes.
+#[derive(Parser, Debug)]
+#[command(name = "btvm", version, propagate_version = true)]
+struct Cli {
+    /// When to colour diagnostics.
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
+    color: Color,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check trees: exit 0 when every file is valid, else print diagnostics and exit 1.
+    Check {
+        /// The files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        input: InputArgs,
+        /// Print nothing for valid files.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Run a tree under a scenario and print the trace (every host call and each tick's root
+    /// status).
+    Run {
+        /// The tree to run.
+        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
+        /// The scenario file (see spec/cases/README.md); without it, 10 ticks of one agent where
+        /// every action succeeds and every function returns 0.
+        #[arg(short, long)]
+        scenario: Option<PathBuf>,
+        /// Override the scenario's number of ticks.
+        #[arg(short, long)]
+        ticks: Option<u32>,
+        /// Override the scenario's number of agents.
+        #[arg(long)]
+        agents: Option<u32>,
+        /// The engine to run on.
+        #[arg(long, value_enum, default_value_t = EngineArg::Reference)]
+        engine: EngineArg,
+        /// Print only the root status lines and a summary, not every host call.
+        #[arg(long)]
+        summary: bool,
+    },
+    /// Print a tree in the native syntax.
+    Fmt {
+        /// The tree to print.
+        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct InputArgs {
+    /// The source format; by default it follows the extension (.bt unvanquished, .btn native).
+    #[arg(long, value_parser = parse_format)]
+    dialect: Option<Format>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum EngineArg {
+    /// The reference tree-walking interpreter.
+    Reference,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    Format::from_name(s).ok_or_else(|| format!("unknown format `{s}`; expected one of: {}", Format::NAMES.join(", ")))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut out = Renderer::new(cli.color);
+    match cli.command {
+        Command::Check { files, input, quiet } => check(&files, &input, quiet, &mut out),
+        Command::Run { file, input, scenario, ticks, agents, engine, summary } => {
+            let opts = RunOpts { scenario, ticks, agents, engine, summary };
+            run_cmd(&file, &input, &opts, &mut out)
+        }
+        Command::Fmt { file, input } => match load_tree(&file, &input, &mut out) {
+            Some((tree, _)) => {
+                // Wired to the native printer when it lands.
+                let _ = tree;
+                out.error("the native printer is not available yet");
+                ExitCode::FAILURE
+            }
+            None => ExitCode::FAILURE,
+        },
+    }
+}
+
+fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree, SourceMap)> {
+    let mut sources = SourceMap::new();
+    let options = LoadOptions { format: input.dialect, ..LoadOptions::default() };
+    match load(path, &RealFs, &options, &mut sources) {
+        Ok(tree) => Some((tree, sources)),
+        Err(diags) => {
+            out.emit(&sources, &diags);
+            None
+        }
+    }
+}
+
+fn check(files: &[PathBuf], input: &InputArgs, quiet: bool, out: &mut Renderer) -> ExitCode {
+    let mut failed = 0usize;
+    for path in files {
+        match load_tree(path, input, out) {
+            Some((tree, sources)) => {
+                if !quiet {
+                    println!(
+                        "{}: ok ({} nodes, {} included behaviors, {} files)",
+                        path.display(),
+                        tree.nodes.len(),
+                        tree.subtrees.len(),
+                        sources.files().len()
+                    );
+                }
+            }
+            None => failed += 1,
+        }
+    }
+    if failed > 0 {
+        out.error(&format!("{failed} of {} files failed to check", files.len()));
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+struct RunOpts {
+    scenario: Option<PathBuf>,
+    ticks: Option<u32>,
+    agents: Option<u32>,
+    engine: EngineArg,
+    summary: bool,
+}
+
+fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -> ExitCode {
+    let Some((tree, mut sources)) = load_tree(path, input, out) else {
+        return ExitCode::FAILURE;
+    };
+    let mut scenario = match &opts.scenario {
+        None => Scenario::default(),
+        Some(p) => {
+            let text = match std::fs::read_to_string(p) {
+                Ok(t) => t,
+                Err(e) => {
+                    out.error(&format!("cannot read scenario `{}`: {e}", p.display()));
+                    return ExitCode::FAILURE;
+                }
+            };
+            let file = sources.add(p.clone(), text.clone());
+            match parse_scenario(file, &text) {
+                Ok(s) => s,
+                Err(diags) => {
+                    out.emit(&sources, &diags);
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    };
+    if let Some(t) = opts.ticks {
+        scenario.ticks = t;
+    }
+    if let Some(a) = opts.agents {
+        scenario.agents = a;
+    }
+    let engine = match opts.engine {
+        EngineArg::Reference => EngineKind::Reference,
+    };
+    match run(&tree, &scenario, engine) {
+        Ok(trace) => {
+            if opts.summary {
+                let mut counts = [0usize; 3];
+                for l in trace.lines() {
+                    match l.as_str() {
+                        "root failure" => counts[0] += 1,
+                        "root success" => counts[1] += 1,
+                        "root running" => counts[2] += 1,
+                        _ => {}
+                    }
+                }
+                let calls = trace.lines().iter().filter(|l| l.contains("(")).count();
+                println!(
+                    "{} ticks x {} agents on {}: {} success, {} failure, {} running; {calls} host calls",
+                    scenario.ticks,
+                    scenario.agents,
+                    engine.name(),
+                    counts[1],
+                    counts[0],
+                    counts[2]
+                );
+            } else {
+                use std::io::Write;
+                let stdout = std::io::stdout();
+                let mut lock = stdout.lock();
+                // A closed pipe (e.g. `| head`) is not an error worth reporting.
+                let _ = write!(lock, "{trace}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(d) => {
+            out.emit(&sources, &[d]);
+            ExitCode::FAILURE
+        }
+    }
+}

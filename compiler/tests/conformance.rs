@@ -1,0 +1,58 @@
+//! The conformance runner: every case in `spec/cases/` on every engine.
+//!
+//! One data-driven test, like regex's `testdata/` or Cranelift's filetests. A failing case
+//! prints the first difference between the expected and the actual trace. Set `BTVM_CASE` to a
+//! substring of a path to run only matching cases.
+
+use std::path::{Path, PathBuf};
+
+use btvm_compiler::scenario::{Case, EngineKind};
+
+fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            case_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "case") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_case_on_every_engine() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/cases");
+    let mut files = Vec::new();
+    case_files(&root, &mut files);
+    files.sort();
+    let filter = std::env::var("BTVM_CASE").ok();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for path in &files {
+        if filter.as_ref().is_some_and(|f| !path.to_string_lossy().contains(f.as_str())) {
+            continue;
+        }
+        let case = match Case::read(path) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        for engine in EngineKind::ALL {
+            ran += 1;
+            if let Err(e) = case.file.run(engine) {
+                failures.push(format!("{} [{}]: {e}", path.display(), engine.name()));
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("FAILED {f}\n");
+    }
+    assert!(failures.is_empty(), "{} of {ran} case runs failed", failures.len());
+    if filter.is_none() {
+        let unvanquished = files.iter().filter(|p| p.to_string_lossy().contains("/unvanquished/")).count();
+        assert!(unvanquished >= 40, "expected at least 40 Unvanquished cases, found {unvanquished}");
+    }
+}
