@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Dialect, Tree};
 use crate::source::{FileSystem, SourceMap, Span};
+use crate::syntax;
 
 /// A source format: the native syntax or one of the dialects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,7 +92,6 @@ pub fn load(
         }
     };
     let limits = &options.limits;
-    // Front-ends are wired in as they land (see `front_end`).
     let tree = front_end(format, path, fs, limits, sources)?;
     crate::check::check(&tree, limits)?;
     Ok(tree)
@@ -104,10 +104,15 @@ fn front_end(
     limits: &Limits,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    let _ = (path, fs, limits, &mut *sources);
-    Err(vec![Diagnostic::new(
-        ErrorKind::Unsupported,
-        Span::DUMMY,
-        format!("the {} front-end is not implemented yet", format.name()),
-    )])
+    match format {
+        Format::Native => syntax::native::load(path, fs, limits, sources),
+        Format::Dialect(Dialect::Unvanquished) => {
+            syntax::unvanquished::load(path, fs, limits, sources)
+        }
+        Format::Dialect(d) => Err(vec![Diagnostic::new(
+            ErrorKind::Unsupported,
+            Span::DUMMY,
+            format!("the {} front-end is not implemented yet", d.name()),
+        )]),
+    }
 }

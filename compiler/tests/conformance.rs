@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use btvm_compiler::scenario::{Case, EngineKind};
 
 fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -30,7 +32,10 @@ fn every_case_on_every_engine() {
     let mut failures = Vec::new();
     let mut ran = 0;
     for path in &files {
-        if filter.as_ref().is_some_and(|f| !path.to_string_lossy().contains(f.as_str())) {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !path.to_string_lossy().contains(f.as_str()))
+        {
             continue;
         }
         let case = match Case::read(path) {
@@ -50,9 +55,19 @@ fn every_case_on_every_engine() {
     for f in &failures {
         eprintln!("FAILED {f}\n");
     }
-    assert!(failures.is_empty(), "{} of {ran} case runs failed", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} case runs failed",
+        failures.len()
+    );
     if filter.is_none() {
-        let unvanquished = files.iter().filter(|p| p.to_string_lossy().contains("/unvanquished/")).count();
-        assert!(unvanquished >= 40, "expected at least 40 Unvanquished cases, found {unvanquished}");
+        let unvanquished = files
+            .iter()
+            .filter(|p| p.to_string_lossy().contains("/unvanquished/"))
+            .count();
+        assert!(
+            unvanquished >= 40,
+            "expected at least 40 Unvanquished cases, found {unvanquished}"
+        );
     }
 }

@@ -30,12 +30,19 @@ fn every_real_file_checks() {
         .filter(|p| p.extension().is_some_and(|e| e == "bt"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 22, "the corpus should hold the game's 22 trees");
+    assert_eq!(
+        files.len(),
+        22,
+        "the corpus should hold the game's 22 trees"
+    );
     for path in &files {
         let mut sources = SourceMap::new();
         let result = load(path, &RealFs, &LoadOptions::default(), &mut sources);
         if let Err(diags) = result {
-            let msgs: Vec<String> = diags.iter().map(|d| d.display(&sources).to_string()).collect();
+            let msgs: Vec<String> = diags
+                .iter()
+                .map(|d| d.display(&sources).to_string())
+                .collect();
             panic!("{} failed to load:\n{}", path.display(), msgs.join("\n"));
         }
     }
@@ -45,19 +52,37 @@ fn every_real_file_checks() {
 fn default_bot_runs_a_thousand_ticks() {
     let Some(dir) = corpus() else { return };
     let mut sources = SourceMap::new();
-    let tree = load(&dir.join("default.bt"), &RealFs, &LoadOptions::default(), &mut sources)
-        .unwrap_or_else(|d| panic!("{}", d[0].display(&sources)));
-    assert!(tree.subtrees.len() >= 10, "default.bt includes the subroutines");
+    let tree = load(
+        &dir.join("default.bt"),
+        &RealFs,
+        &LoadOptions::default(),
+        &mut sources,
+    )
+    .unwrap_or_else(|d| panic!("{}", d[0].display(&sources)));
+    assert!(
+        tree.subtrees.len() >= 10,
+        "default.bt includes the subroutines"
+    );
     let scn_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/scenarios/default-bot.scn");
     let text = std::fs::read_to_string(&scn_path).unwrap();
     let file = sources.add(scn_path, text.clone());
     let scenario = parse_scenario(file, &text).unwrap();
     assert_eq!(scenario.ticks, 1000);
-    let traces: Vec<_> = EngineKind::ALL.iter().map(|&e| run(&tree, &scenario, e).unwrap()).collect();
+    let traces: Vec<_> = EngineKind::ALL
+        .iter()
+        .map(|&e| run(&tree, &scenario, e).unwrap())
+        .collect();
     for t in &traces[1..] {
-        assert!(traces[0].diff(t).is_none(), "engines disagree on default.bt");
+        assert!(
+            traces[0].diff(t).is_none(),
+            "engines disagree on default.bt"
+        );
     }
-    let roots = traces[0].lines().iter().filter(|l| l.starts_with("root ")).count();
+    let roots = traces[0]
+        .lines()
+        .iter()
+        .filter(|l| l.starts_with("root "))
+        .count();
     assert_eq!(roots, 4000, "one root status per agent per tick");
     // The bots actually do things: both teams' subtrees are reached.
     let t = traces[0].to_string();

@@ -29,7 +29,8 @@ pub struct Interpreter<'t> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentState {
     agent: AgentId,
-    /// Unvanquished `runningNodes`: node identities, bottom-up, bounded by the model capacity.
+    /// Unvanquished `runningNodes`: node identities (see `running_list::identity`), bottom-up,
+    /// bounded by the model capacity.
     running: Vec<NodeId>,
     /// Unvanquished `currentNode`: the action that returned running last.
     current: Option<NodeId>,
@@ -47,7 +48,8 @@ impl AgentState {
         self.agent
     }
 
-    /// The running-nodes list, bottom-up (Unvanquished model).
+    /// The running-nodes list, bottom-up (Unvanquished model). Includes of a shared subtree
+    /// appear as the id `tree.nodes.len() + subtree index`, their shared identity.
     pub fn running_nodes(&self) -> &[NodeId] {
         &self.running
     }

@@ -9,7 +9,7 @@ use btvm::{Call, Host, Millis, Phase, Status};
 use super::eval::EvalCtx;
 use super::{is_action, AgentState, Interpreter};
 use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{Expr, GuardEval, NodeId, NodeKind, Parallel, Quorum, Resume, Tree};
+use crate::ir::{Expr, GuardEval, NodeId, NodeKind, Parallel, Quorum, Resume, Sharing, Tree};
 
 /// Rejects node kinds and knobs this model does not define.
 pub(super) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
@@ -64,18 +64,19 @@ impl Tick<'_, '_> {
     pub fn evaluate(&mut self, id: NodeId) -> Status {
         let status = self.run(id);
         let node = self.interp.tree.node(id);
+        let key = identity(self.interp.tree, id);
         if status != Status::Running && self.state.current == Some(id) {
             self.state.current = None;
         }
-        if status == Status::Success && self.state.running.contains(&id) {
+        if status == Status::Success && self.state.running.contains(&key) {
             self.state.running.clear();
         }
         if status == Status::Running {
             if is_action(&node.kind) {
                 self.state.running.clear();
             }
-            if !self.state.running.contains(&id) && self.state.running.len() < self.capacity {
-                self.state.running.push(id);
+            if !self.state.running.contains(&key) && self.state.running.len() < self.capacity {
+                self.state.running.push(key);
             }
         }
         status
@@ -181,9 +182,10 @@ impl Tick<'_, '_> {
     /// The sequence/fallback start index: the highest child index above 0 found in the
     /// running list, else 0. Child 0 is never tested.
     fn start_index(&self, children: &[NodeId]) -> usize {
+        let tree = self.interp.tree;
         (1..children.len())
             .rev()
-            .find(|&i| self.state.running.contains(&children[i]))
+            .find(|&i| self.state.running.contains(&identity(tree, children[i])))
             .unwrap_or(0)
     }
 
@@ -235,6 +237,23 @@ impl Tick<'_, '_> {
     fn test(&mut self, e: &Expr) -> bool {
         let (mut ctx, host) = self.split();
         ctx.eval(e, host).truthy()
+    }
+}
+
+/// The identity a node has in the running list: its id, except that every `include` of a
+/// shared subtree is one node, as in the game, where the behavior node *is* the included tree
+/// object (`spec/semantics.md`, 4.1).
+pub(super) fn identity(tree: &Tree, id: NodeId) -> NodeId {
+    match tree.node(id).kind {
+        NodeKind::Include(sub)
+            if tree
+                .subtrees
+                .get(sub.0 as usize)
+                .is_some_and(|s| s.sharing == Sharing::Shared) =>
+        {
+            NodeId(u32::try_from(tree.nodes.len() + sub.0 as usize).unwrap_or(u32::MAX))
+        }
+        _ => id,
     }
 }
 

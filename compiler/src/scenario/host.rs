@@ -92,6 +92,12 @@ impl<'s> ScriptedHost<'s> {
                 *n += 1;
                 v
             }
+            Answer::Cycle(vs) => {
+                let n = self.counts.entry((i, call.agent.0)).or_insert(0);
+                let v = vs.get(*n % vs.len().max(1)).cloned();
+                *n += 1;
+                v
+            }
             Answer::Schedule(entries) => entries
                 .iter()
                 .rev()

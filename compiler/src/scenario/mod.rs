@@ -40,6 +40,8 @@ pub enum Answer {
     Const(ScriptValue),
     /// The n-th matching call (per agent) answers the n-th value; the last repeats.
     Seq(Vec<ScriptValue>),
+    /// Like `Seq`, but starting over after the last value.
+    Cycle(Vec<ScriptValue>),
     /// From tick `k` on, the value (entries sorted by tick).
     Schedule(Vec<(u32, ScriptValue)>),
 }

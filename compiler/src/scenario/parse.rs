@@ -416,15 +416,19 @@ fn answer(line: &mut Line<'_>) -> Result<Answer, Diagnostic> {
         entries.sort_by_key(|(k, _)| *k);
         return Ok(Answer::Schedule(entries));
     }
+    let cycle = line.peek() == Some(&Tok::Word("cycle".into()));
+    if cycle {
+        line.pos += 1;
+    }
     let mut values = vec![line.value()?];
     while line.peek() == Some(&Tok::Punct(',')) {
         line.pos += 1;
         values.push(line.value()?);
     }
-    Ok(if values.len() == 1 {
-        Answer::Const(values.remove(0))
-    } else {
-        Answer::Seq(values)
+    Ok(match (cycle, values.len()) {
+        (true, _) => Answer::Cycle(values),
+        (false, 1) => Answer::Const(values.remove(0)),
+        (false, _) => Answer::Seq(values),
     })
 }
 
@@ -437,7 +441,7 @@ mod tests {
         let text = "agents 2 # two\nticks 5\ntime 50 25\nat 3 now 1000\nat 0 entry selectClass\n\
                     default action running\ndefault function 1.5\n\
                     answer fight = running, success\nanswer cvar(\"g_#x\") agent 1 = \"on\"\n\
-                    answer team = @0 1, @3: 2\n";
+                    answer team = @0 1, @3: 2\nanswer roam = cycle running, success\n";
         let s = parse_scenario(FileId(0), text).unwrap();
         assert_eq!(
             (s.agents, s.ticks, s.time_start, s.time_step),
@@ -449,7 +453,14 @@ mod tests {
         assert_eq!(s.entries[&0], vec!["selectClass".to_string()]);
         assert_eq!(s.default_action, Status::Running);
         assert_eq!(s.default_function, Lit::Float(1.5));
-        assert_eq!(s.answers.len(), 3);
+        assert_eq!(s.answers.len(), 4);
+        assert_eq!(
+            s.answers[3].answer,
+            Answer::Cycle(vec![
+                ScriptValue::Status(Status::Running),
+                ScriptValue::Status(Status::Success)
+            ])
+        );
         assert_eq!(s.answers[1].args, Some(vec![Lit::Str("g_#x".into())]));
         assert_eq!(s.answers[1].agent, Some(1));
         assert_eq!(

@@ -11,6 +11,7 @@ use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, Format, LoadOptions};
 use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario};
 use btvm_compiler::source::{RealFs, SourceMap};
+use btvm_compiler::syntax::native;
 use clap::{Parser, Subcommand, ValueEnum};
 use render::{Color, Renderer};
 
@@ -89,24 +90,45 @@ enum EngineArg {
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
-    Format::from_name(s).ok_or_else(|| format!("unknown format `{s}`; expected one of: {}", Format::NAMES.join(", ")))
+    Format::from_name(s).ok_or_else(|| {
+        format!(
+            "unknown format `{s}`; expected one of: {}",
+            Format::NAMES.join(", ")
+        )
+    })
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut out = Renderer::new(cli.color);
     match cli.command {
-        Command::Check { files, input, quiet } => check(&files, &input, quiet, &mut out),
-        Command::Run { file, input, scenario, ticks, agents, engine, summary } => {
-            let opts = RunOpts { scenario, ticks, agents, engine, summary };
+        Command::Check {
+            files,
+            input,
+            quiet,
+        } => check(&files, &input, quiet, &mut out),
+        Command::Run {
+            file,
+            input,
+            scenario,
+            ticks,
+            agents,
+            engine,
+            summary,
+        } => {
+            let opts = RunOpts {
+                scenario,
+                ticks,
+                agents,
+                engine,
+                summary,
+            };
             run_cmd(&file, &input, &opts, &mut out)
         }
         Command::Fmt { file, input } => match load_tree(&file, &input, &mut out) {
             Some((tree, _)) => {
-                // Wired to the native printer when it lands.
-                let _ = tree;
-                out.error("the native printer is not available yet");
-                ExitCode::FAILURE
+                print!("{}", native::print(&tree));
+                ExitCode::SUCCESS
             }
             None => ExitCode::FAILURE,
         },
@@ -115,7 +137,10 @@ fn main() -> ExitCode {
 
 fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree, SourceMap)> {
     let mut sources = SourceMap::new();
-    let options = LoadOptions { format: input.dialect, ..LoadOptions::default() };
+    let options = LoadOptions {
+        format: input.dialect,
+        ..LoadOptions::default()
+    };
     match load(path, &RealFs, &options, &mut sources) {
         Ok(tree) => Some((tree, sources)),
         Err(diags) => {
@@ -144,7 +169,10 @@ fn check(files: &[PathBuf], input: &InputArgs, quiet: bool, out: &mut Renderer) 
         }
     }
     if failed > 0 {
-        out.error(&format!("{failed} of {} files failed to check", files.len()));
+        out.error(&format!(
+            "{failed} of {} files failed to check",
+            files.len()
+        ));
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

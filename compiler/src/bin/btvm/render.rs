@@ -31,7 +31,9 @@ impl Renderer {
             Color::Auto if std::io::stderr().is_terminal() => ColorChoice::Auto,
             Color::Auto => ColorChoice::Never,
         };
-        Renderer { stream: StandardStream::stderr(choice) }
+        Renderer {
+            stream: StandardStream::stderr(choice),
+        }
     }
 
     /// Renders every diagnostic against the files in `sources`.
@@ -43,15 +45,22 @@ impl Renderer {
         let config = term::Config::default();
         for d in diags {
             let mut cs = CsDiagnostic::error().with_message(&d.message);
-            let in_file = |s: btvm_compiler::source::Span| (s.file.0 as usize) < sources.files().len();
+            let in_file =
+                |s: btvm_compiler::source::Span| (s.file.0 as usize) < sources.files().len();
             if in_file(d.span) {
-                cs = cs.with_labels(vec![Label::primary(d.span.file.0 as usize, d.span.start as usize..d.span.end as usize)]);
+                cs = cs.with_labels(vec![Label::primary(
+                    d.span.file.0 as usize,
+                    d.span.start as usize..d.span.end as usize,
+                )]);
             }
             for l in &d.labels {
                 if in_file(l.span) {
                     cs.labels.push(
-                        Label::secondary(l.span.file.0 as usize, l.span.start as usize..l.span.end as usize)
-                            .with_message(&l.message),
+                        Label::secondary(
+                            l.span.file.0 as usize,
+                            l.span.start as usize..l.span.end as usize,
+                        )
+                        .with_message(&l.message),
                     );
                 }
             }
@@ -67,7 +76,14 @@ impl Renderer {
     pub fn error(&mut self, message: &str) {
         let cs = CsDiagnostic::<usize>::error().with_message(message);
         let files = SimpleFiles::<String, String>::new();
-        if term::emit_to_write_style(&mut self.stream.lock(), &term::Config::default(), &files, &cs).is_err() {
+        if term::emit_to_write_style(
+            &mut self.stream.lock(),
+            &term::Config::default(),
+            &files,
+            &cs,
+        )
+        .is_err()
+        {
             eprintln!("error: {message}");
         }
     }

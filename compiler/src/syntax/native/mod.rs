@@ -1,1 +1,120 @@
 //! The native syntax: the canonical text form of the IR (`spec/native-syntax.md`).
+//!
+//! Every [`Tree`] prints in it ([`print`]) and reads back ([`parse`]) unchanged apart from
+//! spans: `parse(print(t))` equals `t` after [`Tree::strip_spans`] for every tree that
+//! [validates](Tree::validate). Tests, fuzzers and bug reports speak it; `btvm fmt` prints it.
+//!
+//! The pipeline is:
+//!
+//! 1. a size check against [`Limits::max_source_bytes`](btvm::Limits);
+//! 2. a hand-written lexer, which reports bad characters, escapes, unterminated strings and
+//!    comments, and numeric overflow with their exact kinds and spans;
+//! 3. a nesting pre-scan over the tokens, which rejects blocks and parentheses nested past
+//!    [`Limits::max_depth`](btvm::Limits) / [`Limits::max_expr_depth`](btvm::Limits) *before*
+//!    anything recurses (so no input can overflow the stack);
+//! 4. a chumsky grammar over the tokens that resolves names against the declarations as it
+//!    goes and checks the exact depth of every expression while building it;
+//! 5. assembly with [`TreeBuilder`](crate::ir::TreeBuilder) (canonical arena order) and
+//!    [`Tree::validate`].
+//!
+//! Nothing here panics or prints on any input; every failure is a [`Diagnostic`] with a span.
+
+mod lexer;
+mod parser;
+mod printer;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::Tree;
+use crate::source::{FileId, FileSystem, SourceMap, Span};
+
+/// Parses native-syntax text (already in `sources` as `file`) into a validated tree.
+///
+/// Errors are positioned in `file`. Lexical errors stop at the first one; otherwise every
+/// syntax error chumsky reports plus every semantic error found on the way (unknown names,
+/// duplicate declarations, out-of-range numbers, misplaced nodes) is returned, in source order.
+pub fn parse(file: FileId, text: &str, limits: &btvm::Limits) -> crate::diag::Result<Tree> {
+    if text.len() > limits.max_source_bytes {
+        return Err(vec![Diagnostic::new(
+            ErrorKind::SourceTooLarge,
+            Span::new(file, 0, 0),
+            format!(
+                "the file has {} bytes, more than the limit of {}",
+                text.len(),
+                limits.max_source_bytes
+            ),
+        )]);
+    }
+    let tokens = lexer::lex(file, text).map_err(|d| vec![d])?;
+    lexer::check_nesting(file, &tokens, limits).map_err(|d| vec![d])?;
+    parser::parse_tokens(file, text.len(), &tokens, limits)
+}
+
+/// Prints a tree in canonical native syntax.
+///
+/// The output is deterministic, uses four spaces per nesting level and puts one node per line.
+/// Trees that do not validate still print (dangling references become placeholders) without
+/// panicking, but the text need not parse back.
+pub fn print(tree: &Tree) -> String {
+    printer::print(tree)
+}
+
+/// Reads `path` through `fs`, adds it to `sources`, and parses it.
+///
+/// Fails with [`ErrorKind::Io`] if the file cannot be read (nothing is added to `sources`),
+/// [`ErrorKind::SourceTooLarge`] if it is larger than `limits.max_source_bytes` (the file is
+/// added with empty text, so the message can name it), and [`ErrorKind::InvalidUtf8`] at the
+/// first invalid byte (the file is added with invalid sequences replaced by U+FFFD, which
+/// leaves that byte offset unchanged).
+pub fn load(
+    path: &Path,
+    fs: &dyn FileSystem,
+    limits: &btvm::Limits,
+    sources: &mut SourceMap,
+) -> crate::diag::Result<Tree> {
+    let bytes = fs.read(path).map_err(|e| {
+        vec![Diagnostic::new(
+            ErrorKind::Io,
+            Span::DUMMY,
+            format!("cannot read `{}`: {e}", path.display()),
+        )]
+    })?;
+    if bytes.len() > limits.max_source_bytes {
+        let file = sources.add(path, String::new());
+        return Err(vec![Diagnostic::new(
+            ErrorKind::SourceTooLarge,
+            Span::new(file, 0, 0),
+            format!(
+                "`{}` has {} bytes, more than the limit of {}",
+                path.display(),
+                bytes.len(),
+                limits.max_source_bytes
+            ),
+        )]);
+    }
+    let file = match String::from_utf8(bytes) {
+        Ok(text) => sources.add(path, text),
+        Err(e) => {
+            let pos = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let file = sources.add(path, text);
+            return Err(vec![Diagnostic::new(
+                ErrorKind::InvalidUtf8,
+                Span::new(file, pos, pos + '\u{FFFD}'.len_utf8()),
+                format!("invalid UTF-8 at byte {pos}: expected UTF-8 text"),
+            )]);
+        }
+    };
+    match sources.get(file) {
+        Some(f) => parse(file, &f.text, limits),
+        None => Err(vec![Diagnostic::new(
+            ErrorKind::Io,
+            Span::DUMMY,
+            format!("`{}` could not be added to the source map", path.display()),
+        )]),
+    }
+}

@@ -1,1 +1,67 @@
 //! The Unvanquished `.bt` dialect.
+//!
+//! Unvanquished (a Daemon-engine game) describes bot behaviour in `.bt` text files read by the
+//! game's botlib-style precompiler and a small recursive-descent parser. This front-end
+//! reproduces both and maps the result onto the IR:
+//!
+//! | `.bt` | IR |
+//! |---|---|
+//! | `selector { … }` | [`Selector`](crate::ir::NodeKind::Selector), `Resume::Restart` |
+//! | `fallback { … }` | `Selector`, `Resume::RunningList` |
+//! | `sequence { … }` | [`Sequence`](crate::ir::NodeKind::Sequence), `Resume::RunningList` |
+//! | `concurrent { … }` | [`Parallel`](crate::ir::NodeKind::Parallel): all succeed, any fails, stop on failure, no memory |
+//! | `action NAME(args)` | [`Action`](crate::ir::NodeKind::Action) calling the action import (the game's spelling) |
+//! | `spawnAs N` | `Action` calling the import `spawnAs(N)` |
+//! | `condition EXPR` | [`Condition`](crate::ir::NodeKind::Condition) |
+//! | `condition EXPR { node }` | [`Guard`](crate::ir::NodeKind::Guard), `GuardEval::EveryTick` |
+//! | `decorator invert() { node }` | [`Invert`](crate::ir::NodeKind::Invert) |
+//! | `decorator return(S) { node }` | [`MapStatus`](crate::ir::NodeKind::MapStatus) mapping everything to `S` |
+//! | `decorator mapStatus(f, s, r) { node }` | `MapStatus` |
+//! | `decorator timer(ms) { node }` | [`Cooldown`](crate::ir::NodeKind::Cooldown) |
+//! | `behavior NAME` | [`Include`](crate::ir::NodeKind::Include) of a shared subtree |
+//! | `selectClass { node }` (main file) | the second entry, `selectClass` |
+//!
+//! Files of this module, in pipeline order: [`lexer`](self) (bytes to tokens), `preprocess`
+//! with `macros` and `cond_expr` (directives, macro expansion, `#if`), `parser` with `expr` and
+//! `params` (tokens to nodes), `include` (files, behaviors, the tree builder), `files` (reading
+//! through the file system) and [`profile`] (the game's tables).
+//!
+//! Deliberate differences from the game, each rejected with a positioned error rather than
+//! accepted with a different meaning: integers above `i32::MAX`; status parameters other than
+//! 0, 1, 2; `timer` with a negative or fractional duration; `spawnAs` with a fractional number;
+//! `decorator invert` without `()` (the game builds a decorator without a child); numbers
+//! ending in `.` or with two `.`; `#elif`/`#else` chains where the game's precompiler would
+//! include two branches; files that are not UTF-8.
+
+mod cond_expr;
+mod expr;
+mod files;
+mod include;
+mod lexer;
+mod macros;
+mod params;
+mod parser;
+mod preprocess;
+pub mod profile;
+mod token;
+
+use std::path::Path;
+
+use crate::ir::Tree;
+use crate::source::{FileSystem, SourceMap};
+
+/// Loads the `.bt` file at `path` and every file it includes, through `fs`.
+///
+/// Every file read is added to `sources`, so diagnostics can be located even when loading
+/// fails. The tree has the entry `main` and, when the main file starts with a `selectClass`
+/// block, the entry `selectClass`; every behavior is a shared subtree.
+pub fn load(
+    path: &Path,
+    fs: &dyn FileSystem,
+    limits: &btvm::Limits,
+    sources: &mut SourceMap,
+) -> crate::diag::Result<Tree> {
+    include::Loader::new(fs, limits, sources)
+        .load(path)
+        .map_err(|d| vec![d])
+}

@@ -1,0 +1,550 @@
+//! The canonical printer: a [`Tree`] to native-syntax text.
+//!
+//! Output is deterministic: header lines, then one line per table entry in table order, then
+//! the entries and subtrees with one node per line and four spaces per nesting level. Node
+//! nesting is walked with an explicit stack, so any tree prints without deep recursion; a tree
+//! that does not [`validate`](Tree::validate) still prints (dangling references become
+//! placeholders or comments) but need not parse back.
+
+use std::fmt::Write as _;
+
+use btvm::{ImportId, ImportKind, Status};
+
+use super::lexer::{is_ident, quote};
+use super::parser::EXPR_WORDS;
+use crate::ir::{
+    Abort, Arg, Expr, FlagTest, GuardEval, Lit, Model, NodeId, NodeKind, Policy, Precision, Quorum,
+    Resume, RootFinish, Sharing, Tree, TsQuery, Type,
+};
+
+const INDENT: &str = "    ";
+
+/// Prints `tree` in canonical native syntax.
+pub(super) fn print(tree: &Tree) -> String {
+    let mut p = Printer {
+        tree,
+        out: String::new(),
+        printed: vec![false; tree.nodes.len()],
+    };
+    p.header();
+    p.tables();
+    for (i, e) in tree.roots.iter().enumerate() {
+        if i > 0 {
+            p.out.push('\n');
+        }
+        p.out.push_str("root ");
+        p.name(&e.name);
+        p.out.push_str(" = ");
+        p.node_tree(e.node);
+    }
+    for s in &tree.subtrees {
+        p.out.push_str("\nsubtree ");
+        quote(&s.name, &mut p.out);
+        p.out.push_str(match s.sharing {
+            Sharing::Shared => " shared = ",
+            Sharing::PerSite => " per-site = ",
+        });
+        p.node_tree(s.node);
+    }
+    p.out
+}
+
+struct Printer<'a> {
+    tree: &'a Tree,
+    out: String,
+    /// Nodes already printed, so a malformed tree with shared or cyclic children still ends.
+    printed: Vec<bool>,
+}
+
+enum Step {
+    Node(NodeId, usize),
+    Close(usize),
+}
+
+impl Printer<'_> {
+    fn header(&mut self) {
+        let c = &self.tree.config;
+        let model = match c.model {
+            Model::RunningList { capacity } => format!("running-list {capacity}"),
+            Model::Cursor { runaway_limit } => format!("cursor {runaway_limit}"),
+            Model::Lifecycle => "lifecycle".to_string(),
+            Model::Selection => "selection".to_string(),
+            Model::Decider { redecide_limit } => format!("decider {redecide_limit}"),
+        };
+        let root_finish = match c.root_finish {
+            RootFinish::Rerun => "rerun",
+            RootFinish::RestartOrStop => "restart-or-stop",
+            RootFinish::Stop => "stop",
+        };
+        let abort = match c.abort {
+            Abort::Abandon => "abandon",
+            Abort::Terminate => "terminate",
+        };
+        let precision = match c.precision {
+            Precision::Single => "single",
+            Precision::Double => "double",
+        };
+        let _ = write!(
+            self.out,
+            "btvm 1;\ndialect {};\nmodel {model};\nroot-finish {root_finish};\nabort {abort};\nprecision {precision};\n\n",
+            self.tree.dialect.name()
+        );
+    }
+
+    fn tables(&mut self) {
+        let t = self.tree;
+        for i in &t.imports {
+            self.out.push_str("import ");
+            self.out.push_str(i.kind.name());
+            self.out.push(' ');
+            self.name(&i.name);
+            let _ = write!(self.out, " {}..{}", i.min_args, i.max_args);
+            if i.long_running {
+                self.out.push_str(" long");
+            }
+            self.out.push_str(";\n");
+        }
+        for v in &t.vars {
+            self.out.push_str("var ");
+            self.name(&v.name);
+            self.out.push_str(match v.ty {
+                Type::Bool => ": bool = ",
+                Type::Int => ": int = ",
+                Type::Float => ": float = ",
+            });
+            self.lit(&v.default);
+            self.out.push_str(";\n");
+        }
+        for ts in &t.timestamps {
+            self.out.push_str("timestamp ");
+            self.name(&ts.name);
+            if let Some(ev) = &ts.set_on {
+                self.out.push_str(" on ");
+                quote(ev, &mut self.out);
+            }
+            if let Some(x) = ts.exclusive_to {
+                self.out.push_str(" exclusive ");
+                match t.timestamps.get(x.0 as usize) {
+                    Some(other) => self.name(&other.name),
+                    None => self.missing("timestamp", x.0),
+                }
+            }
+            self.out.push_str(";\n");
+        }
+        for s in &t.signals {
+            self.out.push_str("signal ");
+            quote(&s.event, &mut self.out);
+            self.out.push(' ');
+            self.var_name(s.var.0);
+            self.out.push_str(" = ");
+            self.expr(&s.value);
+            self.out.push_str(";\n");
+        }
+        if !(t.imports.is_empty()
+            && t.vars.is_empty()
+            && t.timestamps.is_empty()
+            && t.signals.is_empty())
+        {
+            self.out.push('\n');
+        }
+    }
+
+    /// Writes a name bare when it is an identifier (and not a literal word), else quoted.
+    fn name(&mut self, name: &str) {
+        if is_ident(name) && !EXPR_WORDS.contains(&name) {
+            self.out.push_str(name);
+        } else {
+            quote(name, &mut self.out);
+        }
+    }
+
+    /// A placeholder for a dangling table index (only in trees that do not validate).
+    fn missing(&mut self, what: &str, index: u32) {
+        quote(&format!("<missing {what} {index}>"), &mut self.out);
+    }
+
+    fn var_name(&mut self, index: u32) {
+        match self.tree.vars.get(index as usize) {
+            Some(v) => self.name(&v.name),
+            None => self.missing("variable", index),
+        }
+    }
+
+    fn import_name(&mut self, id: ImportId) {
+        match self.tree.imports.get(id.index()) {
+            Some(i) => self.name(&i.name),
+            None => self.missing("import", id.0),
+        }
+    }
+
+    /// Prints the node tree rooted at `root`, starting on the current line.
+    fn node_tree(&mut self, root: NodeId) {
+        let mut stack = vec![Step::Node(root, 0)];
+        let mut first = true;
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Close(depth) => {
+                    self.indent(depth);
+                    self.out.push_str("}\n");
+                }
+                Step::Node(id, depth) => {
+                    if !first {
+                        self.indent(depth);
+                    }
+                    first = false;
+                    let tree = self.tree;
+                    let Some(node) = tree.nodes.get(id.index()) else {
+                        let _ = writeln!(self.out, "/* missing node {} */", id.0);
+                        continue;
+                    };
+                    if std::mem::replace(&mut self.printed[id.index()], true) {
+                        let _ = writeln!(self.out, "/* node {} again */", id.0);
+                        continue;
+                    }
+                    self.out.push_str(node.kind.keyword());
+                    if let Some(n) = &node.name {
+                        self.out.push_str(" @");
+                        quote(n, &mut self.out);
+                    }
+                    self.knobs(&node.kind);
+                    if matches!(node.kind.arity(), crate::ir::Arity::Leaf) {
+                        self.out.push('\n');
+                    } else if node.children.is_empty() {
+                        self.out.push_str(" {}\n");
+                    } else {
+                        self.out.push_str(" {\n");
+                        stack.push(Step::Close(depth));
+                        for &c in node.children.iter().rev() {
+                            stack.push(Step::Node(c, depth + 1));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn indent(&mut self, depth: usize) {
+        for _ in 0..depth {
+            self.out.push_str(INDENT);
+        }
+    }
+
+    fn status(&mut self, s: Status) {
+        self.out.push(' ');
+        self.out.push_str(s.name());
+    }
+
+    fn guard_eval(&mut self, g: GuardEval) {
+        self.out.push_str(match g {
+            GuardEval::EveryTick => " every-tick",
+            GuardEval::OnEntry => " on-entry",
+            GuardEval::OnChange => " on-change",
+        });
+    }
+
+    fn paren_expr(&mut self, e: &Expr) {
+        self.out.push_str(" (");
+        self.expr(e);
+        self.out.push(')');
+    }
+
+    fn flag(&mut self, word: &str, f: &FlagTest) {
+        let _ = write!(
+            self.out,
+            " {word} {} {} {:#x}",
+            if f.all { "all" } else { "any" },
+            if f.set { "set" } else { "clear" },
+            f.mask
+        );
+    }
+
+    /// Writes the knobs of a node after its keyword and name.
+    fn knobs(&mut self, kind: &NodeKind) {
+        match kind {
+            NodeKind::Sequence(c) | NodeKind::Selector(c) => {
+                self.out.push_str(match c.resume {
+                    Resume::Restart => " restart",
+                    Resume::Remember => " remember",
+                    Resume::RunningList => " running-list",
+                    Resume::Cursor => " cursor",
+                });
+                if c.looping {
+                    self.out.push_str(" loop");
+                }
+                if let Some(e) = &c.cond {
+                    self.out.push_str(" when");
+                    self.paren_expr(e);
+                }
+            }
+            NodeKind::Parallel(p) => {
+                let q = |q: Quorum| match q {
+                    Quorum::All => "all",
+                    Quorum::Any => "any",
+                };
+                let _ = write!(
+                    self.out,
+                    " success={} failure={}",
+                    q(p.success),
+                    q(p.failure)
+                );
+                if p.stop_on_failure {
+                    self.out.push_str(" stop-on-failure");
+                }
+                if p.remember {
+                    self.out.push_str(" remember");
+                }
+            }
+            NodeKind::Priority(p) => self.guard_eval(p.repick),
+            NodeKind::Case(e) | NodeKind::Condition(e) | NodeKind::WaitUntil(e) => {
+                self.paren_expr(e)
+            }
+            NodeKind::StateMachine | NodeKind::Invert | NodeKind::Yield => {}
+            NodeKind::State(s) => {
+                for t in &s.transitions {
+                    match &t.on {
+                        crate::ir::Trigger::Event(ev) => {
+                            self.out.push_str(" on ");
+                            quote(ev, &mut self.out);
+                        }
+                        crate::ir::Trigger::When(e) => {
+                            self.out.push_str(" when");
+                            self.paren_expr(e);
+                        }
+                    }
+                    let _ = write!(self.out, " -> {}", t.to);
+                }
+            }
+            NodeKind::Group(g) => {
+                self.out.push_str(match g.policy {
+                    Policy::Prioritized => " prioritized",
+                    Policy::Sequential => " sequential",
+                    Policy::Random => " random",
+                    Policy::Scored => " scored",
+                });
+                if let Some(b) = g.behavior {
+                    self.out.push_str(" behavior ");
+                    self.import_name(b);
+                }
+            }
+            NodeKind::Decider(d) => {
+                if let Some(ms) = d.pre.every_ms {
+                    let _ = write!(self.out, " every {ms}");
+                }
+                if let Some(f) = &d.pre.decision {
+                    self.flag("decision", f);
+                }
+                if let Some(f) = &d.pre.stimuli {
+                    self.flag("stimuli", f);
+                }
+                if let Some(e) = &d.decide {
+                    self.out.push_str(" decide");
+                    self.paren_expr(e);
+                }
+                if d.decide_on_redecide {
+                    self.out.push_str(" redecide");
+                }
+            }
+            NodeKind::MapStatus(m) => {
+                self.status(m.failure);
+                self.status(m.success);
+                self.status(m.running);
+            }
+            NodeKind::Cooldown(c) => {
+                let _ = write!(self.out, " {}", c.ms);
+            }
+            NodeKind::Guard(g) => {
+                self.guard_eval(g.eval);
+                self.paren_expr(&g.cond);
+            }
+            NodeKind::Loop(l) => {
+                match l.count {
+                    Some(n) => {
+                        let _ = write!(self.out, " {n}");
+                    }
+                    None => self.out.push_str(" forever"),
+                }
+                self.out.push_str(" until");
+                self.status(l.exit_on);
+            }
+            NodeKind::GroupScope(g) => {
+                self.out.push(' ');
+                quote(&g.scope, &mut self.out);
+                let _ = write!(self.out, " {}", g.max_users);
+            }
+            NodeKind::Hooks(h) => {
+                if let Some(i) = h.enter {
+                    self.out.push_str(" enter ");
+                    self.import_name(i);
+                }
+                if let Some(i) = h.exit {
+                    self.out.push_str(" exit ");
+                    self.import_name(i);
+                }
+            }
+            NodeKind::LogStatus(l) => {
+                for (word, msg) in [
+                    (" start ", &l.start),
+                    (" success ", &l.success),
+                    (" failure ", &l.failure),
+                ] {
+                    if let Some(m) = msg {
+                        self.out.push_str(word);
+                        quote(m, &mut self.out);
+                    }
+                }
+            }
+            NodeKind::Include(s) => {
+                self.out.push(' ');
+                match self.tree.subtrees.get(s.0 as usize) {
+                    Some(sub) => quote(&sub.name, &mut self.out),
+                    None => self.missing("subtree", s.0),
+                }
+            }
+            NodeKind::Action(call) => {
+                self.out.push(' ');
+                self.import_name(call.import);
+                self.args(&call.args);
+            }
+            NodeKind::Const(s) => self.status(*s),
+            NodeKind::Wait(w) => {
+                let _ = write!(self.out, " {} {} ->", w.ms, w.variation_ms);
+                self.status(w.result);
+            }
+            NodeKind::SendEvent(s) => {
+                self.out.push(' ');
+                quote(&s.event, &mut self.out);
+                self.out.push_str(" ->");
+                self.status(s.then);
+            }
+            NodeKind::WaitForEvent(w) => {
+                self.out.push(' ');
+                quote(&w.event, &mut self.out);
+                self.out.push_str(" ->");
+                self.status(w.result);
+            }
+            NodeKind::Log(m) | NodeKind::Select(m) => {
+                self.out.push(' ');
+                quote(m, &mut self.out);
+            }
+            NodeKind::Behavior(i) => {
+                self.out.push(' ');
+                self.import_name(*i);
+            }
+        }
+    }
+
+    fn args(&mut self, args: &[Arg]) {
+        self.out.push('(');
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            if let Some(n) = &a.name {
+                self.name(n);
+                self.out.push_str(" = ");
+            }
+            self.expr(&a.value);
+        }
+        self.out.push(')');
+    }
+
+    fn lit(&mut self, l: &Lit) {
+        match l {
+            Lit::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Lit::Int(i) => {
+                let _ = write!(self.out, "{i}");
+            }
+            Lit::Float(f) => float(*f, &mut self.out),
+            Lit::Str(s) => quote(s, &mut self.out),
+        }
+    }
+
+    /// An operand of a unary or binary operator: binary operations are parenthesised.
+    fn operand(&mut self, e: &Expr) {
+        if matches!(e, Expr::Binary(..)) {
+            self.out.push('(');
+            self.expr(e);
+            self.out.push(')');
+        } else {
+            self.expr(e);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Lit(l) => self.lit(l),
+            Expr::Var(v) => {
+                self.out.push('$');
+                self.var_name(v.0);
+            }
+            Expr::Call(c) => {
+                self.import_name(c.import);
+                self.args(&c.args);
+            }
+            Expr::Bound(i) => {
+                self.out.push_str("@bound(");
+                let kind = self
+                    .tree
+                    .imports
+                    .get(i.index())
+                    .map_or(ImportKind::Action, |i| i.kind);
+                self.out.push_str(kind.name());
+                self.out.push(' ');
+                self.import_name(*i);
+                self.out.push(')');
+            }
+            Expr::Timestamp(t, q) => {
+                self.out.push_str(match q {
+                    TsQuery::EverSet => "@ever(",
+                    TsQuery::Valid => "@valid(",
+                    TsQuery::Elapsed => "@elapsed(",
+                });
+                match self.tree.timestamps.get(t.0 as usize) {
+                    Some(ts) => self.name(&ts.name),
+                    None => self.missing("timestamp", t.0),
+                }
+                self.out.push(')');
+            }
+            Expr::Random => self.out.push_str("@random"),
+            Expr::Not(a) => {
+                self.out.push('!');
+                self.operand(a);
+            }
+            Expr::Neg(a) => {
+                self.out.push('-');
+                if let Expr::Lit(l) = &**a {
+                    self.out.push('(');
+                    self.lit(l);
+                    self.out.push(')');
+                } else {
+                    self.operand(a);
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                self.operand(a);
+                self.out.push(' ');
+                self.out.push_str(op.symbol());
+                self.out.push(' ');
+                self.operand(b);
+            }
+        }
+    }
+}
+
+/// Writes a float as the shortest text that reads back as exactly the same bits: `1.0`,
+/// `0.25`, `1e20`, `-0.0`, `inf`, `-inf`, `nan`, `-nan`, or `nan(0x…)` for other NaN payloads.
+pub(super) fn float(f: f64, out: &mut String) {
+    if f.is_nan() {
+        if f.to_bits() == f64::NAN.to_bits() {
+            out.push_str("nan");
+        } else if f.to_bits() == (-f64::NAN).to_bits() {
+            out.push_str("-nan");
+        } else {
+            let _ = write!(out, "nan({:#018x})", f.to_bits());
+        }
+    } else if f.is_infinite() {
+        out.push_str(if f > 0.0 { "inf" } else { "-inf" });
+    } else {
+        let _ = write!(out, "{f:?}");
+    }
+}

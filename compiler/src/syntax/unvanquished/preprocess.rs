@@ -1,0 +1,701 @@
+//! The preprocessor: turns one `.bt` file (and the files it `#include`s) into the token list
+//! the parser reads, the way the game's botlib precompiler does.
+//!
+//! - Directives start at any `#` token read from a file (not from a macro expansion) and run
+//!   to the end of the line; a `\` token continues the line onto the next one.
+//! - `#define` / `#undef`, `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif`,
+//!   `#include "file"` / `<file>` (relative to the including file), `#error`, `#pragma`
+//!   (ignored). `#line`, `#eval`, `#evalfloat` and `$` directives are rejected as unsupported;
+//!   other names are errors. In skipped groups only the conditional directives count.
+//! - `#elif` / `#else` follow C. The game's precompiler evaluates each `#elif` on its own and
+//!   ties `#else` to the branch just before it, so it can include two branches of one chain;
+//!   when that would happen the chain is rejected (`Unsupported`) instead of silently picking
+//!   one meaning.
+//! - `enum { A, B = 5, C }` blocks define integer macros, as in the game.
+//! - Macros expand as described in [`super::macros`]; the tokens produced by expansion are
+//!   counted against `Limits::max_expanded_tokens`, which bounds any expansion blow-up.
+//! - Adjacent string tokens in the output are joined (also across macro expansions).
+//!
+//! Every file starts with only the game's predefined symbols defined. This file never builds
+//! tree nodes and never recurses on input (conditionals, includes and expansions use explicit
+//! stacks; `#if` expressions are depth-checked in [`super::cond_expr`]).
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use btvm::Limits;
+
+use super::cond_expr;
+use super::files::{read_source, SourceText};
+use super::lexer::Lexer;
+use super::macros::{pp_error, substitute, MacroTable};
+use super::token::{Number, Punct, Token, TokenKind};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::source::{FileSystem, SourceMap, Span};
+
+/// What the preprocessor needs from its caller.
+pub(super) struct PpContext<'a> {
+    /// Where `#include`d files are read from.
+    pub fs: &'a dyn FileSystem,
+    /// The limits.
+    pub limits: &'a Limits,
+    /// Where `#include`d files are registered.
+    pub sources: &'a mut SourceMap,
+    /// How many files include the file being preprocessed (behaviors and `#include`s).
+    pub include_depth: u32,
+}
+
+/// The result: the tokens the parser reads and the position of the end of the file.
+pub(super) struct Preprocessed {
+    /// The tokens, fully expanded.
+    pub tokens: Vec<Token>,
+    /// An empty span at the end of the main file.
+    pub eof: Span,
+}
+
+/// Preprocesses `file`.
+pub(super) fn preprocess(
+    ctx: PpContext<'_>,
+    file: &SourceText,
+) -> Result<Preprocessed, Diagnostic> {
+    let lexer = Lexer::new(file.id, file.text.clone());
+    let eof = lexer.eof_span();
+    let mut pp = Pp {
+        ctx,
+        macros: MacroTable::with_profile(),
+        files: vec![FileState {
+            lexer,
+            pushback: Vec::new(),
+            conds: Vec::new(),
+            path: file.path.clone(),
+        }],
+        pending: Vec::new(),
+        expanded: 0,
+        in_enum: false,
+    };
+    let mut tokens: Vec<Token> = Vec::new();
+    while let Some(tok) = pp.next_token()? {
+        if let (TokenKind::Str(b), Some(last)) = (&tok.kind, tokens.last_mut()) {
+            if let TokenKind::Str(a) = &last.kind {
+                last.kind = TokenKind::Str(format!("{a}{b}").into());
+                last.span = last.span.to(tok.span);
+                continue;
+            }
+        }
+        tokens.push(tok);
+    }
+    Ok(Preprocessed { tokens, eof })
+}
+
+/// One file being read (the main file or an `#include`d one).
+struct FileState {
+    lexer: Lexer,
+    /// Tokens read ahead and put back (at most a couple).
+    pushback: Vec<Token>,
+    /// Open conditionals of this file, innermost last.
+    conds: Vec<Cond>,
+    path: PathBuf,
+}
+
+/// One open `#if` … `#endif` chain.
+struct Cond {
+    /// The opening directive.
+    span: Span,
+    /// Whether the enclosing group is included.
+    parent_active: bool,
+    /// Whether the current group is included.
+    active: bool,
+    /// Whether some branch of the chain was included already.
+    taken: bool,
+    /// The value of the latest `#if` / `#elif` condition (what the game's `#else` looks at).
+    last: bool,
+    /// Whether `#else` was seen.
+    seen_else: bool,
+}
+
+struct Pp<'a> {
+    ctx: PpContext<'a>,
+    macros: MacroTable,
+    /// Open files, the main file first.
+    files: Vec<FileState>,
+    /// Tokens produced by macro expansion, next token last.
+    pending: Vec<Token>,
+    /// Tokens produced by expansion so far.
+    expanded: usize,
+    /// Reading an `enum` block (no nested `enum` processing).
+    in_enum: bool,
+}
+
+impl Pp<'_> {
+    fn skipping(&self) -> bool {
+        self.files
+            .last()
+            .and_then(|f| f.conds.last())
+            .is_some_and(|c| !c.active)
+    }
+
+    /// The next token of the current file (put-back tokens first).
+    fn next_file_token(&mut self) -> Result<Option<Token>, Diagnostic> {
+        let Some(f) = self.files.last_mut() else {
+            return Ok(None);
+        };
+        if let Some(t) = f.pushback.pop() {
+            return Ok(Some(t));
+        }
+        f.lexer.next_token()
+    }
+
+    fn push_back(&mut self, t: Token) {
+        if let Some(f) = self.files.last_mut() {
+            f.pushback.push(t);
+        }
+    }
+
+    /// The next unprocessed token: expansion output first, then the current file. The flag
+    /// says whether it came from the file (only those can start directives).
+    fn next_raw(&mut self) -> Result<Option<(Token, bool)>, Diagnostic> {
+        if let Some(t) = self.pending.pop() {
+            return Ok(Some((t, false)));
+        }
+        Ok(self.next_file_token()?.map(|t| (t, true)))
+    }
+
+    /// Whether the next unprocessed token is `(` (without consuming it).
+    fn peek_is_lparen(&mut self) -> Result<bool, Diagnostic> {
+        if let Some(t) = self.pending.last() {
+            return Ok(t.is(Punct::LParen));
+        }
+        match self.next_file_token()? {
+            Some(t) => {
+                let is = t.is(Punct::LParen);
+                self.push_back(t);
+                Ok(is)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The next fully processed token: directives run, skipped groups dropped, macros expanded.
+    fn next_token(&mut self) -> Result<Option<Token>, Diagnostic> {
+        loop {
+            let Some((tok, from_file)) = self.next_raw()? else {
+                // The current file ended.
+                if let Some(c) = self.files.last().and_then(|f| f.conds.last()) {
+                    return Err(pp_error(
+                        c.span,
+                        "this conditional is never closed with `#endif`",
+                    ));
+                }
+                if self.files.len() <= 1 {
+                    return Ok(None);
+                }
+                self.files.pop();
+                continue;
+            };
+            if from_file && tok.is(Punct::Hash) {
+                self.directive(tok)?;
+                continue;
+            }
+            if self.skipping() {
+                continue;
+            }
+            if tok.is(Punct::Dollar) {
+                return Err(Diagnostic::new(
+                    ErrorKind::Unsupported,
+                    tok.span,
+                    "`$` directives (`$evalint`, `$evalfloat`) are not supported",
+                ));
+            }
+            if !self.in_enum && tok.is_keyword("enum") {
+                self.in_enum = true;
+                let r = self.enumeration(&tok);
+                self.in_enum = false;
+                r?;
+                continue;
+            }
+            if self.try_expand(&tok)? {
+                continue;
+            }
+            return Ok(Some(tok));
+        }
+    }
+
+    /// Expands `tok` if it names a macro it may expand; returns whether it did.
+    fn try_expand(&mut self, tok: &Token) -> Result<bool, Diagnostic> {
+        let Some(name) = tok.name() else {
+            return Ok(false);
+        };
+        let Some(m) = self.macros.get(name) else {
+            return Ok(false);
+        };
+        if tok.hidden(m.id) {
+            return Ok(false);
+        }
+        let args = match &m.params {
+            None => Vec::new(),
+            Some(params) => {
+                if !self.peek_is_lparen()? {
+                    return Ok(false);
+                }
+                self.next_raw()?;
+                self.collect_args(params.len(), tok)?
+            }
+        };
+        let out = substitute(&m, &args, tok)?;
+        self.expanded = self.expanded.saturating_add(out.len());
+        if self.expanded > self.ctx.limits.max_expanded_tokens {
+            return Err(Diagnostic::new(
+                ErrorKind::ExpansionTooLarge,
+                tok.span,
+                format!(
+                    "macro expansion produced more than {} tokens",
+                    self.ctx.limits.max_expanded_tokens
+                ),
+            )
+            .with_note(format!("while expanding `{name}` here")));
+        }
+        self.pending.extend(out.into_iter().rev());
+        Ok(true)
+    }
+
+    /// The arguments of a function-like macro call, after its `(`: split at top-level commas,
+    /// nested parentheses kept.
+    fn collect_args(
+        &mut self,
+        nparams: usize,
+        call: &Token,
+    ) -> Result<Vec<Vec<Token>>, Diagnostic> {
+        let name = call.name().unwrap_or_default().to_string();
+        let mut args: Vec<Vec<Token>> = vec![Vec::new()];
+        let mut depth = 0u32;
+        loop {
+            let tok = match self.next_raw()? {
+                Some((t, _)) if t.kind != TokenKind::End => t,
+                _ => {
+                    return Err(pp_error(
+                        call.span,
+                        format!("the arguments of macro `{name}` are not closed with `)`"),
+                    ))
+                }
+            };
+            if tok.is(Punct::LParen) {
+                depth += 1;
+            } else if tok.is(Punct::RParen) {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            } else if tok.is(Punct::Comma) && depth == 0 {
+                args.push(Vec::new());
+                continue;
+            }
+            if let Some(last) = args.last_mut() {
+                last.push(tok);
+            }
+        }
+        if nparams == 0 && args.len() == 1 && args[0].is_empty() {
+            args.clear();
+        }
+        if args.len() != nparams {
+            return Err(pp_error(
+                call.span,
+                format!(
+                    "macro `{name}` takes {nparams} argument{}, but {} {} given",
+                    if nparams == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+            ));
+        }
+        Ok(args)
+    }
+
+    /// The rest of a directive line (`\` continues it onto the next line).
+    fn read_line(&mut self) -> Result<Vec<Token>, Diagnostic> {
+        let mut line = Vec::new();
+        let mut continued = false;
+        while let Some(t) = self.next_file_token()? {
+            let on_line = if continued {
+                t.lines_before <= 1
+            } else {
+                t.lines_before == 0
+            };
+            if !on_line {
+                self.push_back(t);
+                break;
+            }
+            continued = t.is(Punct::Backslash);
+            if !continued {
+                line.push(t);
+            }
+        }
+        Ok(line)
+    }
+
+    /// Runs the directive starting at `hash`.
+    fn directive(&mut self, hash: Token) -> Result<(), Diagnostic> {
+        let name_tok = match self.next_file_token()? {
+            Some(t) if t.lines_before == 0 => t,
+            other => {
+                if let Some(t) = other {
+                    self.push_back(t);
+                }
+                if self.skipping() {
+                    return Ok(());
+                }
+                return Err(pp_error(hash.span, "`#` without a directive name"));
+            }
+        };
+        let at = hash.span.to(name_tok.span);
+        let Some(name) = name_tok.name().map(str::to_string) else {
+            self.read_line()?;
+            if self.skipping() {
+                return Ok(());
+            }
+            return Err(pp_error(
+                name_tok.span,
+                format!("expected a directive name after `#`, found {name_tok}"),
+            ));
+        };
+        let line = self.read_line()?;
+        match name.as_str() {
+            "if" => self.open_cond(at, |pp| pp.eval_condition(line, at)),
+            "ifdef" | "ifndef" => {
+                let want = name == "ifdef";
+                self.open_cond(at, |pp| {
+                    let m = single_name(&line, at, &name)?;
+                    Ok(pp.macros.is_defined(m) == want)
+                })
+            }
+            "elif" => self.elif(line, at),
+            "else" => self.else_(line, at),
+            "endif" => {
+                no_more(&line, "#endif")?;
+                let Some(f) = self.files.last_mut() else {
+                    return Ok(());
+                };
+                if f.conds.pop().is_none() {
+                    return Err(pp_error(at, "`#endif` without `#if`"));
+                }
+                Ok(())
+            }
+            _ if self.skipping() => Ok(()),
+            "define" => self.macros.define(line, at),
+            "undef" => {
+                let m = single_name(&line, at, "undef")?.to_string();
+                self.macros.undef(&m);
+                Ok(())
+            }
+            "include" => self.include(line, at),
+            "error" => {
+                let text: Vec<String> = line.iter().map(Token::text).collect();
+                Err(pp_error(at, format!("#error {}", text.join(" "))))
+            }
+            "pragma" => Ok(()),
+            "line" | "eval" | "evalfloat" => Err(Diagnostic::new(
+                ErrorKind::Unsupported,
+                at,
+                format!("the `#{name}` directive is not supported"),
+            )),
+            _ => Err(pp_error(
+                name_tok.span,
+                format!("unknown preprocessor directive `#{name}`"),
+            )
+            .with_note(
+                "known directives: #define #undef #if #ifdef #ifndef #elif #else #endif \
+                 #include #error #pragma",
+            )),
+        }
+    }
+
+    /// Opens a conditional whose condition `eval` computes (not evaluated in skipped groups).
+    fn open_cond(
+        &mut self,
+        span: Span,
+        eval: impl FnOnce(&mut Self) -> Result<bool, Diagnostic>,
+    ) -> Result<(), Diagnostic> {
+        let cond = if self.skipping() {
+            Cond {
+                span,
+                parent_active: false,
+                active: false,
+                taken: true,
+                last: false,
+                seen_else: false,
+            }
+        } else {
+            let v = eval(self)?;
+            Cond {
+                span,
+                parent_active: true,
+                active: v,
+                taken: v,
+                last: v,
+                seen_else: false,
+            }
+        };
+        if let Some(f) = self.files.last_mut() {
+            f.conds.push(cond);
+        }
+        Ok(())
+    }
+
+    fn elif(&mut self, line: Vec<Token>, at: Span) -> Result<(), Diagnostic> {
+        let (parent_active, taken) = match self.files.last().and_then(|f| f.conds.last()) {
+            None => return Err(pp_error(at, "`#elif` without `#if`")),
+            Some(c) if c.seen_else => return Err(pp_error(at, "`#elif` after `#else`")),
+            Some(c) => (c.parent_active, c.taken),
+        };
+        if !parent_active {
+            return Ok(());
+        }
+        let v = self.eval_condition(line, at)?;
+        if taken && v {
+            return Err(game_diverges(
+                at,
+                "this `#elif` condition holds but an earlier branch was already included",
+                "the game's preprocessor evaluates every `#elif` on its own and would include \
+                 both branches; make the conditions exclusive",
+            ));
+        }
+        if let Some(c) = self.files.last_mut().and_then(|f| f.conds.last_mut()) {
+            c.active = v && !taken;
+            c.taken |= v;
+            c.last = v;
+        }
+        Ok(())
+    }
+
+    fn else_(&mut self, line: Vec<Token>, at: Span) -> Result<(), Diagnostic> {
+        no_more(&line, "#else")?;
+        let Some(c) = self.files.last_mut().and_then(|f| f.conds.last_mut()) else {
+            return Err(pp_error(at, "`#else` without `#if`"));
+        };
+        if c.seen_else {
+            return Err(pp_error(at, "a second `#else` for the same `#if`"));
+        }
+        if c.parent_active && c.taken && !c.last {
+            return Err(game_diverges(
+                at,
+                "an earlier branch of this chain was included, but the `#elif` just before this \
+                 `#else` was false",
+                "the game's preprocessor ties `#else` to the branch just before it and would \
+                 include this `#else` branch too; restructure the chain",
+            ));
+        }
+        c.seen_else = true;
+        c.active = c.parent_active && !c.taken;
+        c.taken = true;
+        Ok(())
+    }
+
+    /// Evaluates a `#if` / `#elif` line: `defined` first, then macro expansion, then the
+    /// integer expression.
+    fn eval_condition(&mut self, line: Vec<Token>, at: Span) -> Result<bool, Diagnostic> {
+        if line.is_empty() {
+            return Err(pp_error(at, "this conditional has no expression"));
+        }
+        let mut toks = Vec::with_capacity(line.len());
+        let mut i = 0;
+        while i < line.len() {
+            let t = &line[i];
+            if t.name() != Some("defined") {
+                toks.push(t.clone());
+                i += 1;
+                continue;
+            }
+            let paren = line.get(i + 1).is_some_and(|n| n.is(Punct::LParen));
+            let name_at = if paren { i + 2 } else { i + 1 };
+            let Some(name) = line.get(name_at).and_then(Token::name) else {
+                return Err(pp_error(t.span, "`defined` needs a macro name"));
+            };
+            if paren && !line.get(name_at + 1).is_some_and(|n| n.is(Punct::RParen)) {
+                return Err(pp_error(t.span, "`defined(` needs a closing `)`"));
+            }
+            let v = u64::from(self.macros.is_defined(name));
+            toks.push(Token::new(
+                TokenKind::Number(Rc::new(Number::int(v))),
+                t.span,
+            ));
+            i = name_at + 1 + usize::from(paren);
+        }
+        self.pending.push(Token::new(TokenKind::End, at));
+        self.pending.extend(toks.into_iter().rev());
+        let mut expanded = Vec::new();
+        while let Some((t, _)) = self.next_raw()? {
+            if t.kind == TokenKind::End {
+                break;
+            }
+            if !self.try_expand(&t)? {
+                expanded.push(t);
+            }
+        }
+        let v = cond_expr::evaluate(&expanded, at, self.ctx.limits.max_expr_depth)?;
+        Ok(v != 0)
+    }
+
+    fn include(&mut self, line: Vec<Token>, at: Span) -> Result<(), Diagnostic> {
+        let name = match line.first().map(|t| &t.kind) {
+            Some(TokenKind::Str(s)) => {
+                no_more(&line[1..], "#include \"…\"")?;
+                s.to_string()
+            }
+            Some(TokenKind::Punct(Punct::Lt)) => {
+                let Some(close) = line.iter().position(|t| t.is(Punct::Gt)) else {
+                    return Err(pp_error(at, "`#include <` needs a closing `>`"));
+                };
+                no_more(&line[close + 1..], "#include <…>")?;
+                line[1..close].iter().map(Token::text).collect()
+            }
+            _ => {
+                return Err(pp_error(
+                    at,
+                    "`#include` needs a file name: `#include \"file\"` or `#include <file>`",
+                ))
+            }
+        };
+        if name.is_empty() {
+            return Err(pp_error(at, "`#include` with an empty file name"));
+        }
+        let current = self
+            .files
+            .last()
+            .map(|f| f.path.clone())
+            .unwrap_or_default();
+        let path = current.parent().unwrap_or(Path::new("")).join(&name);
+        let depth = self.ctx.include_depth as usize + self.files.len();
+        if depth > self.ctx.limits.max_include_depth as usize {
+            return Err(Diagnostic::new(
+                ErrorKind::IncludeTooDeep,
+                at,
+                format!(
+                    "includes are nested deeper than {} files",
+                    self.ctx.limits.max_include_depth
+                ),
+            ));
+        }
+        let key = path.to_string_lossy().to_ascii_lowercase();
+        if self
+            .files
+            .iter()
+            .any(|f| f.path.to_string_lossy().to_ascii_lowercase() == key)
+        {
+            let chain: Vec<String> = self
+                .files
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .chain([path.display().to_string()])
+                .collect();
+            return Err(Diagnostic::new(
+                ErrorKind::IncludeCycle,
+                at,
+                format!("`{}` includes itself", path.display()),
+            )
+            .with_note(format!("include chain: {}", chain.join(" -> "))));
+        }
+        let file = read_source(self.ctx.fs, self.ctx.sources, self.ctx.limits, &path, at)?;
+        self.files.push(FileState {
+            lexer: Lexer::new(file.id, file.text.clone()),
+            pushback: Vec::new(),
+            conds: Vec::new(),
+            path: file.path,
+        });
+        Ok(())
+    }
+
+    /// `enum { A, B = 5, C }` after the `enum` name: defines `A` = 0, `B` = 5, `C` = 6.
+    fn enumeration(&mut self, kw: &Token) -> Result<(), Diagnostic> {
+        let unterminated = |span| pp_error(span, "this `enum` block is not closed with `}`");
+        match self.next_token()? {
+            Some(t) if t.is(Punct::LBrace) => {}
+            Some(t) => {
+                return Err(pp_error(
+                    t.span,
+                    format!("expected `{{` after `enum`, found {t}"),
+                ))
+            }
+            None => return Err(unterminated(kw.span)),
+        }
+        let mut value: i64 = 0;
+        loop {
+            let t = self.next_token()?.ok_or_else(|| unterminated(kw.span))?;
+            if t.is(Punct::RBrace) {
+                return self.end_enum();
+            }
+            let Some(name) = t.name().map(Rc::<str>::from) else {
+                return Err(pp_error(
+                    t.span,
+                    format!("expected an enum member name, found {t}"),
+                ));
+            };
+            let mut next = self.next_token()?.ok_or_else(|| unterminated(kw.span))?;
+            if next.is(Punct::Assign) {
+                let mut v = self.next_token()?.ok_or_else(|| unterminated(kw.span))?;
+                let negative = v.is(Punct::Minus);
+                if negative {
+                    v = self.next_token()?.ok_or_else(|| unterminated(kw.span))?;
+                }
+                let n = match &v.kind {
+                    TokenKind::Number(n) if !n.is_float => n.int.map(|i| i as i64),
+                    _ => None,
+                };
+                let Some(n) = n else {
+                    return Err(pp_error(v.span, format!("expected an integer, found {v}")));
+                };
+                value = if negative { n.wrapping_neg() } else { n };
+                next = self.next_token()?.ok_or_else(|| unterminated(kw.span))?;
+            }
+            self.macros.define_int(name, value);
+            if next.is(Punct::RBrace) {
+                return self.end_enum();
+            }
+            if !next.is(Punct::Comma) {
+                return Err(pp_error(
+                    next.span,
+                    format!("expected `,` or `}}` in the `enum` block, found {next}"),
+                ));
+            }
+            value = value.wrapping_add(1);
+        }
+    }
+
+    /// Skips an optional `;` after an `enum` block.
+    fn end_enum(&mut self) -> Result<(), Diagnostic> {
+        if let Some(t) = self.next_token()? {
+            if !t.is(Punct::Semi) {
+                self.pending.push(t);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The one name a `#ifdef` / `#ifndef` / `#undef` line holds.
+fn single_name<'t>(line: &'t [Token], at: Span, directive: &str) -> Result<&'t str, Diagnostic> {
+    let Some(first) = line.first() else {
+        return Err(pp_error(at, format!("`#{directive}` needs a macro name")));
+    };
+    let Some(name) = first.name() else {
+        return Err(pp_error(
+            first.span,
+            format!("expected a macro name after `#{directive}`, found {first}"),
+        ));
+    };
+    no_more(&line[1..], &format!("#{directive}"))?;
+    Ok(name)
+}
+
+/// Errors if a directive line has tokens left.
+fn no_more(rest: &[Token], directive: &str) -> Result<(), Diagnostic> {
+    match rest.first() {
+        Some(t) => Err(pp_error(
+            t.span,
+            format!("unexpected {t} at the end of the `{directive}` line"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn game_diverges(at: Span, msg: &str, note: &str) -> Diagnostic {
+    Diagnostic::new(ErrorKind::Unsupported, at, msg).with_note(note)
+}

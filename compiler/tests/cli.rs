@@ -1,0 +1,159 @@
+//! The `btvm` binary behaves like a good Unix tool: exit codes, stdout for results, stderr for
+//! rustc-style diagnostics.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn btvm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_btvm"))
+        .args(args)
+        .arg("--color=never")
+        .output()
+        .unwrap()
+}
+
+fn spec(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../spec")
+        .join(p)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn temp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("btvm-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn check_accepts_a_valid_tree() {
+    let out = btvm(&["check", &spec("examples/guard.bt")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("guard.bt: ok"));
+    let out = btvm(&["check", "--quiet", &spec("examples/guard.bt")]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn check_reports_errors_with_position_and_snippet() {
+    let bad = temp("bad.bt", "selector\n{\n    action figth\n}\n");
+    let out = btvm(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("error"), "{err}");
+    assert!(err.contains("bad.bt:3:12"), "{err}");
+    assert!(err.contains("action figth"), "snippet missing: {err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn check_of_several_files_fails_if_any_fails() {
+    let bad = temp("bad2.bt", "sequence {");
+    let out = btvm(&["check", &spec("examples/guard.bt"), bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("guard.bt: ok"));
+    assert!(text(&out.stderr).contains("1 of 2 files failed"));
+}
+
+#[test]
+fn run_prints_the_trace() {
+    let out = btvm(&[
+        "run",
+        &spec("examples/guard.bt"),
+        "--scenario",
+        &spec("examples/guard.scn"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("tick 0 now 1000\n"), "{stdout}");
+    assert_eq!(stdout.matches("\n  root ").count(), 12);
+    let out = btvm(&[
+        "run",
+        &spec("examples/guard.bt"),
+        "--scenario",
+        &spec("examples/guard.scn"),
+        "--ticks",
+        "3",
+        "--summary",
+    ]);
+    assert!(
+        text(&out.stdout).starts_with("3 ticks x 1 agents on reference"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn run_reports_scenario_errors() {
+    let scn = temp("bad.scn", "ticks 3\nanswer = 1\n");
+    let out = btvm(&[
+        "run",
+        &spec("examples/guard.bt"),
+        "--scenario",
+        scn.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("bad.scn:2:8"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn fmt_prints_native_syntax_that_reads_back() {
+    let out = btvm(&["fmt", &spec("examples/guard.bt")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let native = text(&out.stdout);
+    assert!(native.starts_with("btvm 1;"), "{native}");
+    let p = temp("guard.btn", &native);
+    let again = btvm(&["fmt", p.to_str().unwrap()]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert_eq!(text(&again.stdout), native);
+    // The native form runs exactly like the source.
+    let a = btvm(&[
+        "run",
+        &spec("examples/guard.bt"),
+        "--scenario",
+        &spec("examples/guard.scn"),
+    ]);
+    let b = btvm(&[
+        "run",
+        p.to_str().unwrap(),
+        "--scenario",
+        &spec("examples/guard.scn"),
+    ]);
+    assert_eq!(text(&a.stdout), text(&b.stdout));
+}
+
+#[test]
+fn unknown_extension_needs_a_dialect() {
+    let p = temp("tree.txt", "selector { }");
+    let out = btvm(&["check", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--dialect"));
+    let out = btvm(&["check", "--dialect", "unvanquished", p.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(btvm(&["run"]).status.code(), Some(2));
+    assert_eq!(
+        btvm(&["check", "--dialect", "klingon", "x.bt"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let help = btvm(&["run", "--help"]);
+    assert!(help.status.success());
+    assert!(text(&help.stdout).contains("--scenario"));
+}

@@ -1,0 +1,812 @@
+//! Proptest generators of IR trees that pass [`Tree::validate`].
+//!
+//! The generators are meant for any property over whole trees: printer/parser round trips,
+//! equivalence of the reference interpreter and the engines, checker robustness. They cover
+//! every [`NodeKind`], every knob value, every [`Expr`] variant and every [`Lit`] form (negative
+//! and extreme integers, `-0.0`, infinities, NaNs with any payload, strings with quotes,
+//! backslashes, control characters and non-ASCII), named arguments, both import kinds, all
+//! [`TreeConfig`] values, several roots and subtrees reached through `include`.
+//!
+//! Everything is built in two steps, because node generators need to know what they may refer
+//! to: first the tables ([`tables`]), then nodes drawn against a [`Scope`] describing those
+//! tables ([`node`], [`entry_body`], [`expr`]). [`tree`] does both and assembles the result with
+//! [`TreeBuilder`], so the arena is canonical. Sizes are bounded by a [`GenConfig`].
+//!
+//! Names are drawn from [`name`], which mixes plain identifiers, words the native syntax uses
+//! as keywords and arbitrary text, and are made unique per table (imports per kind, so an action
+//! and a function may share a name).
+
+use btvm::{Import, ImportId, ImportKind, Status};
+use proptest::collection::vec;
+use proptest::option;
+use proptest::prelude::*;
+use proptest::sample::select;
+use proptest::strategy::{BoxedStrategy, Just, Strategy, Union};
+
+use btvm_compiler::ir::{
+    Abort, Arg, BinOp, CallExpr, Composite, Cooldown, Decider, Dialect, Expr, FlagTest, Group,
+    GroupScope, Guard, GuardEval, Hooks, Lit, LogStatus, Loop, Model, NodeBuf, NodeKind, Parallel,
+    Policy, Precision, Precondition, Priority, Quorum, Resume, RootFinish, SendEvent, Sharing,
+    StateNode, StatusMap, SubtreeId, TimestampDecl, TimestampId, Transition, Tree, TreeBuilder,
+    TreeConfig, Trigger, TsQuery, Type, Var, VarId, Wait, WaitForEvent,
+};
+use btvm_compiler::source::Span;
+
+/// Size bounds for generated trees. The defaults give trees of a few dozen nodes, which keep a
+/// few hundred cases fast in debug builds while still reaching every kind and knob.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    /// Nesting levels of composite/decorator nodes above the leaves.
+    pub node_depth: u32,
+    /// The node count proptest aims for per entry (a soft bound).
+    pub node_size: u32,
+    /// Most children of one composite.
+    pub max_children: usize,
+    /// Nesting levels of unary/binary/call expressions above the leaves.
+    pub expr_depth: u32,
+    /// Most arguments of one call.
+    pub max_args: usize,
+    /// Most imports of each kind (there is always at least one of each).
+    pub max_imports: usize,
+    /// Most variables.
+    pub max_vars: usize,
+    /// Most timestamps.
+    pub max_timestamps: usize,
+    /// Most signal bindings (none when there are no variables).
+    pub max_signals: usize,
+    /// Most entry points (there is always at least one).
+    pub max_roots: usize,
+    /// Most subtrees.
+    pub max_subtrees: usize,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        GenConfig {
+            node_depth: 5,
+            node_size: 48,
+            max_children: 4,
+            expr_depth: 3,
+            max_args: 3,
+            max_imports: 3,
+            max_vars: 3,
+            max_timestamps: 3,
+            max_signals: 2,
+            max_roots: 2,
+            max_subtrees: 2,
+        }
+    }
+}
+
+/// What node and expression generators may refer to: the tables of the tree being generated.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    /// Ids of the action imports.
+    pub actions: Vec<ImportId>,
+    /// Ids of the function imports.
+    pub functions: Vec<ImportId>,
+    /// Number of imports of either kind.
+    pub imports: u32,
+    /// Number of variables.
+    pub vars: u32,
+    /// Number of timestamps.
+    pub timestamps: u32,
+    /// Number of subtrees.
+    pub subtrees: u32,
+}
+
+impl Scope {
+    /// The scope of an import table and the sizes of the other tables.
+    pub fn new(imports: &[Import], vars: usize, timestamps: usize, subtrees: usize) -> Scope {
+        let of_kind = |k: ImportKind| {
+            imports
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| i.kind == k)
+                .map(|(n, _)| ImportId(n as u32))
+                .collect()
+        };
+        Scope {
+            actions: of_kind(ImportKind::Action),
+            functions: of_kind(ImportKind::Function),
+            imports: imports.len() as u32,
+            vars: vars as u32,
+            timestamps: timestamps as u32,
+            subtrees: subtrees as u32,
+        }
+    }
+}
+
+// ---- text and names ----------------------------------------------------------------------
+
+/// Characters that stress quoting and lexing.
+const TRICKY: &[char] = &[
+    '"', '\\', '\n', '\t', '\r', '\0', '\u{7f}', '\u{1b}', ' ', 'é', 'ß', '😀', '\u{2028}', '{',
+    '}', '(', ')', '/', '*', '$', '@', '-', '.', '0',
+];
+
+/// Arbitrary short strings, biased towards characters that need escaping.
+pub fn text() -> BoxedStrategy<String> {
+    let ch = prop_oneof![
+        3 => proptest::char::range('a', 'z'),
+        2 => select(TRICKY),
+        1 => any::<char>(),
+    ];
+    vec(ch, 0..8)
+        .prop_map(|cs| cs.into_iter().collect())
+        .boxed()
+}
+
+/// Words the native syntax gives a meaning somewhere, to check names that collide with them.
+pub const SYNTAX_WORDS: &[&str] = &[
+    "true", "false", "nan", "inf", "action", "function", "root", "subtree", "state", "case",
+    "loop", "on", "when", "exit", "enter", "random", "success", "failure", "running", "yield",
+    "include", "behavior", "long", "every", "forever", "shared", "import", "var", "signal",
+];
+
+/// Names: identifiers (with dots), syntax words and arbitrary text.
+pub fn name() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => "[A-Za-z_][A-Za-z0-9_.]{0,7}",
+        1 => select(SYNTAX_WORDS).prop_map(str::to_string),
+        1 => select(&["a", "b", "move", "x"][..]).prop_map(str::to_string),
+        2 => text(),
+    ]
+    .boxed()
+}
+
+/// Makes names unique by suffixing repeats (`a`, `a_1`, …), keeping their order.
+pub fn make_unique(names: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for n in names {
+        let mut candidate = n.clone();
+        let mut k = 1;
+        while out.contains(&candidate) {
+            candidate = format!("{n}_{k}");
+            k += 1;
+        }
+        out.push(candidate);
+    }
+    out
+}
+
+/// Between `min` and `max` distinct names.
+pub fn unique_names(min: usize, max: usize) -> BoxedStrategy<Vec<String>> {
+    vec(name(), min..=max.max(min))
+        .prop_map(make_unique)
+        .boxed()
+}
+
+// ---- literals ----------------------------------------------------------------------------
+
+/// Any status.
+pub fn status() -> BoxedStrategy<Status> {
+    select(&Status::ALL[..]).boxed()
+}
+
+/// Integers, with the extremes and small negatives well represented.
+pub fn int() -> BoxedStrategy<i64> {
+    prop_oneof![
+        2 => -1000i64..1000,
+        1 => select(&[0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1, i32::MIN as i64][..]),
+        2 => any::<i64>(),
+    ]
+    .boxed()
+}
+
+/// Floats: special values, ordinary values, and arbitrary bit patterns (so NaNs with any sign
+/// and payload, subnormals and both zeros all occur).
+pub fn float() -> BoxedStrategy<f64> {
+    prop_oneof![
+        2 => select(&[
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            0.25,
+            -2.5,
+            1e20,
+            -1e20,
+            1.5e-7,
+            1e16,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ][..]),
+        2 => any::<f64>(),
+        1 => any::<u64>().prop_map(f64::from_bits),
+        1 => any::<u64>().prop_map(|b| f64::from_bits((b & 0x800f_ffff_ffff_ffff) | 0x7ff0_0000_0000_0001)),
+        1 => (-1000i32..1000).prop_map(|i| f64::from(i) / 8.0),
+    ]
+    .boxed()
+}
+
+/// Any literal.
+pub fn lit() -> BoxedStrategy<Lit> {
+    prop_oneof![
+        any::<bool>().prop_map(Lit::Bool),
+        int().prop_map(Lit::Int),
+        float().prop_map(Lit::Float),
+        text().prop_map(Lit::Str),
+    ]
+    .boxed()
+}
+
+/// A literal of the given variable type.
+pub fn lit_of(ty: Type) -> BoxedStrategy<Lit> {
+    match ty {
+        Type::Bool => any::<bool>().prop_map(Lit::Bool).boxed(),
+        Type::Int => int().prop_map(Lit::Int).boxed(),
+        Type::Float => float().prop_map(Lit::Float).boxed(),
+    }
+}
+
+// ---- expressions -------------------------------------------------------------------------
+
+/// Expressions over `scope`: every variant, every operator, calls with positional and named
+/// arguments.
+pub fn expr(scope: &Scope, cfg: &GenConfig) -> BoxedStrategy<Expr> {
+    let mut leaves: Vec<BoxedStrategy<Expr>> = vec![
+        lit().prop_map(Expr::Lit).boxed(),
+        lit().prop_map(Expr::Lit).boxed(),
+        Just(Expr::Random).boxed(),
+    ];
+    if scope.vars > 0 {
+        leaves.push((0..scope.vars).prop_map(|v| Expr::Var(VarId(v))).boxed());
+    }
+    if scope.imports > 0 {
+        leaves.push(
+            (0..scope.imports)
+                .prop_map(|i| Expr::Bound(ImportId(i)))
+                .boxed(),
+        );
+    }
+    if scope.timestamps > 0 {
+        let q = select(&[TsQuery::EverSet, TsQuery::Valid, TsQuery::Elapsed][..]);
+        leaves.push(
+            (0..scope.timestamps, q)
+                .prop_map(|(t, q)| Expr::Timestamp(TimestampId(t), q))
+                .boxed(),
+        );
+    }
+    if !scope.functions.is_empty() {
+        leaves.push(
+            select(scope.functions.clone())
+                .prop_map(|import| {
+                    Expr::Call(CallExpr {
+                        import,
+                        args: Vec::new(),
+                    })
+                })
+                .boxed(),
+        );
+    }
+    let functions = scope.functions.clone();
+    let max_args = cfg.max_args;
+    Union::new(leaves)
+        .prop_recursive(cfg.expr_depth, 16, 3, move |inner| {
+            let mut ops: Vec<BoxedStrategy<Expr>> = vec![
+                inner.clone().prop_map(|e| Expr::Not(Box::new(e))).boxed(),
+                inner.clone().prop_map(|e| Expr::Neg(Box::new(e))).boxed(),
+                (select(&BinOp::ALL[..]), inner.clone(), inner.clone())
+                    .prop_map(|(op, a, b)| Expr::binary(op, a, b))
+                    .boxed(),
+                (select(&BinOp::ALL[..]), inner.clone(), inner.clone())
+                    .prop_map(|(op, a, b)| Expr::binary(op, a, b))
+                    .boxed(),
+            ];
+            if !functions.is_empty() {
+                ops.push(
+                    (
+                        select(functions.clone()),
+                        vec(arg(inner.clone()), 0..=max_args),
+                    )
+                        .prop_map(|(import, args)| Expr::Call(CallExpr { import, args }))
+                        .boxed(),
+                );
+            }
+            Union::new(ops)
+        })
+        .boxed()
+}
+
+/// A call argument, named a third of the time.
+pub fn arg(value: BoxedStrategy<Expr>) -> BoxedStrategy<Arg> {
+    (option::weighted(0.35, name()), value)
+        .prop_map(|(name, value)| Arg { name, value })
+        .boxed()
+}
+
+// ---- nodes -------------------------------------------------------------------------------
+
+fn node_name() -> BoxedStrategy<Option<String>> {
+    option::weighted(0.2, text()).boxed()
+}
+
+fn mk(kind: NodeKind, name: Option<String>, children: Vec<NodeBuf>) -> NodeBuf {
+    NodeBuf {
+        kind,
+        name,
+        span: Span::DUMMY,
+        children,
+    }
+}
+
+fn guard_eval() -> BoxedStrategy<GuardEval> {
+    select(
+        &[
+            GuardEval::EveryTick,
+            GuardEval::OnEntry,
+            GuardEval::OnChange,
+        ][..],
+    )
+    .boxed()
+}
+
+fn quorum() -> BoxedStrategy<Quorum> {
+    select(&[Quorum::All, Quorum::Any][..]).boxed()
+}
+
+fn flag_test() -> BoxedStrategy<FlagTest> {
+    (any::<u32>(), any::<bool>(), any::<bool>())
+        .prop_map(|(mask, all, set)| FlagTest { mask, all, set })
+        .boxed()
+}
+
+/// Leaf nodes over `scope` (`include` and action-based kinds only when the scope allows).
+pub fn leaf(scope: &Scope, cfg: &GenConfig) -> BoxedStrategy<NodeBuf> {
+    let e = expr(scope, cfg);
+    let mut kinds: Vec<BoxedStrategy<NodeKind>> = vec![
+        e.clone().prop_map(NodeKind::Condition).boxed(),
+        status().prop_map(NodeKind::Const).boxed(),
+        Just(NodeKind::Yield).boxed(),
+        (
+            prop_oneof![int(), -5i64..5000],
+            prop_oneof![any::<u32>(), 0u32..100],
+            status(),
+        )
+            .prop_map(|(ms, variation_ms, result)| {
+                NodeKind::Wait(Wait {
+                    ms,
+                    variation_ms,
+                    result,
+                })
+            })
+            .boxed(),
+        e.clone().prop_map(NodeKind::WaitUntil).boxed(),
+        (text(), status())
+            .prop_map(|(event, then)| NodeKind::SendEvent(SendEvent { event, then }))
+            .boxed(),
+        (text(), status())
+            .prop_map(|(event, result)| NodeKind::WaitForEvent(WaitForEvent { event, result }))
+            .boxed(),
+        text().prop_map(NodeKind::Log).boxed(),
+        text().prop_map(NodeKind::Select).boxed(),
+    ];
+    if scope.subtrees > 0 {
+        kinds.push(
+            (0..scope.subtrees)
+                .prop_map(|s| NodeKind::Include(SubtreeId(s)))
+                .boxed(),
+        );
+    }
+    if !scope.actions.is_empty() {
+        let actions = select(scope.actions.clone());
+        kinds.push(
+            (actions.clone(), vec(arg(e.clone()), 0..=cfg.max_args))
+                .prop_map(|(import, args)| NodeKind::Action(CallExpr { import, args }))
+                .boxed(),
+        );
+        kinds.push(actions.prop_map(NodeKind::Behavior).boxed());
+    }
+    (Union::new(kinds), node_name())
+        .prop_map(|(kind, name)| mk(kind, name, Vec::new()))
+        .boxed()
+}
+
+/// A `case` arm around `child`.
+pub fn case(e: BoxedStrategy<Expr>, child: BoxedStrategy<NodeBuf>) -> BoxedStrategy<NodeBuf> {
+    (e, node_name(), child)
+        .prop_map(|(c, name, child)| mk(NodeKind::Case(c), name, vec![child]))
+        .boxed()
+}
+
+/// A raw transition whose target is reduced modulo the number of states later.
+fn transition(e: BoxedStrategy<Expr>) -> BoxedStrategy<Transition> {
+    let on = prop_oneof![text().prop_map(Trigger::Event), e.prop_map(Trigger::When),];
+    (on, 0u32..16)
+        .prop_map(|(on, to)| Transition { on, to })
+        .boxed()
+}
+
+/// A `state` around `child` with up to three transitions to targets in `0..16`.
+pub fn state(e: BoxedStrategy<Expr>, child: BoxedStrategy<NodeBuf>) -> BoxedStrategy<NodeBuf> {
+    (node_name(), vec(transition(e), 0..3), child)
+        .prop_map(|(name, transitions, child)| {
+            mk(
+                NodeKind::State(StateNode { transitions }),
+                name,
+                vec![child],
+            )
+        })
+        .boxed()
+}
+
+/// A `decider` around `child`, with every precondition optional.
+pub fn decider(e: BoxedStrategy<Expr>, child: BoxedStrategy<NodeBuf>) -> BoxedStrategy<NodeBuf> {
+    (
+        (
+            option::of(any::<u32>()),
+            option::of(flag_test()),
+            option::of(flag_test()),
+        ),
+        option::of(e),
+        any::<bool>(),
+        node_name(),
+        child,
+    )
+        .prop_map(
+            |((every_ms, decision, stimuli), decide, decide_on_redecide, name, child)| {
+                let d = Decider {
+                    pre: Precondition {
+                        every_ms,
+                        decision,
+                        stimuli,
+                    },
+                    decide,
+                    decide_on_redecide,
+                };
+                mk(NodeKind::Decider(d), name, vec![child])
+            },
+        )
+        .boxed()
+}
+
+/// Nodes over `scope`: every kind, with `case`, `state` and `decider` only under their parents.
+pub fn node(scope: &Scope, cfg: &GenConfig) -> BoxedStrategy<NodeBuf> {
+    let scope = scope.clone();
+    let cfg = cfg.clone();
+    let e = expr(&scope, &cfg);
+    leaf(&scope, &cfg)
+        .prop_recursive(cfg.node_depth, cfg.node_size, 3, move |inner| {
+            let kids = vec(inner.clone(), 0..=cfg.max_children);
+            let resume = select(
+                &[
+                    Resume::Restart,
+                    Resume::Remember,
+                    Resume::RunningList,
+                    Resume::Cursor,
+                ][..],
+            );
+            let composite = (resume, any::<bool>(), option::weighted(0.3, e.clone())).prop_map(
+                |(resume, looping, cond)| Composite {
+                    resume,
+                    looping,
+                    cond,
+                },
+            );
+            let actions = scope.actions.clone();
+            let opt_action = move || -> BoxedStrategy<Option<ImportId>> {
+                if actions.is_empty() {
+                    Just(None).boxed()
+                } else {
+                    option::of(select(actions.clone())).boxed()
+                }
+            };
+            let one = |kind: BoxedStrategy<NodeKind>| {
+                (kind, node_name(), inner.clone())
+                    .prop_map(|(k, name, child)| mk(k, name, vec![child]))
+                    .boxed()
+            };
+            let many = |kind: BoxedStrategy<NodeKind>| {
+                (kind, node_name(), kids.clone())
+                    .prop_map(|(k, name, children)| mk(k, name, children))
+                    .boxed()
+            };
+            let n = 0..=cfg.max_children;
+            let options: Vec<BoxedStrategy<NodeBuf>> = vec![
+                many(composite.clone().prop_map(NodeKind::Sequence).boxed()),
+                many(composite.prop_map(NodeKind::Selector).boxed()),
+                many(
+                    (quorum(), quorum(), any::<bool>(), any::<bool>())
+                        .prop_map(|(success, failure, stop_on_failure, remember)| {
+                            NodeKind::Parallel(Parallel {
+                                success,
+                                failure,
+                                stop_on_failure,
+                                remember,
+                            })
+                        })
+                        .boxed(),
+                ),
+                (
+                    guard_eval(),
+                    node_name(),
+                    vec(case(e.clone(), inner.clone()), n.clone()),
+                )
+                    .prop_map(|(repick, name, cases)| {
+                        mk(NodeKind::Priority(Priority { repick }), name, cases)
+                    })
+                    .boxed(),
+                (node_name(), vec(state(e.clone(), inner.clone()), n.clone()))
+                    .prop_map(|(name, mut states)| {
+                        let count = states.len() as u32;
+                        for s in &mut states {
+                            if let NodeKind::State(st) = &mut s.kind {
+                                for t in &mut st.transitions {
+                                    t.to %= count.max(1);
+                                }
+                            }
+                        }
+                        mk(NodeKind::StateMachine, name, states)
+                    })
+                    .boxed(),
+                (
+                    select(
+                        &[
+                            Policy::Prioritized,
+                            Policy::Sequential,
+                            Policy::Random,
+                            Policy::Scored,
+                        ][..],
+                    ),
+                    opt_action(),
+                    node_name(),
+                    vec(decider(e.clone(), inner.clone()), n),
+                )
+                    .prop_map(|(policy, behavior, name, deciders)| {
+                        mk(NodeKind::Group(Group { policy, behavior }), name, deciders)
+                    })
+                    .boxed(),
+                one(Just(NodeKind::Invert).boxed()),
+                one((status(), status(), status())
+                    .prop_map(|(failure, success, running)| {
+                        NodeKind::MapStatus(StatusMap {
+                            failure,
+                            success,
+                            running,
+                        })
+                    })
+                    .boxed()),
+                one(prop_oneof![any::<u32>(), 0u32..10_000]
+                    .prop_map(|ms| NodeKind::Cooldown(Cooldown { ms }))
+                    .boxed()),
+                one((e.clone(), guard_eval())
+                    .prop_map(|(cond, eval)| NodeKind::Guard(Guard { cond, eval }))
+                    .boxed()),
+                one((option::of(any::<u32>()), status())
+                    .prop_map(|(count, exit_on)| NodeKind::Loop(Loop { count, exit_on }))
+                    .boxed()),
+                one((text(), any::<u32>())
+                    .prop_map(|(scope, max_users)| {
+                        NodeKind::GroupScope(GroupScope { scope, max_users })
+                    })
+                    .boxed()),
+                one((opt_action(), opt_action())
+                    .prop_map(|(enter, exit)| NodeKind::Hooks(Hooks { enter, exit }))
+                    .boxed()),
+                one((option::of(text()), option::of(text()), option::of(text()))
+                    .prop_map(|(start, success, failure)| {
+                        NodeKind::LogStatus(LogStatus {
+                            start,
+                            success,
+                            failure,
+                        })
+                    })
+                    .boxed()),
+            ];
+            Union::new(options)
+        })
+        .boxed()
+}
+
+/// The body of an entry point or subtree: usually any [`node`], sometimes a bare `case`,
+/// `state` (with unchecked transition targets) or `decider`, which [`Tree::validate`] allows
+/// where there is no parent.
+pub fn entry_body(scope: &Scope, cfg: &GenConfig) -> BoxedStrategy<NodeBuf> {
+    let n = node(scope, cfg);
+    let e = expr(scope, cfg);
+    prop_oneof![
+        6 => n.clone(),
+        1 => case(e.clone(), n.clone()),
+        1 => state(e.clone(), n.clone()),
+        1 => decider(e, n),
+    ]
+    .boxed()
+}
+
+// ---- tables and trees --------------------------------------------------------------------
+
+/// Every dialect with arbitrary tree-wide knobs (not necessarily the dialect's own).
+pub fn tree_config() -> BoxedStrategy<(Dialect, TreeConfig)> {
+    let model = prop_oneof![
+        any::<u32>().prop_map(|capacity| Model::RunningList { capacity }),
+        any::<u32>().prop_map(|runaway_limit| Model::Cursor { runaway_limit }),
+        Just(Model::Lifecycle),
+        Just(Model::Selection),
+        any::<u32>().prop_map(|redecide_limit| Model::Decider { redecide_limit }),
+    ];
+    (
+        select(&Dialect::ALL[..]),
+        model,
+        select(
+            &[
+                RootFinish::Rerun,
+                RootFinish::RestartOrStop,
+                RootFinish::Stop,
+            ][..],
+        ),
+        select(&[Abort::Abandon, Abort::Terminate][..]),
+        select(&[Precision::Single, Precision::Double][..]),
+    )
+        .prop_map(|(dialect, model, root_finish, abort, precision)| {
+            (
+                dialect,
+                TreeConfig {
+                    model,
+                    root_finish,
+                    abort,
+                    precision,
+                },
+            )
+        })
+        .boxed()
+}
+
+/// Imports of one kind with distinct names.
+fn imports_of(kind: ImportKind, max: usize) -> BoxedStrategy<Vec<Import>> {
+    (
+        unique_names(1, max),
+        vec((any::<u8>(), any::<u8>(), any::<bool>()), max),
+    )
+        .prop_map(move |(names, knobs)| {
+            names
+                .into_iter()
+                .zip(knobs)
+                .map(|(name, (min_args, max_args, long_running))| Import {
+                    name,
+                    kind,
+                    min_args,
+                    max_args,
+                    long_running,
+                })
+                .collect()
+        })
+        .boxed()
+}
+
+/// The tables of a tree: at least one import of each kind (interleaved in random order),
+/// typed variables with defaults of their type, and timestamps with optional events and
+/// `exclusive` links (possibly to later ones or to themselves).
+#[derive(Clone, Debug)]
+pub struct Tables {
+    /// The import table.
+    pub imports: Vec<Import>,
+    /// The variables.
+    pub vars: Vec<Var>,
+    /// The timestamps.
+    pub timestamps: Vec<TimestampDecl>,
+}
+
+/// Generates [`Tables`].
+pub fn tables(cfg: &GenConfig) -> BoxedStrategy<Tables> {
+    let imports = (
+        imports_of(ImportKind::Action, cfg.max_imports),
+        imports_of(ImportKind::Function, cfg.max_imports),
+    )
+        .prop_flat_map(|(mut a, f)| {
+            a.extend(f);
+            Just(a).prop_shuffle()
+        });
+    let ty = select(&[Type::Bool, Type::Int, Type::Float][..]);
+    let vars = unique_names(0, cfg.max_vars).prop_flat_map(move |names| {
+        let n = names.len();
+        (Just(names), vec(ty.clone(), n)).prop_flat_map(|(names, tys)| {
+            let defaults: Vec<_> = tys.iter().map(|t| lit_of(*t)).collect();
+            (Just(names), Just(tys), defaults).prop_map(|(names, tys, defaults)| {
+                names
+                    .into_iter()
+                    .zip(tys)
+                    .zip(defaults)
+                    .map(|((name, ty), default)| Var { name, ty, default })
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    let timestamps = unique_names(0, cfg.max_timestamps).prop_flat_map(|names| {
+        let n = names.len() as u32;
+        let link = option::of(0..n.max(1));
+        (
+            Just(names.clone()),
+            vec((option::of(text()), link), names.len()),
+        )
+            .prop_map(move |(names, knobs)| {
+                names
+                    .into_iter()
+                    .zip(knobs)
+                    .map(|(name, (set_on, link))| TimestampDecl {
+                        name,
+                        set_on,
+                        exclusive_to: link.filter(|_| n > 0).map(TimestampId),
+                    })
+                    .collect::<Vec<_>>()
+            })
+    });
+    (imports, vars, timestamps)
+        .prop_map(|(imports, vars, timestamps)| Tables {
+            imports,
+            vars,
+            timestamps,
+        })
+        .boxed()
+}
+
+/// Whole trees that pass [`Tree::validate`]: tables, signals, one or more entry points and
+/// zero or more subtrees (both sharing modes) that nodes may `include`, under any dialect and
+/// [`TreeConfig`].
+pub fn tree(cfg: GenConfig) -> BoxedStrategy<Tree> {
+    (
+        tables(&cfg),
+        unique_names(1, cfg.max_roots),
+        unique_names(0, cfg.max_subtrees),
+        tree_config(),
+    )
+        .prop_flat_map(move |(tables, roots, subs, config)| {
+            let scope = Scope::new(
+                &tables.imports,
+                tables.vars.len(),
+                tables.timestamps.len(),
+                subs.len(),
+            );
+            let signals = if scope.vars == 0 {
+                Just(Vec::new()).boxed()
+            } else {
+                vec(
+                    (text(), 0..scope.vars, expr(&scope, &cfg)),
+                    0..=cfg.max_signals,
+                )
+                .boxed()
+            };
+            let body = entry_body(&scope, &cfg);
+            let sharing = select(&[Sharing::Shared, Sharing::PerSite][..]);
+            (
+                Just(tables),
+                Just(config),
+                signals,
+                vec(body.clone(), roots.len())
+                    .prop_map(move |b| roots.clone().into_iter().zip(b).collect::<Vec<_>>()),
+                vec((sharing, body), subs.len())
+                    .prop_map(move |b| subs.clone().into_iter().zip(b).collect::<Vec<_>>()),
+            )
+        })
+        .prop_map(|(tables, (dialect, config), signals, roots, subs)| {
+            let mut b = TreeBuilder::new(dialect);
+            b.config(config);
+            for i in tables.imports {
+                b.import(i);
+            }
+            for v in tables.vars {
+                b.var(v);
+            }
+            for t in tables.timestamps {
+                b.timestamp(t);
+            }
+            for (event, var, value) in signals {
+                b.signal(event, VarId(var), value);
+            }
+            for (name, body) in roots {
+                b.root(name, body);
+            }
+            for (name, (sharing, body)) in subs {
+                let id = b.declare_subtree(name, sharing, Span::DUMMY);
+                b.define_subtree(id, body);
+            }
+            b.finish().expect("generated trees always have a root")
+        })
+        .boxed()
+}
