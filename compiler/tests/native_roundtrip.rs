@@ -19,7 +19,7 @@ use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 use support::gen::{self, GenConfig};
 
 /// Cases per run unless `PROPTEST_CASES` says otherwise.
-const DEFAULT_CASES: u32 = 256;
+const DEFAULT_CASES: u32 = 1024;
 
 fn config() -> ProptestConfig {
     let mut c = ProptestConfig::default();

@@ -562,7 +562,7 @@ fn self_referencing_macros_terminate() {
     let t = load_src("#define P(x) (x)\ncondition P(P(P(1)))");
     assert_eq!(show_main(&t), "cond 1");
     // Recursion through arguments is cut off by the expansion budget.
-    let mut limits = Limits::default();
+    let mut limits = Limits::new();
     limits.max_expanded_tokens = 10_000;
     let (d, at) = err_with(&[("main.bt", "#define F(x) x(x)\ncondition F(F)")], &limits);
     assert_eq!(
@@ -764,7 +764,7 @@ fn include_depth_is_limited() {
         (ErrorKind::IncludeTooDeep, "/t/b63.bt:1:1")
     );
     // Node depth counts across includes, also for a behavior already loaded.
-    let mut limits = Limits::default();
+    let mut limits = Limits::new();
     limits.max_depth = 4;
     let ok = [
         ("main.bt", "selector { behavior b }"),
@@ -856,7 +856,7 @@ fn encoding_and_size_errors() {
     .unwrap_err();
     assert_eq!(d[0].kind, ErrorKind::InvalidUtf8);
     assert_eq!(sources.locate(d[0].span), "/t/main.bt:2:15");
-    let mut limits = Limits::default();
+    let mut limits = Limits::new();
     limits.max_source_bytes = 15;
     let (d, at) = err_with(&[("main.bt", "selector { action roam }")], &limits);
     assert_eq!(
@@ -919,7 +919,7 @@ fn preprocessor_errors() {
     assert_err("#endif junk", ErrorKind::Preprocessor, "1:8");
     assert_err("#include nothing", ErrorKind::Preprocessor, "1:1");
     // A file included from inside a behavior counts towards the include depth too.
-    let mut limits = Limits::default();
+    let mut limits = Limits::new();
     limits.max_include_depth = 1;
     let (d, at) = err_with(
         &[
@@ -1079,7 +1079,7 @@ fn too_many_nodes() {
         "23:5",
     );
     assert!(d.notes[0].contains("MAX_NODE_LIST"));
-    let mut limits = Limits::default();
+    let mut limits = Limits::new();
     limits.max_nodes = 3;
     let (d, at) = err_with(
         &[(

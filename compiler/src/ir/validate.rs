@@ -91,13 +91,8 @@ impl Tree {
                     self.check_expr(e)?;
                 }
             }
-            NodeKind::Priority(_) => {
-                if !child_kinds().all(|k| matches!(k, NodeKind::Case(_))) {
-                    return Err(format!(
-                        "node {}: priority children must be `case` nodes",
-                        id.0
-                    ));
-                }
+            NodeKind::Priority(_) if !child_kinds().all(|k| matches!(k, NodeKind::Case(_))) => {
+                return Err(format!("node {}: priority children must be `case` nodes", id.0));
             }
             NodeKind::StateMachine => {
                 if !child_kinds().all(|k| matches!(k, NodeKind::State(_))) {
@@ -147,10 +142,8 @@ impl Tree {
                     self.check_import(i, ImportKind::Action)?;
                 }
             }
-            NodeKind::Include(s) => {
-                if s.0 as usize >= self.subtrees.len() {
-                    return Err(format!("node {}: include of missing subtree {}", id.0, s.0));
-                }
+            NodeKind::Include(s) if s.0 as usize >= self.subtrees.len() => {
+                return Err(format!("node {}: include of missing subtree {}", id.0, s.0));
             }
             NodeKind::Action(call) => {
                 self.check_import(call.import, ImportKind::Action)?;

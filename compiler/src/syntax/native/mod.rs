@@ -1,6 +1,6 @@
 //! The native syntax: the canonical text form of the IR (`spec/native-syntax.md`).
 //!
-//! Every [`Tree`] prints in it ([`print`]) and reads back ([`parse`]) unchanged apart from
+//! Every [`Tree`] prints in it ([`print()`]) and reads back ([`parse()`]) unchanged apart from
 //! spans: `parse(print(t))` equals `t` after [`Tree::strip_spans`] for every tree that
 //! [validates](Tree::validate). Tests, fuzzers and bug reports speak it; `btvm fmt` prints it.
 //!

@@ -308,17 +308,8 @@ where
     T: Clone + 't,
     E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
 {
-    let mut iter = list.into_iter();
-    let Some((w, v)) = iter.next() else {
-        return empty()
-            .try_map(|_, span| Err(custom(ErrorKind::Syntax, span, "unreachable")))
-            .boxed();
-    };
-    let mut p = kw(w).to(v).boxed();
-    for (w, v) in iter {
-        p = p.or(kw(w).to(v)).boxed();
-    }
-    p
+    let alternatives: Vec<_> = list.into_iter().map(|(w, v)| kw(w).to(v)).collect();
+    choice(alternatives).boxed()
 }
 
 /// A name: an identifier or a string literal, with its span.
@@ -694,19 +685,7 @@ fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, BodyE<'s>> {
             .boxed();
 
         let level = |lower: P<'t, 's, Ex, BodyE<'s>>, ops: Vec<(Tok<'s>, BinOp)>| {
-            let mut op = None::<P<'t, 's, BinOp, BodyE<'s>>>;
-            for (t, b) in ops {
-                let p = just(t).to(b);
-                op = Some(match op {
-                    None => p.boxed(),
-                    Some(prev) => prev.or(p).boxed(),
-                });
-            }
-            let op = op.unwrap_or_else(|| {
-                empty()
-                    .try_map(|_, span| Err(custom(ErrorKind::Syntax, span, "no operator")))
-                    .boxed()
-            });
+            let op = choice(ops.into_iter().map(|(t, b)| just(t).to(b)).collect::<Vec<_>>());
             lower
                 .clone()
                 .foldl_with(

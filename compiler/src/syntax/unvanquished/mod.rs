@@ -21,10 +21,19 @@
 //! | `behavior NAME` | [`Include`](crate::ir::NodeKind::Include) of a shared subtree |
 //! | `selectClass { node }` (main file) | the second entry, `selectClass` |
 //!
-//! Files of this module, in pipeline order: [`lexer`](self) (bytes to tokens), `preprocess`
-//! with `macros` and `cond_expr` (directives, macro expansion, `#if`), `parser` with `expr` and
-//! `params` (tokens to nodes), `include` (files, behaviors, the tree builder), `files` (reading
-//! through the file system) and [`profile`] (the game's tables).
+//! Files of this module, in pipeline order:
+//!
+//! - `files`: reading a file through the [`FileSystem`] (size limit, UTF-8, source map).
+//! - `token`, `lexer`: bytes to tokens, as the game's tokenizer reads them.
+//! - `preprocess`, `macros`, `cond_expr`: directives, macro expansion, `#if` expressions.
+//! - `parser`, `expr`, `params`: tokens to IR nodes (node grammar, condition expressions,
+//!   parameter lists and literal typing).
+//! - `include`: the loader: `behavior` includes, the shared-subtree cache, the tree builder.
+//! - [`profile`]: the game's symbols, actions, condition functions and decorators.
+//!
+//! No stage recurses on its input: node nesting, expressions, `#if` expressions, conditionals
+//! and macro expansion all use explicit stacks and check their limits as they grow; only the
+//! chain of included files recurses, bounded by `Limits::max_include_depth`.
 //!
 //! Deliberate differences from the game, each rejected with a positioned error rather than
 //! accepted with a different meaning: integers above `i32::MAX`; status parameters other than

@@ -1,5 +1,5 @@
-//! The node grammar: preprocessed tokens to IR nodes, by recursive descent as the game reads
-//! them.
+//! The node grammar: preprocessed tokens to IR nodes, read the way the game's recursive-descent
+//! parser reads them (with an explicit stack instead of recursion).
 //!
 //! ```text
 //! file := [ "selectClass" "{" node "}" ] node EOF

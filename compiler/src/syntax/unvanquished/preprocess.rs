@@ -17,8 +17,8 @@
 //! - Adjacent string tokens in the output are joined (also across macro expansions).
 //!
 //! Every file starts with only the game's predefined symbols defined. This file never builds
-//! tree nodes and never recurses on input (conditionals, includes and expansions use explicit
-//! stacks; `#if` expressions are depth-checked in [`super::cond_expr`]).
+//! tree nodes and never recurses on its input: conditionals, `#include`d files and expansions
+//! live on explicit stacks.
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -698,4 +698,76 @@ fn no_more(rest: &[Token], directive: &str) -> Result<(), Diagnostic> {
 
 fn game_diverges(at: Span, msg: &str, note: &str) -> Diagnostic {
     Diagnostic::new(ErrorKind::Unsupported, at, msg).with_note(note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::MemFs;
+
+    /// The spellings of the preprocessed tokens of `src`.
+    fn pp(src: &str) -> Result<Vec<String>, Diagnostic> {
+        let fs = MemFs::new();
+        let mut sources = SourceMap::new();
+        let limits = Limits::default();
+        let id = sources.add("/m.bt", src.to_string());
+        let file = SourceText {
+            id,
+            path: "/m.bt".into(),
+            text: src.into(),
+        };
+        let ctx = PpContext {
+            fs: &fs,
+            limits: &limits,
+            sources: &mut sources,
+            include_depth: 0,
+        };
+        Ok(preprocess(ctx, &file)?
+            .tokens
+            .iter()
+            .map(Token::text)
+            .collect())
+    }
+
+    #[test]
+    fn directive_lines_end_at_newlines_unless_continued() {
+        assert_eq!(pp("#define A 1\nA A").unwrap(), ["1", "1"]);
+        assert_eq!(pp("#define A 1 \\\n 2\nA").unwrap(), ["1", "2"]);
+        // A backslash continues onto the next line only, not across a blank line.
+        assert_eq!(pp("#define A 1 \\\n\n 2\nA").unwrap(), ["2", "1"]);
+        // Comments spanning lines count as line breaks.
+        assert_eq!(pp("#define A 1 /*\n*/ 2\nA").unwrap(), ["2", "1"]);
+        assert_eq!(pp("#define E\nx E y").unwrap(), ["x", "y"]);
+    }
+
+    #[test]
+    fn predefined_symbols_and_string_joining() {
+        assert_eq!(
+            pp("E_SELF STATUS_RUNNING e_self").unwrap(),
+            ["22", "2", "e_self"]
+        );
+        assert_eq!(
+            pp("#define S \"b\"\nx \"a\" S \"c\"").unwrap(),
+            ["x", "\"abc\""]
+        );
+        // As in the game, the tokenizer joins adjacent strings even across a line break, so a
+        // string at the start of the next line becomes part of the `#define`.
+        assert_eq!(
+            pp("#define S \"b\"\n\"a\" S").unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(pp("#undef E_SELF\nE_SELF").unwrap(), ["E_SELF"]);
+    }
+
+    #[test]
+    fn hide_sets_stop_recursion_but_not_nested_calls() {
+        assert_eq!(pp("#define X X + 1\nX").unwrap(), ["X", "+", "1"]);
+        assert_eq!(pp("#define A B\n#define B A\nA B").unwrap(), ["A", "B"]);
+        assert_eq!(
+            pp("#define F(x) (x)\nF(F(1))").unwrap(),
+            ["(", "(", "1", ")", ")"]
+        );
+        assert_eq!(pp("#define F(x) x\n#define G F\nG(2)").unwrap(), ["2"]);
+        assert_eq!(pp("#define F() 7\nF() F").unwrap(), ["7", "F"]);
+    }
 }
