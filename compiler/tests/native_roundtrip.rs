@@ -1,5 +1,6 @@
 //! Round trip of the native syntax over generated trees: for every valid tree `t`,
-//! `strip_spans(parse(print(t))) == strip_spans(t)`, and printing is a fixed point.
+//! `strip_spans(parse(print(t))) == strip_spans(t)`, and printing is a fixed point. Also:
+//! damaged printouts never panic, and the generators reach every feature.
 //!
 //! The number of cases defaults to [`DEFAULT_CASES`]; set `PROPTEST_CASES` to change it (as
 //! with any proptest). Failing cases are persisted under `proptest-regressions/`.
@@ -61,6 +62,50 @@ proptest! {
         let again = native::print(&parsed);
         prop_assert_eq!(&again, &text, "printing is not a fixed point");
         prop_assert_eq!(stripped(parsed), stripped(tree), "--- text ---\n{}", text);
+    }
+}
+
+/// Applies one edit to `text`: deletes `len` characters at `at` and inserts `insert` there.
+fn mangle(text: &str, at: prop::sample::Index, len: usize, insert: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let start = at.index(chars.len() + 1);
+    let end = (start + len).min(chars.len());
+    chars[..start]
+        .iter()
+        .chain(insert.chars().collect::<Vec<_>>().iter())
+        .chain(chars[end..].iter())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Damaged files never panic: they parse to a valid tree or give errors inside the file.
+    #[test]
+    fn damaged_text_gives_errors_not_panics(
+        tree in gen::tree(GenConfig::default()),
+        at in any::<prop::sample::Index>(),
+        len in 0usize..6,
+        insert in prop_oneof![
+            Just(String::new()),
+            "[ -~]{1,3}",
+            prop::sample::select(vec!["{", "}", "(", ")", "\"", "-", "/*", "\\", "@", "$", ";"])
+                .prop_map(str::to_string),
+        ],
+    ) {
+        let text = mangle(&native::print(&tree), at, len, &insert);
+        let mut sources = SourceMap::new();
+        let file = sources.add("damaged.btn", text.clone());
+        match native::parse(file, &text, &Limits::default()) {
+            Ok(t) => prop_assert_eq!(t.validate(), Ok(())),
+            Err(diags) => {
+                prop_assert!(!diags.is_empty());
+                for d in &diags {
+                    prop_assert_eq!(d.span.file, file);
+                    prop_assert!(d.span.start <= d.span.end && d.span.end as usize <= text.len());
+                }
+            }
+        }
     }
 }
 

@@ -74,6 +74,31 @@ impl Tree {
                 }
             }
         }
+        let mut seen = std::collections::HashSet::new();
+        for i in &self.imports {
+            if !seen.insert((i.kind, i.name.as_str())) {
+                return Err(format!("{} `{}` is imported twice", i.kind.name(), i.name));
+            }
+        }
+        let unique = |what: &str, names: &mut dyn Iterator<Item = &str>| {
+            let mut seen = std::collections::HashSet::new();
+            names.try_for_each(|n| {
+                if seen.insert(n) {
+                    Ok(())
+                } else {
+                    Err(format!("{what} `{n}` is declared twice"))
+                }
+            })
+        };
+        unique(
+            "timestamp",
+            &mut self.timestamps.iter().map(|t| t.name.as_str()),
+        )?;
+        unique("entry", &mut self.roots.iter().map(|e| e.name.as_str()))?;
+        unique(
+            "subtree",
+            &mut self.subtrees.iter().map(|s| s.name.as_str()),
+        )?;
         for v in &self.vars {
             if self.vars.iter().filter(|w| w.name == v.name).count() > 1 {
                 return Err(format!("variable `{}` is declared twice", v.name));
@@ -92,7 +117,10 @@ impl Tree {
                 }
             }
             NodeKind::Priority(_) if !child_kinds().all(|k| matches!(k, NodeKind::Case(_))) => {
-                return Err(format!("node {}: priority children must be `case` nodes", id.0));
+                return Err(format!(
+                    "node {}: priority children must be `case` nodes",
+                    id.0
+                ));
             }
             NodeKind::StateMachine => {
                 if !child_kinds().all(|k| matches!(k, NodeKind::State(_))) {

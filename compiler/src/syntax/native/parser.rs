@@ -685,7 +685,11 @@ fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, BodyE<'s>> {
             .boxed();
 
         let level = |lower: P<'t, 's, Ex, BodyE<'s>>, ops: Vec<(Tok<'s>, BinOp)>| {
-            let op = choice(ops.into_iter().map(|(t, b)| just(t).to(b)).collect::<Vec<_>>());
+            let op = choice(
+                ops.into_iter()
+                    .map(|(t, b)| just(t).to(b))
+                    .collect::<Vec<_>>(),
+            );
             lower
                 .clone()
                 .foldl_with(
