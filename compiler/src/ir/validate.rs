@@ -80,25 +80,9 @@ impl Tree {
                 return Err(format!("{} `{}` is imported twice", i.kind.name(), i.name));
             }
         }
-        let unique = |what: &str, names: &mut dyn Iterator<Item = &str>| {
-            let mut seen = std::collections::HashSet::new();
-            names.try_for_each(|n| {
-                if seen.insert(n) {
-                    Ok(())
-                } else {
-                    Err(format!("{what} `{n}` is declared twice"))
-                }
-            })
-        };
-        unique(
-            "timestamp",
-            &mut self.timestamps.iter().map(|t| t.name.as_str()),
-        )?;
-        unique("entry", &mut self.roots.iter().map(|e| e.name.as_str()))?;
-        unique(
-            "subtree",
-            &mut self.subtrees.iter().map(|s| s.name.as_str()),
-        )?;
+        unique("timestamp", self.timestamps.iter().map(|t| t.name.as_str()))?;
+        unique("entry", self.roots.iter().map(|e| e.name.as_str()))?;
+        unique("subtree", self.subtrees.iter().map(|s| s.name.as_str()))?;
         for v in &self.vars {
             if self.vars.iter().filter(|w| w.name == v.name).count() > 1 {
                 return Err(format!("variable `{}` is declared twice", v.name));
@@ -253,4 +237,15 @@ impl Tree {
         }
         Ok(())
     }
+}
+
+/// Fails with the first name that appears twice.
+fn unique<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Result<(), String> {
+    let mut seen = std::collections::HashSet::new();
+    for n in names {
+        if !seen.insert(n) {
+            return Err(format!("{what} `{n}` is declared twice"));
+        }
+    }
+    Ok(())
 }
