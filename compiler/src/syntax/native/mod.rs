@@ -83,32 +83,9 @@ pub fn load(
             format!("cannot read `{}`: {e}", path.display()),
         )]
     })?;
-    if bytes.len() > limits.max_source_bytes {
-        let file = sources.add(path, String::new());
-        return Err(vec![Diagnostic::new(
-            ErrorKind::SourceTooLarge,
-            Span::new(file, 0, 0),
-            format!(
-                "`{}` has {} bytes, more than the limit of {}",
-                path.display(),
-                bytes.len(),
-                limits.max_source_bytes
-            ),
-        )]);
-    }
-    let file = match String::from_utf8(bytes) {
-        Ok(text) => sources.add(path, text),
-        Err(e) => {
-            let pos = e.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let file = sources.add(path, text);
-            return Err(vec![Diagnostic::new(
-                ErrorKind::InvalidUtf8,
-                Span::new(file, pos, pos + '\u{FFFD}'.len_utf8()),
-                format!("invalid UTF-8 at byte {pos}: expected UTF-8 text"),
-            )]);
-        }
-    };
+    let file = sources
+        .add_checked(path, bytes, limits.max_source_bytes)
+        .map_err(|d| vec![d])?;
     match sources.get(file) {
         Some(f) => parse(file, &f.text, limits),
         None => Err(vec![Diagnostic::new(

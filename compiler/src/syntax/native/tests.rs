@@ -716,7 +716,7 @@ fn load_reads_through_the_file_system() {
     let d = load(Path::new("/t/bad.btn"), &fs, &l, &mut sources).unwrap_err();
     assert_eq!(d[0].kind, ErrorKind::InvalidUtf8);
     assert_eq!(sources.locate(d[0].span), "/t/bad.btn:2:1");
-    assert!(d[0].message.contains("byte 8"), "{}", d[0].message);
+    assert!(d[0].message.contains("offset 8"), "{}", d[0].message);
 
     let d = load(Path::new("/t/missing.btn"), &fs, &l, &mut sources).unwrap_err();
     assert_eq!(d[0].kind, ErrorKind::Io);

@@ -44,39 +44,9 @@ pub(super) fn read_source(
         },
         Err(e) => return Err(io_error(path, &e, requested_at)),
     };
-    if bytes.len() > limits.max_source_bytes {
-        let id = sources.add(path.clone(), String::new());
-        return Err(Diagnostic::new(
-            ErrorKind::SourceTooLarge,
-            Span::new(id, 0, 0),
-            format!(
-                "`{}` is {} bytes; the limit is {} bytes",
-                path.display(),
-                bytes.len(),
-                limits.max_source_bytes
-            ),
-        ));
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let rc: Rc<str> = text.as_str().into();
-            let id = sources.add(path.clone(), text);
-            Ok(SourceText { id, path, text: rc })
-        }
-        Err(e) => {
-            let err = e.utf8_error();
-            let at = err.valid_up_to();
-            let len = err.error_len().unwrap_or(1);
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let id = sources.add(path.clone(), text);
-            Err(Diagnostic::new(
-                ErrorKind::InvalidUtf8,
-                Span::new(id, at, at + len),
-                format!("`{}` is not valid UTF-8", path.display()),
-            )
-            .with_note("btvm reads `.bt` files as UTF-8 (plain ASCII is always fine)"))
-        }
-    }
+    let id = sources.add_checked(&path, bytes, limits.max_source_bytes)?;
+    let text: Rc<str> = sources.get(id).map_or("", |f| f.text.as_str()).into();
+    Ok(SourceText { id, path, text })
 }
 
 /// The file in `path`'s directory whose name equals `path`'s file name ignoring ASCII case
