@@ -68,11 +68,20 @@ impl AgentState {
 }
 
 impl<'t> Interpreter<'t> {
-    /// Prepares `tree` for interpretation.
+    /// Prepares `tree` for interpretation under the default [`Limits`](btvm::Limits).
     ///
-    /// Fails with [`ErrorKind::Unsupported`] at the first node whose kind or knobs the
-    /// interpreter does not implement for the tree's execution model.
+    /// Runs [`check`](crate::check::check) first (so include cycles and over-deep trees are
+    /// rejected, not recursed into), then fails with [`ErrorKind::Unsupported`] at the first
+    /// node whose kind or knobs the interpreter does not implement for the tree's model.
     pub fn new(tree: &'t Tree) -> Result<Self, Diagnostic> {
+        Self::with_limits(tree, &btvm::Limits::default())
+    }
+
+    /// [`Interpreter::new`] with explicit limits.
+    pub fn with_limits(tree: &'t Tree, limits: &btvm::Limits) -> Result<Self, Diagnostic> {
+        if let Err(mut diags) = crate::check::check(tree, limits) {
+            return Err(diags.swap_remove(0));
+        }
         match tree.config.model {
             Model::RunningList { .. } => running_list::check_supported(tree)?,
             other => {
@@ -245,6 +254,21 @@ mod tests {
         assert_eq!(lines[1], "hi() enter -> failure");
         assert_eq!(lines[2], "lo() enter -> running");
         assert_eq!(lines[6], "lo() continue -> running");
+    }
+
+    /// Caught by `tests/reference_props.rs`: a hand-built tree whose subtree includes itself
+    /// made the interpreter recurse until the stack overflowed; `new` now runs `check` first.
+    #[test]
+    fn self_including_trees_are_rejected_not_recursed() {
+        let mut b = TreeBuilder::new(Dialect::Unvanquished);
+        let s = b.declare_subtree("s", crate::ir::Sharing::Shared, Span::DUMMY);
+        b.root("main", NodeBuf::leaf(NodeKind::Include(s), Span::DUMMY));
+        b.define_subtree(s, NodeBuf::leaf(NodeKind::Include(s), Span::DUMMY));
+        let tree = b.finish().unwrap();
+        assert_eq!(
+            Interpreter::new(&tree).unwrap_err().kind,
+            ErrorKind::IncludeCycle
+        );
     }
 
     #[test]

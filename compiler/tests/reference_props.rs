@@ -1,0 +1,243 @@
+//! Property tests of the reference interpreter on generated running-list (Unvanquished-model)
+//! trees under generated scenarios:
+//!
+//! - it never panics and reports exactly one root status per agent per tick;
+//! - it is deterministic (same tree, same scenario, same trace);
+//! - printing the tree in the native syntax and parsing it back gives the same trace.
+//!
+//! `PROPTEST_CASES` raises the case count for long runs.
+
+use btvm::{Import, ImportId, ImportKind, Status};
+use btvm_compiler::ir::{
+    Arg, BinOp, CallExpr, Composite, Cooldown, Dialect, Expr, Guard, GuardEval, Lit, NodeBuf,
+    NodeKind, Parallel, Quorum, Resume, Sharing, StatusMap, SubtreeId, TreeBuilder,
+};
+use btvm_compiler::scenario::{parse_scenario, run, EngineKind};
+use btvm_compiler::source::{FileId, Span};
+use btvm_compiler::syntax::native;
+use proptest::prelude::*;
+
+const ACTIONS: u32 = 4;
+const FUNCTIONS: u32 = 3;
+
+fn expr() -> BoxedStrategy<Expr> {
+    let leaf = prop_oneof![
+        (-3i64..4).prop_map(|i| Expr::Lit(Lit::Int(i))),
+        prop_oneof![Just(0.5), Just(-0.25), Just(1.5)].prop_map(|x| Expr::Lit(Lit::Float(x))),
+        (0..FUNCTIONS, proptest::option::of(0i64..3)).prop_map(|(f, a)| {
+            let args = a
+                .map(|v| Arg {
+                    name: None,
+                    value: Expr::Lit(Lit::Int(v)),
+                })
+                .into_iter()
+                .collect();
+            Expr::Call(CallExpr {
+                import: ImportId(ACTIONS + f),
+                args,
+            })
+        }),
+    ];
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        let ops = prop_oneof![
+            Just(BinOp::Lt),
+            Just(BinOp::Le),
+            Just(BinOp::Gt),
+            Just(BinOp::Ge),
+            Just(BinOp::Eq),
+            Just(BinOp::Ne),
+            Just(BinOp::And),
+            Just(BinOp::Or)
+        ];
+        prop_oneof![
+            inner.clone().prop_map(|e| Expr::Not(Box::new(e))),
+            (ops, inner.clone(), inner).prop_map(|(op, a, b)| Expr::binary(op, a, b)),
+        ]
+    })
+    .boxed()
+}
+
+fn status() -> impl Strategy<Value = Status> {
+    prop_oneof![
+        Just(Status::Failure),
+        Just(Status::Success),
+        Just(Status::Running)
+    ]
+}
+
+/// Nodes that may include subtrees `first..2`.
+fn node(first: u32) -> BoxedStrategy<NodeBuf> {
+    let s = Span::DUMMY;
+    let mut leaves = vec![
+        (0..ACTIONS)
+            .prop_map(move |a| {
+                NodeBuf::leaf(
+                    NodeKind::Action(CallExpr {
+                        import: ImportId(a),
+                        args: vec![],
+                    }),
+                    s,
+                )
+            })
+            .boxed(),
+        expr()
+            .prop_map(move |e| NodeBuf::leaf(NodeKind::Condition(e), s))
+            .boxed(),
+        status()
+            .prop_map(move |st| NodeBuf::leaf(NodeKind::Const(st), s))
+            .boxed(),
+    ];
+    if first < 2 {
+        leaves.push(
+            (first..2)
+                .prop_map(move |i| NodeBuf::leaf(NodeKind::Include(SubtreeId(i)), s))
+                .boxed(),
+        );
+    }
+    let leaf = proptest::strategy::Union::new(leaves);
+    leaf.prop_recursive(5, 40, 5, move |inner| {
+        let kids = proptest::collection::vec(inner.clone(), 0..5);
+        let composite = |resume| Composite {
+            resume,
+            looping: false,
+            cond: None,
+        };
+        prop_oneof![
+            kids.clone().prop_map(move |c| NodeBuf::new(
+                NodeKind::Selector(composite(Resume::Restart)),
+                s,
+                c
+            )),
+            kids.clone().prop_map(move |c| NodeBuf::new(
+                NodeKind::Selector(composite(Resume::RunningList)),
+                s,
+                c
+            )),
+            kids.clone().prop_map(move |c| NodeBuf::new(
+                NodeKind::Sequence(composite(Resume::RunningList)),
+                s,
+                c
+            )),
+            kids.prop_map(move |c| {
+                let p = Parallel {
+                    success: Quorum::All,
+                    failure: Quorum::Any,
+                    stop_on_failure: true,
+                    remember: false,
+                };
+                NodeBuf::new(NodeKind::Parallel(p), s, c)
+            }),
+            (expr(), inner.clone()).prop_map(move |(cond, c)| {
+                NodeBuf::new(
+                    NodeKind::Guard(Guard {
+                        cond,
+                        eval: GuardEval::EveryTick,
+                    }),
+                    s,
+                    vec![c],
+                )
+            }),
+            inner
+                .clone()
+                .prop_map(move |c| NodeBuf::new(NodeKind::Invert, s, vec![c])),
+            (status(), status(), status(), inner.clone()).prop_map(
+                move |(failure, success, running, c)| {
+                    NodeBuf::new(
+                        NodeKind::MapStatus(StatusMap {
+                            failure,
+                            success,
+                            running,
+                        }),
+                        s,
+                        vec![c],
+                    )
+                }
+            ),
+            (0u32..400, inner).prop_map(move |(ms, c)| NodeBuf::new(
+                NodeKind::Cooldown(Cooldown { ms }),
+                s,
+                vec![c]
+            )),
+        ]
+    })
+    .boxed()
+}
+
+/// A tree with two shared subtrees; subtree 0 may include subtree 1, never the reverse.
+fn tree() -> impl Strategy<Value = btvm_compiler::ir::Tree> {
+    (node(0), node(1), node(2)).prop_map(|(main, s0, s1)| {
+        let mut b = TreeBuilder::new(Dialect::Unvanquished);
+        for i in 0..ACTIONS {
+            b.import(Import {
+                name: format!("act{i}"),
+                kind: ImportKind::Action,
+                min_args: 0,
+                max_args: 0,
+                long_running: true,
+            });
+        }
+        for i in 0..FUNCTIONS {
+            b.import(Import {
+                name: format!("fn{i}"),
+                kind: ImportKind::Function,
+                min_args: 0,
+                max_args: 1,
+                long_running: false,
+            });
+        }
+        let a = b.declare_subtree("s0", Sharing::Shared, Span::DUMMY);
+        let c = b.declare_subtree("s1", Sharing::Shared, Span::DUMMY);
+        b.root("main", main);
+        b.define_subtree(a, s0);
+        b.define_subtree(c, s1);
+        b.finish().expect("generated trees are complete")
+    })
+}
+
+fn scenario() -> impl Strategy<Value = String> {
+    let answers = proptest::collection::vec(
+        prop_oneof![Just("running"), Just("success"), Just("failure")],
+        1..5,
+    );
+    (
+        1u32..3,
+        1u32..25,
+        proptest::collection::vec(answers, ACTIONS as usize),
+        proptest::collection::vec(
+            proptest::collection::vec(-2i64..3, 1..4),
+            FUNCTIONS as usize,
+        ),
+        0i64..200,
+        1i64..150,
+    )
+        .prop_map(|(agents, ticks, acts, fns, start, step)| {
+            let mut s = format!("agents {agents}\nticks {ticks}\ntime {start} {step}\n");
+            for (i, a) in acts.iter().enumerate() {
+                s += &format!("answer act{i} = cycle {}\n", a.join(", "));
+            }
+            for (i, v) in fns.iter().enumerate() {
+                let vs: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                s += &format!("answer fn{i} = cycle {}\n", vs.join(", "));
+            }
+            s
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    #[test]
+    fn reference_runs_are_total_deterministic_and_survive_fmt(t in tree(), text in scenario()) {
+        let scn = parse_scenario(FileId(0), &text).expect("generated scenarios parse");
+        let trace = run(&t, &scn, EngineKind::Reference).expect("running-list trees run");
+        let roots = trace.lines().iter().filter(|l| l.starts_with("root ")).count();
+        prop_assert_eq!(roots, (scn.ticks * scn.agents) as usize);
+        let again = run(&t, &scn, EngineKind::Reference).unwrap();
+        prop_assert!(trace.diff(&again).is_none());
+        let printed = native::print(&t);
+        let reparsed = native::parse(FileId(0), &printed, &btvm::Limits::default())
+            .map_err(|d| TestCaseError::fail(format!("{d:?}\n{printed}")))?;
+        let via_text = run(&reparsed, &scn, EngineKind::Reference).unwrap();
+        prop_assert!(trace.diff(&via_text).is_none(), "{}", printed);
+    }
+}
