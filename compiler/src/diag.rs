@@ -50,6 +50,9 @@ pub enum ErrorKind {
     Unsupported,
     /// The dialect could not be determined from the file name.
     UnknownDialect,
+    /// A bytecode program was rejected by the verifier (a malformed program file, or a tree
+    /// whose program exceeds a limit such as state size or the per-tick instruction budget).
+    InvalidProgram,
 }
 
 /// A secondary message attached to a span.

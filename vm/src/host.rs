@@ -105,6 +105,14 @@ impl<'a> Call<'a> {
 /// [`Call::import`]. Host calls are the observable behaviour of a tree: two engines are
 /// equivalent when they make the same calls in the same order with the same arguments.
 pub trait Host {
+    /// Binds one import, once, when a program is loaded for this host (see
+    /// [`Program::bind`](crate::Program::bind)). Return `false` if the host has no function of
+    /// that name and kind; loading then fails with an error naming it. The default accepts every
+    /// import.
+    fn bind_import(&mut self, id: ImportId, import: &Import) -> bool {
+        let _ = (id, import);
+        true
+    }
     /// Runs an action and returns its status.
     fn action(&mut self, call: &Call<'_>) -> Status;
     /// Evaluates a condition function.

@@ -18,6 +18,17 @@ pub struct Limits {
     pub max_include_depth: u32,
     /// Most tokens produced by macro expansion for one file (default 4,000,000).
     pub max_expanded_tokens: usize,
+    /// Largest program file, in bytes (default 256 MiB).
+    pub max_program_bytes: usize,
+    /// Most instructions in one program (default 16,000,000).
+    pub max_program_instructions: usize,
+    /// Most bytes of state per agent (default 1 MiB).
+    pub max_state_bytes: usize,
+    /// Deepest operand stack a program may need (default 4,096 values).
+    pub max_stack: u32,
+    /// Most instructions one tick may execute, proved by the verifier before a program runs
+    /// (default 64,000,000).
+    pub max_tick_instructions: u64,
 }
 
 impl Default for Limits {
@@ -29,6 +40,11 @@ impl Default for Limits {
             max_nodes: 1_000_000,
             max_include_depth: 64,
             max_expanded_tokens: 4_000_000,
+            max_program_bytes: 256 << 20,
+            max_program_instructions: 16_000_000,
+            max_state_bytes: 1 << 20,
+            max_stack: 4096,
+            max_tick_instructions: 64_000_000,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The expression IR: condition expressions of every dialect.
 
+use btvm::BinOp;
 use btvm::ImportId;
 
 use super::tree::{TimestampId, VarId};
@@ -56,77 +57,6 @@ pub enum TsQuery {
     Valid,
     /// Milliseconds since the stamp (an int; meaningless unless `Valid`).
     Elapsed,
-}
-
-/// Binary operators. Evaluation rules (`spec/semantics.md`, "Expressions"): comparisons and
-/// arithmetic convert both operands to doubles; `and`/`or` short-circuit on truthiness; `xor`
-/// compares truthiness; `==`/`!=` of two strings compare the strings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `==`
-    Eq,
-    /// `!=`
-    Ne,
-    /// `&&` / `and`
-    And,
-    /// `||` / `or`
-    Or,
-    /// `xor`
-    Xor,
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
-    /// `*`
-    Mul,
-    /// `/` (division by zero gives an IEEE infinity or NaN)
-    Div,
-}
-
-impl BinOp {
-    /// Every operator.
-    pub const ALL: [BinOp; 13] = [
-        BinOp::Lt,
-        BinOp::Le,
-        BinOp::Gt,
-        BinOp::Ge,
-        BinOp::Eq,
-        BinOp::Ne,
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Xor,
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Mul,
-        BinOp::Div,
-    ];
-
-    /// The operator's spelling in the native syntax.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::And => "&&",
-            BinOp::Or => "||",
-            BinOp::Xor => "^^",
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-        }
-    }
 }
 
 /// An expression.

@@ -19,8 +19,9 @@ mod tree;
 mod validate;
 mod visit;
 
+pub use btvm::BinOp;
 pub use build::{NodeBuf, TreeBuilder};
-pub use expr::{Arg, BinOp, CallExpr, Expr, Lit, TsQuery};
+pub use expr::{Arg, CallExpr, Expr, Lit, TsQuery};
 pub use node::{
     Arity, Composite, Cooldown, Decider, FlagTest, Group, GroupScope, Guard, GuardEval, Hooks,
     LogStatus, Loop, Node, NodeKind, Parallel, Policy, Precondition, Priority, Quorum, Resume,

@@ -86,41 +86,14 @@ impl EvalCtx<'_> {
             _ => {
                 let l = self.eval(a, host);
                 let r = self.eval(b, host);
-                apply(op, l, r)
+                op.apply(l, r)
             }
         }
     }
 }
 
-/// Applies a strict (both operands evaluated) binary operator.
-pub(crate) fn apply(op: BinOp, l: Value, r: Value) -> Value {
-    if let (Value::Str(x), Value::Str(y)) = (l, r) {
-        match op {
-            BinOp::Eq => return Value::Bool(x == y),
-            BinOp::Ne => return Value::Bool(x != y),
-            _ => {}
-        }
-    }
-    let (x, y) = (l.as_f64(), r.as_f64());
-    match op {
-        BinOp::Lt => Value::Bool(x < y),
-        BinOp::Le => Value::Bool(x <= y),
-        BinOp::Gt => Value::Bool(x > y),
-        BinOp::Ge => Value::Bool(x >= y),
-        BinOp::Eq => Value::Bool(x == y),
-        BinOp::Ne => Value::Bool(x != y),
-        BinOp::Xor => Value::Bool(l.truthy() != r.truthy()),
-        BinOp::And => Value::Bool(l.truthy() && r.truthy()),
-        BinOp::Or => Value::Bool(l.truthy() || r.truthy()),
-        BinOp::Add => Value::Float(x + y),
-        BinOp::Sub => Value::Float(x - y),
-        BinOp::Mul => Value::Float(x * y),
-        BinOp::Div => Value::Float(x / y),
-    }
-}
-
-/// Interns every string literal of the tree, in arena order, so evaluation never allocates
-/// strings.
+/// Interns every string literal of the tree, in arena order, then every string variable
+/// default, so evaluation never allocates strings. Every engine numbers strings this way.
 pub(crate) fn intern_strings(tree: &Tree) -> Strings {
     let mut strings = Strings::new();
     tree.for_each_expr(|e| {
@@ -128,6 +101,11 @@ pub(crate) fn intern_strings(tree: &Tree) -> Strings {
             strings.intern(s);
         }
     });
+    for v in &tree.vars {
+        if let Lit::Str(s) = &v.default {
+            strings.intern(s);
+        }
+    }
     strings
 }
 
@@ -138,34 +116,26 @@ mod tests {
     #[test]
     fn comparisons_are_numeric_and_strings_compare_by_identity() {
         let t = Value::Bool(true);
-        assert_eq!(apply(BinOp::Eq, t, Value::Int(1)), Value::Bool(true));
+        assert_eq!(BinOp::Eq.apply(t, Value::Int(1)), Value::Bool(true));
         assert_eq!(
-            apply(BinOp::Lt, Value::Int(1), Value::Float(1.5)),
+            BinOp::Lt.apply(Value::Int(1), Value::Float(1.5)),
             Value::Bool(true)
         );
         assert_eq!(
-            apply(
-                BinOp::Eq,
-                Value::Str(btvm::StrId(1)),
-                Value::Str(btvm::StrId(1))
-            ),
+            BinOp::Eq.apply(Value::Str(btvm::StrId(1)), Value::Str(btvm::StrId(1))),
             t
         );
         assert_eq!(
-            apply(
-                BinOp::Ne,
-                Value::Str(btvm::StrId(1)),
-                Value::Str(btvm::StrId(2))
-            ),
+            BinOp::Ne.apply(Value::Str(btvm::StrId(1)), Value::Str(btvm::StrId(2))),
             t
         );
-        assert_eq!(apply(BinOp::Xor, Value::Int(2), Value::Bool(false)), t);
+        assert_eq!(BinOp::Xor.apply(Value::Int(2), Value::Bool(false)), t);
         assert_eq!(
-            apply(BinOp::Div, Value::Int(1), Value::Int(0)),
+            BinOp::Div.apply(Value::Int(1), Value::Int(0)),
             Value::Float(f64::INFINITY)
         );
         assert_eq!(
-            apply(BinOp::Eq, Value::Float(f64::NAN), Value::Float(f64::NAN)),
+            BinOp::Eq.apply(Value::Float(f64::NAN), Value::Float(f64::NAN)),
             Value::Bool(false)
         );
     }

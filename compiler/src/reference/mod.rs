@@ -10,8 +10,8 @@
 //! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
 
-mod eval;
-mod running_list;
+pub(crate) mod eval;
+pub(crate) mod running_list;
 
 use btvm::{AgentId, Host, Millis, Prng, Status, Strings, Value};
 

@@ -12,7 +12,7 @@ use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Expr, GuardEval, NodeId, NodeKind, Parallel, Quorum, Resume, Sharing, Tree};
 
 /// Rejects node kinds and knobs this model does not define.
-pub(super) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
+pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
     for n in &tree.nodes {
         let ok = match &n.kind {
             NodeKind::Sequence(c) | NodeKind::Selector(c) => {
@@ -96,8 +96,12 @@ impl Tick<'_, '_> {
                 }
                 Status::Failure
             }
-            NodeKind::Sequence(_) => {
-                for &child in &children[self.start_index(children)..] {
+            NodeKind::Sequence(c) => {
+                let start = match c.resume {
+                    Resume::Restart => 0,
+                    _ => self.start_index(children),
+                };
+                for &child in &children[start..] {
                     let s = self.evaluate(child);
                     if s != Status::Success {
                         return s;
@@ -243,7 +247,7 @@ impl Tick<'_, '_> {
 /// The identity a node has in the running list: its id, except that every `include` of a
 /// shared subtree is one node, as in the game, where the behavior node *is* the included tree
 /// object (`spec/semantics.md`, 4.1).
-pub(super) fn identity(tree: &Tree, id: NodeId) -> NodeId {
+pub(crate) fn identity(tree: &Tree, id: NodeId) -> NodeId {
     match tree.node(id).kind {
         NodeKind::Include(sub)
             if tree

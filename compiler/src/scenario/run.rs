@@ -13,16 +13,19 @@ use crate::source::Span;
 pub enum EngineKind {
     /// The reference interpreter (the oracle).
     Reference,
+    /// The bytecode virtual machine.
+    Vm,
 }
 
 impl EngineKind {
     /// Every engine that exists, in the order the conformance runner tries them.
-    pub const ALL: [EngineKind; 1] = [EngineKind::Reference];
+    pub const ALL: [EngineKind; 2] = [EngineKind::Reference, EngineKind::Vm];
 
     /// The engine's name (`--engine`).
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Reference => "reference",
+            EngineKind::Vm => "vm",
         }
     }
 }
@@ -66,6 +69,36 @@ impl Engine for ReferenceEngine<'_> {
     }
 }
 
+struct VmEngine<'p> {
+    vm: btvm::Vm<'p>,
+    states: Vec<Vec<u8>>,
+}
+
+impl Engine for VmEngine<'_> {
+    fn tick(&mut self, agent: u32, host: &mut dyn Host, now: Millis) -> Status {
+        match self.states.get_mut(agent as usize) {
+            Some(state) => self
+                .vm
+                .tick(state, AgentId(agent), host, now)
+                .unwrap_or(Status::Failure),
+            None => Status::Failure,
+        }
+    }
+
+    fn run_entry(
+        &mut self,
+        agent: u32,
+        entry: &str,
+        host: &mut dyn Host,
+        now: Millis,
+    ) -> Option<Status> {
+        let state = self.states.get_mut(agent as usize)?;
+        self.vm
+            .run_entry(entry, state, AgentId(agent), host, now)
+            .ok()
+    }
+}
+
 /// Runs `tree` through `scenario` on `engine` and returns the trace.
 ///
 /// Fails if the engine cannot run the tree, or if the scenario names an entry point the tree
@@ -92,6 +125,18 @@ pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace
                 .collect();
             let mut host = ScriptedHost::new(scenario, &tree.imports);
             drive(&mut ReferenceEngine { interp, agents }, scenario, &mut host);
+            Ok(host.into_trace())
+        }
+        EngineKind::Vm => {
+            let program = crate::lower::lower(tree, &btvm::Limits::default())
+                .map_err(|mut d| d.swap_remove(0))?;
+            let mut host = ScriptedHost::new(scenario, &tree.imports);
+            let states = (0..scenario.agents).map(|_| program.new_state()).collect();
+            let mut engine = VmEngine {
+                vm: btvm::Vm::new(&program),
+                states,
+            };
+            drive(&mut engine, scenario, &mut host);
             Ok(host.into_trace())
         }
     }

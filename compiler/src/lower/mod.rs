@@ -1,0 +1,322 @@
+//! Lowering: a checked IR tree becomes a verified [`btvm::Program`].
+//!
+//! Control flow is static. Each node is compiled with three continuations — where to go on
+//! success, failure and running — the way `&&`/`||` are compiled with true/false labels; a
+//! child "returns" to its parent by jumping to one of them, so no call stack exists within a
+//! tree. A node's own bookkeeping (the running-list model's "evaluate" step) sits on the edges
+//! it leaves by. Shared subtrees are compiled once, as functions called with `call`.
+//!
+//! Per-agent state is laid out here ([`btvm::program::Layout`]): running-list bits, cooldown
+//! timers and action ordinals are numbered in arena order, so a subtree's slots are contiguous.
+//! Condition expressions are compiled inline; `&&`, `||` and `!` in conditions become jumps.
+//!
+//! The result always goes through the verifier ([`btvm::Program::new`]); this module never
+//! builds a program any other way. See `spec/bytecode.md`.
+
+mod asm;
+mod expr;
+mod layout;
+
+use btvm::program::{
+    ActionNo, Bit, Func, FunctionKind, Imp, Instr, Label, ProgramModel, ProgramParts, Temp, Timer,
+};
+use btvm::{Limits, Program, Status, Value};
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{Lit, Model, NodeId, NodeKind, Precision, Resume, Tree};
+use crate::source::Span;
+use asm::Asm;
+use layout::Slots;
+
+/// Compiles `tree` to a verified program under `limits`.
+///
+/// Runs [`crate::check::check`] first. Trees the bytecode cannot express yet (models other than
+/// the running list) are rejected with [`ErrorKind::Unsupported`]; a program the verifier
+/// rejects (for example one whose state exceeds `Limits::max_state_bytes`) with
+/// [`ErrorKind::InvalidProgram`].
+pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
+    crate::check::check(tree, limits)?;
+    let span = tree.main_root().map_or(Span::DUMMY, |r| tree.node(r).span);
+    let capacity = match tree.config.model {
+        Model::RunningList { capacity } => capacity,
+        other => {
+            return Err(vec![Diagnostic::new(
+                ErrorKind::Unsupported,
+                span,
+                format!("the bytecode does not implement the {other:?} model yet"),
+            )])
+        }
+    };
+    crate::reference::running_list::check_supported(tree).map_err(|d| vec![d])?;
+    let strings = crate::reference::eval::intern_strings(tree);
+    let slots = Slots::new(tree, capacity);
+    let mut lw = Lower {
+        tree,
+        slots: &slots,
+        strings: &strings,
+        asm: Asm::default(),
+    };
+    // Entries first (the main tree is function 0), then one function per subtree.
+    let mut bounds = Vec::new();
+    for e in &tree.roots {
+        let start = lw.asm.here();
+        lw.function(e.node, FunctionKind::Entry);
+        bounds.push((e.name.clone(), FunctionKind::Entry, start, lw.asm.here()));
+    }
+    for s in &tree.subtrees {
+        let start = lw.asm.here();
+        lw.function(s.node, FunctionKind::Subtree);
+        bounds.push((s.name.clone(), FunctionKind::Subtree, start, lw.asm.here()));
+    }
+    let (code, index) = lw.asm.finish();
+    let functions = bounds
+        .into_iter()
+        .map(|(name, kind, start, end)| btvm::program::Function {
+            name,
+            kind,
+            start: index[start as usize],
+            end: index[end as usize],
+        })
+        .collect();
+    let vars = tree
+        .vars
+        .iter()
+        .map(|v| match &v.default {
+            Lit::Bool(b) => Value::Bool(*b),
+            Lit::Int(i) => Value::Int(*i),
+            Lit::Float(x) => Value::Float(*x),
+            Lit::Str(s) => Value::Str(strings.lookup(s).unwrap_or(btvm::StrId(u32::MAX))),
+        })
+        .collect();
+    let parts = ProgramParts {
+        model: ProgramModel::RunningList,
+        single_precision: tree.config.precision == Precision::Single,
+        layout: slots.layout,
+        strings: (0..strings.len())
+            .map(|i| strings.get(btvm::StrId(i as u32)).to_string())
+            .collect(),
+        imports: tree.imports.clone(),
+        vars,
+        temps: slots.temps,
+        functions,
+        code,
+    };
+    Program::new(parts, limits).map_err(|e| {
+        vec![Diagnostic::new(
+            ErrorKind::InvalidProgram,
+            span,
+            format!("the compiled program was rejected: {}", e.message()),
+        )]
+    })
+}
+
+/// Where a node goes next.
+#[derive(Clone, Copy)]
+struct Cont {
+    s: Label,
+    f: Label,
+    r: Label,
+}
+
+impl Cont {
+    fn on(self, s: Status) -> Label {
+        match s {
+            Status::Success => self.s,
+            Status::Failure => self.f,
+            Status::Running => self.r,
+        }
+    }
+}
+
+struct Lower<'a> {
+    tree: &'a Tree,
+    slots: &'a Slots,
+    strings: &'a btvm::Strings,
+    asm: Asm,
+}
+
+impl Lower<'_> {
+    /// One function: the node, then its three exits (`finish` or `return`).
+    fn function(&mut self, root: NodeId, kind: FunctionKind) {
+        let k = Cont {
+            s: self.asm.label(),
+            f: self.asm.label(),
+            r: self.asm.label(),
+        };
+        self.node(root, k);
+        for s in [Status::Success, Status::Failure, Status::Running] {
+            self.asm.place(k.on(s));
+            self.asm.emit(match kind {
+                FunctionKind::Entry => Instr::Finish { status: s },
+                FunctionKind::Subtree => Instr::Return { status: s },
+            });
+        }
+    }
+
+    fn jump(&mut self, to: Label) {
+        self.asm.emit(Instr::Jump { to });
+    }
+
+    /// `evaluate(node)`: the node's run, with its running-list bookkeeping on the success and
+    /// running edges (actions do theirs inside `act`).
+    fn node(&mut self, id: NodeId, k: Cont) {
+        let node = self.tree.node(id);
+        if let NodeKind::Action(call) = &node.kind {
+            for a in &call.args {
+                self.value(&a.value);
+            }
+            self.asm.emit(Instr::Act {
+                import: Imp(call.import.0),
+                argc: u8::try_from(call.args.len()).unwrap_or(u8::MAX),
+                action: ActionNo(self.slots.action[id.index()]),
+                bit: Bit(self.slots.bit(self.tree, id).unwrap_or(0)),
+            });
+            self.asm.emit(Instr::Branch {
+                success: k.s,
+                failure: k.f,
+                running: k.r,
+            });
+            return;
+        }
+        let Some(bit) = self.slots.bit(self.tree, id) else {
+            return self.run(id, k);
+        };
+        let inner = Cont {
+            s: self.asm.label(),
+            f: k.f,
+            r: self.asm.label(),
+        };
+        self.run(id, inner);
+        self.asm.place(inner.s);
+        self.asm.emit(Instr::OnSuccess { bit: Bit(bit) });
+        self.jump(k.s);
+        self.asm.place(inner.r);
+        self.asm.emit(Instr::OnRunning { bit: Bit(bit) });
+        self.jump(k.r);
+    }
+
+    /// The node kind's own semantics (`spec/semantics.md` 3), children through [`Self::node`].
+    fn run(&mut self, id: NodeId, k: Cont) {
+        let node = self.tree.node(id);
+        let children = &node.children;
+        match &node.kind {
+            NodeKind::Sequence(c) | NodeKind::Selector(c) => {
+                let seq = matches!(node.kind, NodeKind::Sequence(_));
+                if children.is_empty() {
+                    return self.jump(if seq { k.s } else { k.f });
+                }
+                let entry: Vec<Label> = children.iter().map(|_| self.asm.label()).collect();
+                if c.resume == Resume::RunningList {
+                    // Start at the highest listed child above 0 (spec 4.1); child 0 is never
+                    // tested.
+                    for i in (1..children.len()).rev() {
+                        if let Some(bit) = self.slots.bit(self.tree, children[i]) {
+                            self.asm.emit(Instr::JumpIfListed {
+                                bit: Bit(bit),
+                                to: entry[i],
+                            });
+                        }
+                    }
+                }
+                for (i, &child) in children.iter().enumerate() {
+                    self.asm.place(entry[i]);
+                    let next = entry.get(i + 1).copied();
+                    let ck = if seq {
+                        Cont {
+                            s: next.unwrap_or(k.s),
+                            ..k
+                        }
+                    } else {
+                        Cont {
+                            f: next.unwrap_or(k.f),
+                            ..k
+                        }
+                    };
+                    self.node(child, ck);
+                }
+            }
+            NodeKind::Parallel(p) => {
+                let t = self.slots.temp[id.index()];
+                let (succ, fail) = (Temp(t), Temp(t + 1));
+                self.asm.emit(Instr::Zero { temp: succ });
+                self.asm.emit(Instr::Zero { temp: fail });
+                for &child in children {
+                    let next = self.asm.label();
+                    let (s, f) = (self.asm.label(), self.asm.label());
+                    let f_target = if p.stop_on_failure { k.f } else { f };
+                    self.node(
+                        child,
+                        Cont {
+                            s,
+                            f: f_target,
+                            r: next,
+                        },
+                    );
+                    self.asm.place(s);
+                    self.asm.emit(Instr::Inc { temp: succ });
+                    self.jump(next);
+                    self.asm.place(f);
+                    self.asm.emit(Instr::Inc { temp: fail });
+                    self.asm.place(next);
+                }
+                self.asm.emit(Instr::Quorum {
+                    succ,
+                    fail,
+                    n: children.len() as u32,
+                    success_all: p.success == crate::ir::Quorum::All,
+                    failure_all: p.failure == crate::ir::Quorum::All,
+                });
+                self.asm.emit(Instr::Branch {
+                    success: k.s,
+                    failure: k.f,
+                    running: k.r,
+                });
+            }
+            NodeKind::Condition(e) => {
+                self.branch(e, k.f, false);
+                self.jump(k.s);
+            }
+            NodeKind::Guard(g) => {
+                self.branch(&g.cond, k.f, false);
+                self.node(children[0], k);
+            }
+            NodeKind::Invert => self.node(
+                children[0],
+                Cont {
+                    s: k.f,
+                    f: k.s,
+                    r: k.r,
+                },
+            ),
+            NodeKind::MapStatus(m) => self.node(
+                children[0],
+                Cont {
+                    s: k.on(m.success),
+                    f: k.on(m.failure),
+                    r: k.on(m.running),
+                },
+            ),
+            NodeKind::Cooldown(c) => {
+                let timer = Timer(self.slots.timer[id.index()]);
+                self.asm.emit(Instr::JumpIfCooling { timer, to: k.f });
+                let arm = self.asm.label();
+                self.node(children[0], Cont { f: arm, ..k });
+                self.asm.place(arm);
+                self.asm.emit(Instr::Arm { timer, ms: c.ms });
+                self.jump(k.f);
+            }
+            NodeKind::Include(sub) => {
+                let func = self.tree.roots.len() as u32 + sub.0;
+                self.asm.emit(Instr::Call { func: Func(func) });
+                self.asm.emit(Instr::Branch {
+                    success: k.s,
+                    failure: k.f,
+                    running: k.r,
+                });
+            }
+            NodeKind::Const(s) => self.jump(k.on(*s)),
+            // `check_supported` rejected every other kind before lowering started.
+            _ => self.jump(k.f),
+        }
+    }
+}

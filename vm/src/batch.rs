@@ -1,0 +1,121 @@
+//! Many agents: their state blocks stored contiguously, ticked in one call.
+//!
+//! Agent `i` of a batch has id `AgentId(i)` and owns bytes `i * size .. (i + 1) * size` of one
+//! buffer, so a tick over the batch walks memory linearly. [`Batch::tick`] allocates nothing;
+//! [`Batch::par_tick`] splits the agents into one contiguous chunk per host and ticks the chunks
+//! on rayon's pool. Both give exactly the statuses and host calls (per agent) of ticking the
+//! agents one by one, since agents share no state.
+
+use crate::exec::{run, Scratch};
+use crate::{AgentId, Host, Millis, Program, Status, VmError};
+
+/// The state of `n` agents running one program.
+#[derive(Clone, Debug)]
+pub struct Batch<'p> {
+    program: &'p Program,
+    main: u32,
+    size: usize,
+    states: Vec<u8>,
+    statuses: Vec<Status>,
+    scratch: Vec<Scratch>,
+}
+
+impl<'p> Batch<'p> {
+    /// `agents` fresh agents (ids `0..agents`) for `program`; fails if it has no main entry.
+    pub fn new(program: &'p Program, agents: u32) -> Result<Self, VmError> {
+        let main = program
+            .main()
+            .ok_or_else(|| VmError::NoEntry(String::new()))?;
+        let n = agents as usize;
+        Ok(Batch {
+            program,
+            main,
+            size: program.state_size(),
+            states: vec![0; n * program.state_size()],
+            statuses: vec![Status::Failure; n],
+            scratch: vec![Scratch::new(program)],
+        })
+    }
+
+    /// Number of agents.
+    pub fn len(&self) -> usize {
+        self.statuses.len()
+    }
+
+    /// Whether the batch has no agents.
+    pub fn is_empty(&self) -> bool {
+        self.statuses.is_empty()
+    }
+
+    /// The state block of agent `i`.
+    pub fn state(&self, i: usize) -> Option<&[u8]> {
+        self.states.get(i * self.size..(i + 1) * self.size)
+    }
+
+    /// The state block of agent `i`, mutably (to restore a snapshot).
+    pub fn state_mut(&mut self, i: usize) -> Option<&mut [u8]> {
+        self.states.get_mut(i * self.size..(i + 1) * self.size)
+    }
+
+    /// Every agent's status after the last tick.
+    pub fn statuses(&self) -> &[Status] {
+        &self.statuses
+    }
+
+    /// Ticks every agent once, in id order, with one host.
+    pub fn tick<H: Host + ?Sized>(&mut self, host: &mut H, now: Millis) -> &[Status] {
+        let Batch {
+            program,
+            main,
+            size,
+            states,
+            statuses,
+            scratch,
+        } = self;
+        let scratch = &mut scratch[0];
+        for (i, status) in statuses.iter_mut().enumerate() {
+            let state = &mut states[i * *size..(i + 1) * *size];
+            let agent = AgentId(i as u32);
+            *status = run(program, scratch, *main, state, agent, host, now);
+        }
+        &self.statuses
+    }
+
+    /// Ticks every agent once on rayon's pool: the agents are split into `hosts.len()`
+    /// contiguous chunks of `ceil(n / hosts.len())` agents, and chunk `k` is ticked in id order
+    /// with `hosts[k]` (agent ids stay global). With no hosts, nothing is ticked.
+    #[cfg(feature = "rayon")]
+    pub fn par_tick<H: Host + Send>(&mut self, hosts: &mut [H], now: Millis) -> &[Status] {
+        use rayon::prelude::*;
+        let n = self.statuses.len();
+        if hosts.is_empty() || n == 0 {
+            return &self.statuses;
+        }
+        let chunk = n.div_ceil(hosts.len());
+        while self.scratch.len() < hosts.len() {
+            self.scratch.push(Scratch::new(self.program));
+        }
+        let (program, main, size) = (self.program, self.main, self.size);
+        let mut states: &mut [u8] = &mut self.states;
+        let mut jobs = Vec::with_capacity(hosts.len());
+        for (k, (statuses, (host, scratch))) in self
+            .statuses
+            .chunks_mut(chunk)
+            .zip(hosts.iter_mut().zip(self.scratch.iter_mut()))
+            .enumerate()
+        {
+            let (mine, rest) = std::mem::take(&mut states).split_at_mut(statuses.len() * size);
+            states = rest;
+            jobs.push((k * chunk, statuses, mine, host, scratch));
+        }
+        jobs.into_par_iter()
+            .for_each(|(first, statuses, states, host, scratch)| {
+                for (j, status) in statuses.iter_mut().enumerate() {
+                    let state = &mut states[j * size..(j + 1) * size];
+                    let agent = AgentId((first + j) as u32);
+                    *status = run(program, scratch, main, state, agent, host, now);
+                }
+            });
+        &self.statuses
+    }
+}

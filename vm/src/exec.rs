@@ -1,0 +1,467 @@
+//! The bytecode executor: runs a verified [`Program`] for one agent's state block.
+//!
+//! The loop decodes nothing (the program holds decoded [`Instr`]s), walks no tree and allocates
+//! nothing: the operand stack, the return stack and the counters live in a [`Scratch`] sized
+//! once from what the verifier proved. Every index it uses was range-checked by the verifier;
+//! it still reads through checked accessors so a verifier bug degrades to a wrong answer, never
+//! to a panic or undefined behaviour.
+//!
+//! This module must never accept an unverified program: [`Program`] can only be built through
+//! the verifier.
+
+use std::fmt;
+
+use crate::program::{Field, Instr, Layout};
+use crate::{AgentId, Call, Host, ImportId, Millis, Phase, Prng, Program, Status, Value};
+
+/// Why a tick could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum VmError {
+    /// The state block does not have the program's state size.
+    StateSize {
+        /// What the program needs.
+        expected: usize,
+        /// What was passed.
+        found: usize,
+    },
+    /// The program has no entry of that name (or no entry at all, for the main tree).
+    NoEntry(String),
+    /// The host has no function for an import.
+    UnknownImport {
+        /// The import's name.
+        name: String,
+        /// `action` or `function`.
+        kind: &'static str,
+    },
+}
+
+impl fmt::Display for VmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VmError::StateSize { expected, found } => write!(
+                f,
+                "the state block has {found} bytes; the program needs {expected}"
+            ),
+            VmError::NoEntry(name) if name.is_empty() => f.write_str("the program has no entry"),
+            VmError::NoEntry(name) => write!(f, "the program has no entry `{name}`"),
+            VmError::UnknownImport { name, kind } => {
+                write!(f, "the host has no {kind} `{name}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for VmError {}
+
+impl Program {
+    /// Binds every import of the program to `host`, once, at load: unknown names are an error.
+    pub fn bind<H: Host + ?Sized>(&self, host: &mut H) -> Result<(), VmError> {
+        for (i, imp) in self.imports().iter().enumerate() {
+            let id = ImportId(u32::try_from(i).unwrap_or(u32::MAX));
+            if !host.bind_import(id, imp) {
+                return Err(VmError::UnknownImport {
+                    name: imp.name.clone(),
+                    kind: imp.kind.name(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The per-thread working memory of the executor: operand stack, return stack and counters.
+/// Sized once per program; reused by every tick.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    stack: Vec<Value>,
+    rets: Vec<u32>,
+    temps: Vec<u32>,
+}
+
+impl Scratch {
+    /// Working memory for `program`.
+    pub fn new(program: &Program) -> Scratch {
+        Scratch {
+            stack: Vec::with_capacity(program.max_stack() as usize),
+            rets: Vec::with_capacity(program.max_calls() as usize),
+            temps: vec![0; program.temps() as usize],
+        }
+    }
+}
+
+/// Runs a program for agents whose state blocks the caller owns.
+///
+/// ```
+/// # fn demo(program: &btvm::Program, host: &mut impl btvm::Host) -> Result<(), btvm::VmError> {
+/// program.bind(host)?;
+/// let mut vm = btvm::Vm::new(program);
+/// let mut state = program.new_state();
+/// let status = vm.tick(&mut state, btvm::AgentId(0), host, 0)?;
+/// # let _ = status; Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Vm<'p> {
+    program: &'p Program,
+    scratch: Scratch,
+}
+
+impl<'p> Vm<'p> {
+    /// An executor for `program`.
+    pub fn new(program: &'p Program) -> Self {
+        Vm {
+            program,
+            scratch: Scratch::new(program),
+        }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    /// Ticks the main tree once for `agent`, whose state is `state`, at time `now`.
+    pub fn tick<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<Status, VmError> {
+        let func = self
+            .program
+            .main()
+            .ok_or_else(|| VmError::NoEntry(String::new()))?;
+        self.run_function(func, state, agent, host, now)
+    }
+
+    /// Runs the named entry once (Unvanquished `selectClass`).
+    pub fn run_entry<H: Host + ?Sized>(
+        &mut self,
+        entry: &str,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<Status, VmError> {
+        let func = self
+            .program
+            .entry(entry)
+            .ok_or_else(|| VmError::NoEntry(entry.to_string()))?;
+        self.run_function(func, state, agent, host, now)
+    }
+
+    fn run_function<H: Host + ?Sized>(
+        &mut self,
+        func: u32,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<Status, VmError> {
+        if state.len() != self.program.state_size() {
+            return Err(VmError::StateSize {
+                expected: self.program.state_size(),
+                found: state.len(),
+            });
+        }
+        Ok(run(
+            self.program,
+            &mut self.scratch,
+            func,
+            state,
+            agent,
+            host,
+            now,
+        ))
+    }
+}
+
+fn read(state: &[u8], f: Field) -> u32 {
+    let at = f.offset as usize;
+    match f.width {
+        1 => state.get(at).copied().map_or(0, u32::from),
+        2 => state
+            .get(at..at + 2)
+            .map_or(0, |b| u32::from(u16::from_le_bytes([b[0], b[1]]))),
+        4 => state
+            .get(at..at + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        _ => 0,
+    }
+}
+
+fn write(state: &mut [u8], f: Field, v: u32) {
+    let at = f.offset as usize;
+    let w = usize::from(f.width);
+    if let Some(b) = state.get_mut(at..at + w) {
+        b.copy_from_slice(&v.to_le_bytes()[..w]);
+    }
+}
+
+fn read_u64(state: &[u8], at: usize) -> u64 {
+    state.get(at..at + 8).map_or(0, |b| {
+        let mut a = [0; 8];
+        a.copy_from_slice(b);
+        u64::from_le_bytes(a)
+    })
+}
+
+fn write_u64(state: &mut [u8], at: usize, v: u64) {
+    if let Some(b) = state.get_mut(at..at + 8) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+fn listed(state: &[u8], l: &Layout, bit: u32) -> bool {
+    let at = l.list as usize + (bit / 8) as usize;
+    state.get(at).is_some_and(|b| b >> (bit % 8) & 1 == 1)
+}
+
+fn clear_list(state: &mut [u8], l: &Layout) {
+    let at = l.list as usize;
+    if let Some(b) = state.get_mut(at..at + l.list_bytes() as usize) {
+        b.fill(0);
+    }
+    write(state, l.count, 0);
+}
+
+/// Lists `bit` unless it is listed or the list is full.
+fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
+    let count = read(state, l.count);
+    if listed(state, l, bit) || count >= l.capacity {
+        return;
+    }
+    if let Some(b) = state.get_mut(l.list as usize + (bit / 8) as usize) {
+        *b |= 1 << (bit % 8);
+    }
+    write(state, l.count, count + 1);
+}
+
+fn target(l: crate::program::Label) -> usize {
+    l.0 as usize
+}
+
+/// The interpreter loop.
+pub(crate) fn run<H: Host + ?Sized>(
+    program: &Program,
+    scratch: &mut Scratch,
+    func: u32,
+    state: &mut [u8],
+    agent: AgentId,
+    host: &mut H,
+    now: Millis,
+) -> Status {
+    let parts = program.parts();
+    let code = &parts.code[..];
+    let l = &parts.layout;
+    let strings = program.strings();
+    let Some(f) = parts.functions.get(func as usize) else {
+        return Status::Failure;
+    };
+    let mut pc = f.start as usize;
+    let mut status = Status::Failure;
+    let Scratch { stack, rets, temps } = scratch;
+    stack.clear();
+    rets.clear();
+    loop {
+        let Some(&ins) = code.get(pc) else {
+            return Status::Failure;
+        };
+        pc += 1;
+        match ins {
+            Instr::Jump { to } => pc = target(to),
+            Instr::Branch {
+                success,
+                failure,
+                running,
+            } => {
+                pc = target(match status {
+                    Status::Success => success,
+                    Status::Failure => failure,
+                    Status::Running => running,
+                })
+            }
+            Instr::Finish { status } => return status,
+            Instr::Return { status: s } => {
+                status = s;
+                match rets.pop() {
+                    Some(r) => pc = r as usize,
+                    None => return s,
+                }
+            }
+            Instr::Call { func } => {
+                rets.push(pc as u32);
+                pc = parts
+                    .functions
+                    .get(func.0 as usize)
+                    .map_or(usize::MAX, |g| g.start as usize);
+            }
+            Instr::Act {
+                import,
+                argc,
+                action,
+                bit,
+            } => {
+                let base = stack.len().saturating_sub(usize::from(argc));
+                let me = action.0 + 1;
+                let current = read(state, l.current);
+                let phase = if current == me {
+                    Phase::Continue
+                } else {
+                    Phase::Enter
+                };
+                let call = Call::new(
+                    agent,
+                    ImportId(import.0),
+                    phase,
+                    &stack[base..],
+                    now,
+                    strings,
+                );
+                status = host.action(&call);
+                stack.truncate(base);
+                // `evaluate(action)`: the slot, then the running list (spec 4.1).
+                match status {
+                    Status::Running => {
+                        write(state, l.current, me);
+                        clear_list(state, l);
+                        add_to_list(state, l, bit.0);
+                    }
+                    Status::Success => {
+                        if current == me {
+                            write(state, l.current, 0);
+                        }
+                        if listed(state, l, bit.0) {
+                            clear_list(state, l);
+                        }
+                    }
+                    Status::Failure => {
+                        if current == me {
+                            write(state, l.current, 0);
+                        }
+                    }
+                }
+            }
+            Instr::JumpIfListed { bit, to } => {
+                if listed(state, l, bit.0) {
+                    pc = target(to);
+                }
+            }
+            Instr::OnSuccess { bit } => {
+                if listed(state, l, bit.0) {
+                    clear_list(state, l);
+                }
+            }
+            Instr::OnRunning { bit } => add_to_list(state, l, bit.0),
+            Instr::JumpIfCooling { timer, to } => {
+                let until = read_u64(state, l.timers as usize + 8 * timer.0 as usize) as i64;
+                if now <= until {
+                    pc = target(to);
+                }
+            }
+            Instr::Arm { timer, ms } => {
+                let until = now.saturating_add(i64::from(ms));
+                write_u64(
+                    state,
+                    l.timers as usize + 8 * timer.0 as usize,
+                    until as u64,
+                );
+            }
+            Instr::Zero { temp } => {
+                if let Some(t) = temps.get_mut(temp.0 as usize) {
+                    *t = 0;
+                }
+            }
+            Instr::Inc { temp } => {
+                if let Some(t) = temps.get_mut(temp.0 as usize) {
+                    *t = t.saturating_add(1);
+                }
+            }
+            Instr::Quorum {
+                succ,
+                fail,
+                n,
+                success_all,
+                failure_all,
+            } => {
+                let get = |t: crate::program::Temp| temps.get(t.0 as usize).copied().unwrap_or(0);
+                let reached = |all: bool, k: u32| if all { k == n } else { k > 0 };
+                status = if reached(success_all, get(succ)) {
+                    Status::Success
+                } else if reached(failure_all, get(fail)) {
+                    Status::Failure
+                } else if n == 0 {
+                    Status::Success
+                } else {
+                    Status::Running
+                };
+            }
+            Instr::PushBool { value } => stack.push(Value::Bool(value)),
+            Instr::PushInt { value } => stack.push(Value::Int(value)),
+            Instr::PushFloat { value } => stack.push(Value::Float(value)),
+            Instr::PushStr { value } => stack.push(Value::Str(crate::StrId(value.0))),
+            Instr::PushVar { var } => stack.push(
+                parts
+                    .vars
+                    .get(var.0 as usize)
+                    .copied()
+                    .unwrap_or(Value::Bool(false)),
+            ),
+            Instr::CallFn { import, argc } => {
+                let base = stack.len().saturating_sub(usize::from(argc));
+                let call = Call::new(
+                    agent,
+                    ImportId(import.0),
+                    Phase::Enter,
+                    &stack[base..],
+                    now,
+                    strings,
+                );
+                let v = host.function(&call);
+                stack.truncate(base);
+                stack.push(match v {
+                    Value::Float(x) if parts.single_precision => Value::Float(f64::from(x as f32)),
+                    v => v,
+                });
+            }
+            Instr::Random {} => {
+                let at = l.rng.unwrap_or(0) as usize;
+                let mut rng = match read_u64(state, at) {
+                    0 => Prng::for_agent(agent.0),
+                    s => Prng::from_state(s),
+                };
+                let x = rng.next_f64();
+                write_u64(state, at, rng.state());
+                stack.push(Value::Float(x));
+            }
+            Instr::Not {} => {
+                let v = stack.pop().unwrap_or(Value::Bool(false));
+                stack.push(Value::Bool(!v.truthy()));
+            }
+            Instr::Neg {} => {
+                let v = stack.pop().unwrap_or(Value::Bool(false));
+                stack.push(Value::Float(-v.as_f64()));
+            }
+            Instr::Truthy {} => {
+                let v = stack.pop().unwrap_or(Value::Bool(false));
+                stack.push(Value::Bool(v.truthy()));
+            }
+            Instr::Bin { op } => {
+                let r = stack.pop().unwrap_or(Value::Bool(false));
+                let left = stack.pop().unwrap_or(Value::Bool(false));
+                stack.push(op.apply(left, r));
+            }
+            Instr::JumpIfFalse { to } => {
+                if !stack.pop().unwrap_or(Value::Bool(false)).truthy() {
+                    pc = target(to);
+                }
+            }
+            Instr::JumpIfTrue { to } => {
+                if stack.pop().unwrap_or(Value::Bool(false)).truthy() {
+                    pc = target(to);
+                }
+            }
+        }
+    }
+}

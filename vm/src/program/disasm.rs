@@ -1,0 +1,110 @@
+//! The disassembler: a program as readable text (`btvm disasm`).
+//!
+//! Every instruction is printed by [`Instr::asm`], which the instruction table generates, so the
+//! listing always matches the encoder and decoder.
+
+use std::fmt;
+
+use super::isa::{Instr, OperandRef};
+use super::{FunctionKind, Program, ProgramModel};
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.parts();
+        let l = &p.layout;
+        let model = match p.model {
+            ProgramModel::RunningList => "running-list",
+        };
+        writeln!(f, "; btvm program {:016x}", self.fingerprint())?;
+        writeln!(
+            f,
+            "; model {model}, precision {}, {} instructions, {} bytes of state per agent",
+            if p.single_precision {
+                "single"
+            } else {
+                "double"
+            },
+            p.code.len(),
+            l.size
+        )?;
+        writeln!(
+            f,
+            "; state: current @{}:{} ({} actions), count @{}:{} (capacity {}), list @{} ({} bits), timers @{} ({}), rng {}",
+            l.current.offset,
+            l.current.width,
+            l.actions,
+            l.count.offset,
+            l.count.width,
+            l.capacity,
+            l.list,
+            l.bits,
+            l.timers,
+            l.timer_count,
+            l.rng.map_or("none".to_string(), |at| format!("@{at}"))
+        )?;
+        writeln!(
+            f,
+            "; verified: stack {}, call depth {}, at most {} instructions per tick, {} counters",
+            self.max_stack(),
+            self.max_calls(),
+            self.tick_budget(),
+            p.temps
+        )?;
+        for (i, imp) in p.imports.iter().enumerate() {
+            writeln!(
+                f,
+                "; import{i} {} {}/{}..{}",
+                imp.kind.name(),
+                imp.name,
+                imp.min_args,
+                imp.max_args
+            )?;
+        }
+        for (i, s) in p.strings.iter().enumerate() {
+            writeln!(f, "; str{i} {}", Quoted(s))?;
+        }
+        for (i, v) in p.vars.iter().enumerate() {
+            writeln!(f, "; var{i} = {}", v.display(self.strings()))?;
+        }
+        let mut order: Vec<usize> = (0..p.functions.len()).collect();
+        order.sort_by_key(|&i| p.functions[i].start);
+        for i in order {
+            let func = &p.functions[i];
+            let kind = match func.kind {
+                FunctionKind::Entry => "entry",
+                FunctionKind::Subtree => "subtree",
+            };
+            writeln!(f, "\nfn{i} {kind} {}:", Quoted(&func.name))?;
+            for pc in func.start..func.end {
+                let ins = &p.code[pc as usize];
+                write!(f, "  {pc:>6}  {}", ins.asm())?;
+                let mut note = None;
+                ins.operands(|o| match o {
+                    OperandRef::Import(k) => {
+                        note = p.imports.get(k as usize).map(|i| i.name.clone())
+                    }
+                    OperandRef::Func(k) => {
+                        note = p.functions.get(k as usize).map(|g| g.name.clone())
+                    }
+                    _ => {}
+                });
+                if let Instr::PushStr { value } = ins {
+                    note = p.strings.get(value.0 as usize).cloned();
+                }
+                match note {
+                    Some(n) => writeln!(f, "    ; {n}")?,
+                    None => writeln!(f)?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::write_quoted(self.0, f)
+    }
+}

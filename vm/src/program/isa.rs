@@ -1,0 +1,406 @@
+//! The instruction set, defined once.
+//!
+//! The [`isa!`] table below is the only place an instruction is described: its opcode byte,
+//! mnemonic, operands (each with a typed [`Operand`] kind) and operand-stack effect. The enum
+//! [`Instr`], the byte encoder and decoder, the disassembler and the operand walk the verifier
+//! uses are all generated from it, so they cannot disagree.
+//!
+//! This module must never interpret instructions: execution lives in `exec`, checking in
+//! `verify`.
+
+use std::fmt::Write as _;
+
+use super::codec::Reader;
+use super::error::{ProgramError, ProgramErrorKind};
+use crate::{BinOp, Status};
+
+/// An instruction index inside the program's code (jump targets are instruction indices, not
+/// byte offsets, so a target can never point into the middle of an instruction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Label(pub u32);
+
+/// A bit of the running-list set (one per node identity that may return running).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bit(pub u32);
+
+/// A cooldown timer slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Timer(pub u32);
+
+/// An index into the import table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Imp(pub u32);
+
+/// An index into the function table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Func(pub u32);
+
+/// A per-tick counter register (parallel nodes count finished children in them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Temp(pub u32);
+
+/// An index into the variable table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Var(pub u32);
+
+/// An index into the string table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Str(pub u32);
+
+/// An action ordinal: the value (plus one) the current-action slot holds while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ActionNo(pub u32);
+
+/// What an operand refers to, for the verifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandRef {
+    /// A jump target.
+    Label(u32),
+    /// A running-list bit.
+    Bit(u32),
+    /// A timer slot.
+    Timer(u32),
+    /// An import.
+    Import(u32),
+    /// A function.
+    Func(u32),
+    /// A counter register.
+    Temp(u32),
+    /// A variable.
+    Var(u32),
+    /// A string.
+    Str(u32),
+    /// An action ordinal.
+    Action(u32),
+    /// An immediate that needs no range check.
+    Immediate,
+}
+
+/// One operand kind: how it is encoded, decoded, printed and range-checked.
+pub trait Operand: Sized + Copy {
+    /// Appends the operand's bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// Reads the operand.
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError>;
+    /// Writes the operand in assembly syntax.
+    fn show(self, out: &mut String);
+    /// What the operand refers to.
+    fn refers(self) -> OperandRef;
+}
+
+macro_rules! index_operand {
+    ($($ty:ident $prefix:literal $kind:ident),* $(,)?) => {$(
+        impl Operand for $ty {
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.0.to_le_bytes());
+            }
+            fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+                r.u32().map($ty)
+            }
+            fn show(self, out: &mut String) {
+                let _ = write!(out, "{}{}", $prefix, self.0);
+            }
+            fn refers(self) -> OperandRef {
+                OperandRef::$kind(self.0)
+            }
+        }
+    )*};
+}
+
+index_operand! {
+    Label "L" Label,
+    Bit "bit" Bit,
+    Timer "timer" Timer,
+    Imp "import" Import,
+    Func "fn" Func,
+    Temp "t" Temp,
+    Var "var" Var,
+    Str "str" Str,
+    ActionNo "action" Action,
+}
+
+impl Operand for u8 {
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(self);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        r.u8()
+    }
+    fn show(self, out: &mut String) {
+        let _ = write!(out, "{self}");
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Immediate
+    }
+}
+
+impl Operand for u32 {
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        r.u32()
+    }
+    fn show(self, out: &mut String) {
+        let _ = write!(out, "{self}");
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Immediate
+    }
+}
+
+impl Operand for i64 {
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        r.u64().map(|v| v as i64)
+    }
+    fn show(self, out: &mut String) {
+        let _ = write!(out, "{self}");
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Immediate
+    }
+}
+
+impl Operand for f64 {
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_bits().to_le_bytes());
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        r.u64().map(f64::from_bits)
+    }
+    fn show(self, out: &mut String) {
+        let _ = write!(
+            out,
+            "{}",
+            crate::Value::Float(self).display(&crate::Strings::new())
+        );
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Immediate
+    }
+}
+
+impl Operand for bool {
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        match r.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(r.error(
+                ProgramErrorKind::BadOperand,
+                format!("{b} is not a boolean"),
+            )),
+        }
+    }
+    fn show(self, out: &mut String) {
+        let _ = write!(out, "{self}");
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Immediate
+    }
+}
+
+impl Operand for Status {
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(self as u8);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        let b = r.u8()?;
+        Status::from_u8(b)
+            .ok_or_else(|| r.error(ProgramErrorKind::BadOperand, format!("{b} is not a status")))
+    }
+    fn show(self, out: &mut String) {
+        out.push_str(self.name());
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Immediate
+    }
+}
+
+impl Operand for BinOp {
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(self as u8);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        let b = r.u8()?;
+        BinOp::from_u8(b).ok_or_else(|| {
+            r.error(
+                ProgramErrorKind::BadOperand,
+                format!("{b} is not an operator"),
+            )
+        })
+    }
+    fn show(self, out: &mut String) {
+        out.push_str(self.symbol());
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Immediate
+    }
+}
+
+macro_rules! isa {
+    ($(
+        $(#[$doc:meta])*
+        $opcode:literal $name:ident $mnemonic:literal { $($field:ident : $ty:ty),* }
+            pop($pop:expr) push($push:expr);
+    )*) => {
+        /// One instruction. See `spec/bytecode.md` for the semantics of each.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum Instr {
+            $( $(#[$doc])* $name { $( #[allow(missing_docs)] $field: $ty ),* }, )*
+        }
+
+        impl Instr {
+            /// The opcode byte.
+            pub fn opcode(&self) -> u8 {
+                match self { $( Instr::$name { .. } => $opcode, )* }
+            }
+
+            /// The assembly mnemonic.
+            pub fn mnemonic(&self) -> &'static str {
+                match self { $( Instr::$name { .. } => $mnemonic, )* }
+            }
+
+            /// Appends the instruction's bytes: the opcode, then each operand little-endian.
+            pub fn encode(&self, out: &mut Vec<u8>) {
+                match *self {
+                    $( Instr::$name { $($field),* } => {
+                        out.push($opcode);
+                        $( Operand::put($field, out); )*
+                    } )*
+                }
+            }
+
+            /// Reads one instruction.
+            pub fn decode(r: &mut Reader<'_>) -> Result<Instr, ProgramError> {
+                let at = r.position();
+                match r.u8()? {
+                    $( $opcode => Ok(Instr::$name { $( $field: <$ty as Operand>::get(r)? ),* }), )*
+                    op => Err(ProgramError::new(
+                        ProgramErrorKind::BadOpcode,
+                        format!("unknown opcode 0x{op:02x} at byte {at}"),
+                    )),
+                }
+            }
+
+            /// Calls `f` with what each operand refers to, in operand order.
+            pub fn operands(&self, mut f: impl FnMut(OperandRef)) {
+                match *self {
+                    $( Instr::$name { $($field),* } => { $( f(Operand::refers($field)); )* } )*
+                }
+                let _ = &mut f;
+            }
+
+            /// The operand-stack effect: values popped, then values pushed.
+            #[allow(unused_variables)]
+            pub fn stack_effect(&self) -> (u32, u32) {
+                match *self {
+                    $( Instr::$name { $($field),* } => ($pop, $push), )*
+                }
+            }
+
+            /// The instruction in assembly syntax (`mnemonic operand, operand`).
+            pub fn asm(&self) -> String {
+                let mut out = String::from(self.mnemonic());
+                #[allow(unused_mut)]
+                let mut first = true;
+                match *self {
+                    $( Instr::$name { $($field),* } => {
+                        $(
+                            out.push_str(if first { " " } else { ", " });
+                            first = false;
+                            Operand::show($field, &mut out);
+                        )*
+                    } )*
+                }
+                let _ = first;
+                out
+            }
+        }
+    };
+}
+
+isa! {
+    /// Continue at `to`.
+    0x01 Jump "jump" { to: Label } pop(0) push(0);
+    /// Continue at the target for the status register.
+    0x02 Branch "branch" { success: Label, failure: Label, running: Label } pop(0) push(0);
+    /// End the tick of an entry function with `status`.
+    0x03 Finish "finish" { status: Status } pop(0) push(0);
+    /// Return `status` from a subtree function to the instruction after its `call`.
+    0x04 Return "return" { status: Status } pop(0) push(0);
+    /// Run subtree function `func`; its returned status lands in the status register.
+    0x05 Call "call" { func: Func } pop(0) push(0);
+    /// Evaluate an action node (running-list model): pop `argc` arguments, call the host with
+    /// phase `continue` if the current-action slot holds `action`, else `enter`; then do the
+    /// node's bookkeeping on the slot and the running list (`bit`). Sets the status register.
+    0x06 Act "act" { import: Imp, argc: u8, action: ActionNo, bit: Bit } pop(u32::from(argc)) push(0);
+    /// Jump to `to` if `bit` is in the running list.
+    0x07 JumpIfListed "jump.listed" { bit: Bit, to: Label } pop(0) push(0);
+    /// A node succeeded: if `bit` is listed, clear the whole running list.
+    0x08 OnSuccess "list.success" { bit: Bit } pop(0) push(0);
+    /// A node is running: list `bit` unless listed already or the list is full.
+    0x09 OnRunning "list.running" { bit: Bit } pop(0) push(0);
+    /// Jump to `to` unless `now > until[timer]` (the cooldown is closed).
+    0x0a JumpIfCooling "jump.cooling" { timer: Timer, to: Label } pop(0) push(0);
+    /// `until[timer] = now + ms` (saturating).
+    0x0b Arm "timer.arm" { timer: Timer, ms: u32 } pop(0) push(0);
+    /// Set counter `temp` to zero.
+    0x0c Zero "temp.zero" { temp: Temp } pop(0) push(0);
+    /// Add one to counter `temp`.
+    0x0d Inc "temp.inc" { temp: Temp } pop(0) push(0);
+    /// Set the status register from a parallel's counters: success if the success quorum is
+    /// reached (`all`: `succ == n`; `any`: `succ > 0`), else failure if the failure quorum is,
+    /// else success when `n == 0`, else running.
+    0x0e Quorum "quorum" { succ: Temp, fail: Temp, n: u32, success_all: bool, failure_all: bool } pop(0) push(0);
+    /// Push a boolean.
+    0x10 PushBool "push.bool" { value: bool } pop(0) push(1);
+    /// Push an integer.
+    0x11 PushInt "push.int" { value: i64 } pop(0) push(1);
+    /// Push a float.
+    0x12 PushFloat "push.float" { value: f64 } pop(0) push(1);
+    /// Push a string.
+    0x13 PushStr "push.str" { value: Str } pop(0) push(1);
+    /// Push a variable's value.
+    0x14 PushVar "push.var" { var: Var } pop(0) push(1);
+    /// Pop `argc` arguments, call host function `import`, push its result (rounded to binary32
+    /// under single precision).
+    0x15 CallFn "call.fn" { import: Imp, argc: u8 } pop(u32::from(argc)) push(1);
+    /// Push a float in `[0, 1)` from the agent's PRNG.
+    0x16 Random "random" {} pop(0) push(1);
+    /// Replace the top with `!truthy(top)`.
+    0x17 Not "not" {} pop(1) push(1);
+    /// Replace the top with `-(top as f64)`.
+    0x18 Neg "neg" {} pop(1) push(1);
+    /// Replace the top with `truthy(top)` as a boolean.
+    0x19 Truthy "truthy" {} pop(1) push(1);
+    /// Pop the right then the left operand, push `left op right`.
+    0x1a Bin "bin" { op: BinOp } pop(2) push(1);
+    /// Pop; jump to `to` if the value is not truthy.
+    0x1b JumpIfFalse "jump.false" { to: Label } pop(1) push(0);
+    /// Pop; jump to `to` if the value is truthy.
+    0x1c JumpIfTrue "jump.true" { to: Label } pop(1) push(0);
+}
+
+impl Instr {
+    /// Whether execution can continue at the next instruction.
+    pub fn falls_through(&self) -> bool {
+        !matches!(
+            self,
+            Instr::Jump { .. } | Instr::Branch { .. } | Instr::Finish { .. } | Instr::Return { .. }
+        )
+    }
+
+    /// Whether the instruction sets the status register.
+    pub fn sets_status(&self) -> bool {
+        matches!(
+            self,
+            Instr::Act { .. } | Instr::Call { .. } | Instr::Quorum { .. }
+        )
+    }
+}

@@ -1,0 +1,272 @@
+//! Compiled programs: the flat, resumable bytecode every fast engine runs.
+//!
+//! A [`Program`] is immutable and shared by every agent (`Send + Sync`); each agent owns only a
+//! zero-initialised state block of [`Program::state_size`] bytes whose layout ([`Layout`]) the
+//! compiler computed. The only ways to get a `Program` are [`Program::new`] (from
+//! [`ProgramParts`], as the compiler's lowering builds them) and [`Program::decode`] (from a
+//! program file); both run the verifier, so **every `Program` is verified**.
+//!
+//! The format and the semantics of every instruction are specified in `spec/bytecode.md`.
+
+mod codec;
+mod disasm;
+mod error;
+mod isa;
+mod verify;
+
+pub use codec::Reader;
+pub use error::{ProgramError, ProgramErrorKind};
+pub use isa::{ActionNo, Bit, Func, Imp, Instr, Label, Operand, OperandRef, Str, Temp, Timer, Var};
+
+use crate::{Import, Limits, Strings, Value};
+
+/// A little-endian unsigned field of the state block; `width` 0 means absent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Field {
+    /// Byte offset in the state block.
+    pub offset: u32,
+    /// Width in bytes: 0, 1, 2 or 4.
+    pub width: u8,
+}
+
+impl Field {
+    /// The largest value the field can hold.
+    pub fn max(self) -> u64 {
+        match self.width {
+            0 => 0,
+            w => (1u64 << (8 * u32::from(w))) - 1,
+        }
+    }
+}
+
+/// Where each piece of per-agent state lives in the state block. A fresh agent is all zeroes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// Total bytes per agent.
+    pub size: u32,
+    /// The current-action slot: 0 = none, `k + 1` = action ordinal `k` is running.
+    pub current: Field,
+    /// How many action ordinals exist.
+    pub actions: u32,
+    /// How many identities the running list holds.
+    pub count: Field,
+    /// The running list's capacity (the game's `MAX_NODE_DEPTH`).
+    pub capacity: u32,
+    /// Byte offset of the running-list bit set.
+    pub list: u32,
+    /// Bits in the running-list set.
+    pub bits: u32,
+    /// Byte offset of the cooldown timers (`i64` expiry times, little-endian).
+    pub timers: u32,
+    /// Number of timers.
+    pub timer_count: u32,
+    /// Byte offset of the PRNG state (`u64`, 0 = not yet seeded), if the program draws random
+    /// numbers.
+    pub rng: Option<u32>,
+}
+
+impl Layout {
+    /// Bytes used by the running-list bit set.
+    pub fn list_bytes(&self) -> u32 {
+        self.bits.div_ceil(8)
+    }
+}
+
+/// What kind of code a function holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FunctionKind {
+    /// A tree entry: ends its tick with `finish`.
+    Entry,
+    /// A subtree called by `call`: ends with `return`.
+    Subtree,
+}
+
+/// A contiguous range of code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Function {
+    /// The entry or subtree name (for disassembly and errors).
+    pub name: String,
+    /// Entry or subtree.
+    pub kind: FunctionKind,
+    /// First instruction.
+    pub start: u32,
+    /// One past the last instruction.
+    pub end: u32,
+}
+
+/// The execution model the program was compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProgramModel {
+    /// Unvanquished's running list (`spec/semantics.md` 4.1).
+    RunningList,
+}
+
+/// Everything a program is made of, as the lowering produces it. [`Program::new`] verifies it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgramParts {
+    /// The execution model.
+    pub model: ProgramModel,
+    /// Whether host float results are rounded to binary32.
+    pub single_precision: bool,
+    /// The state layout.
+    pub layout: Layout,
+    /// The string table (distinct strings; `StrId(i)` is entry `i`).
+    pub strings: Vec<String>,
+    /// The import table.
+    pub imports: Vec<Import>,
+    /// Variable values (read-only in the running-list model).
+    pub vars: Vec<Value>,
+    /// Counter registers used by parallel nodes.
+    pub temps: u32,
+    /// The functions; entries first, in the tree's entry order (the first is the main tree).
+    pub functions: Vec<Function>,
+    /// The code.
+    pub code: Vec<Instr>,
+}
+
+/// A verified program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    parts: ProgramParts,
+    strings: Strings,
+    fingerprint: u64,
+    facts: verify::Facts,
+}
+
+impl Program {
+    /// Verifies `parts` under `limits` and builds the program.
+    pub fn new(parts: ProgramParts, limits: &Limits) -> Result<Program, ProgramError> {
+        let facts = verify::verify(&parts, limits)?;
+        let mut strings = Strings::new();
+        for s in &parts.strings {
+            strings.intern(s);
+        }
+        let fingerprint = codec::fingerprint(&codec::encode_body(&parts));
+        Ok(Program {
+            parts,
+            strings,
+            fingerprint,
+            facts,
+        })
+    }
+
+    /// Reads and verifies a program file written by [`Program::encode`].
+    pub fn decode(bytes: &[u8], limits: &Limits) -> Result<Program, ProgramError> {
+        let parts = codec::decode(bytes, limits)?;
+        Program::new(parts, limits)
+    }
+
+    /// The program file: magic, version, fingerprint, then the parts.
+    pub fn encode(&self) -> Vec<u8> {
+        codec::encode(&self.parts, self.fingerprint)
+    }
+
+    /// The parts the program was built from.
+    pub fn parts(&self) -> &ProgramParts {
+        &self.parts
+    }
+
+    /// A 64-bit hash of the program's contents: snapshots of agent state are only valid for a
+    /// program with the same fingerprint.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Bytes of state per agent.
+    pub fn state_size(&self) -> usize {
+        self.parts.layout.size as usize
+    }
+
+    /// A fresh agent's state block (all zeroes).
+    pub fn new_state(&self) -> Vec<u8> {
+        vec![0; self.state_size()]
+    }
+
+    /// The import table.
+    pub fn imports(&self) -> &[Import] {
+        &self.parts.imports
+    }
+
+    /// The strings `Value::Str` values refer to.
+    pub fn strings(&self) -> &Strings {
+        &self.strings
+    }
+
+    /// The entry functions' names, main first.
+    pub fn entries(&self) -> impl Iterator<Item = &str> {
+        self.parts
+            .functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Entry)
+            .map(|f| f.name.as_str())
+    }
+
+    /// The function index of the named entry.
+    pub fn entry(&self, name: &str) -> Option<u32> {
+        self.parts
+            .functions
+            .iter()
+            .position(|f| f.kind == FunctionKind::Entry && f.name == name)
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// The main entry's function index (the first entry), if any.
+    pub fn main(&self) -> Option<u32> {
+        self.parts
+            .functions
+            .iter()
+            .position(|f| f.kind == FunctionKind::Entry)
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// The deepest operand stack any tick needs.
+    pub fn max_stack(&self) -> u32 {
+        self.facts.max_stack
+    }
+
+    /// The deepest chain of subtree calls.
+    pub fn max_calls(&self) -> u32 {
+        self.facts.max_calls
+    }
+
+    /// The most instructions one tick of any entry can execute (proved by the verifier).
+    pub fn tick_budget(&self) -> u64 {
+        self.facts.tick_cost
+    }
+
+    /// The code.
+    pub fn code(&self) -> &[Instr] {
+        &self.parts.code
+    }
+
+    /// The state layout.
+    pub fn layout(&self) -> &Layout {
+        &self.parts.layout
+    }
+
+    /// The execution model.
+    pub fn model(&self) -> ProgramModel {
+        self.parts.model
+    }
+
+    /// The functions.
+    pub fn functions(&self) -> &[Function] {
+        &self.parts.functions
+    }
+
+    /// The variable values.
+    pub fn vars(&self) -> &[Value] {
+        &self.parts.vars
+    }
+
+    /// Whether host float results are rounded to binary32.
+    pub fn single_precision(&self) -> bool {
+        self.parts.single_precision
+    }
+
+    /// Counter registers needed per tick.
+    pub fn temps(&self) -> u32 {
+        self.parts.temps
+    }
+}

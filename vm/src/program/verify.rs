@@ -1,0 +1,485 @@
+//! The verifier: decides whether a [`ProgramParts`] may run.
+//!
+//! It proves, without running anything:
+//! - the state layout's fields lie inside the block and do not overlap;
+//! - every function is a non-empty range of code, and functions do not overlap;
+//! - every operand index (bit, timer, import, function, counter, variable, string, action) is in
+//!   range, and every call passes an arity its import accepts, to an import of the right kind;
+//! - every jump stays inside its function and goes **forward**, so each function is a DAG;
+//! - the operand stack never underflows, never exceeds the limit, has one depth at every
+//!   instruction, and is empty at node-level instructions;
+//! - continuations are well formed: a `branch` directly follows the instruction that set the
+//!   status register and is not a jump target; no code falls off the end of a function;
+//!   `finish` only ends entries and `return` only ends subtrees;
+//! - subtree calls form no cycle, so the call depth is bounded;
+//! - the longest path through a tick (calls included) fits the per-tick instruction budget.
+//!
+//! It never executes code and never panics, whatever the input.
+
+use super::error::{ProgramError, ProgramErrorKind as K};
+use super::isa::{Instr, OperandRef};
+use super::{FunctionKind, Layout, ProgramParts};
+use crate::{ImportKind, Limits, Value};
+
+/// What verification proved, kept by the program for the engines.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Facts {
+    /// Deepest operand stack.
+    pub max_stack: u32,
+    /// Deepest chain of subtree calls.
+    pub max_calls: u32,
+    /// Most instructions one tick can execute.
+    pub tick_cost: u64,
+}
+
+fn err(kind: K, message: String) -> ProgramError {
+    ProgramError::new(kind, message)
+}
+
+/// Verifies a program.
+pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> {
+    if p.code.len() > limits.max_program_instructions {
+        return Err(err(
+            K::TooLarge,
+            format!(
+                "{} instructions; the limit is {}",
+                p.code.len(),
+                limits.max_program_instructions
+            ),
+        ));
+    }
+    layout(&p.layout, limits)?;
+    tables(p)?;
+    functions(p)?;
+    let mut max_stack = 0;
+    let mut targets = vec![false; p.code.len()];
+    for (fi, f) in p.functions.iter().enumerate() {
+        max_stack = max_stack.max(body(
+            p,
+            fi,
+            f.start as usize,
+            f.end as usize,
+            &mut targets,
+            limits,
+        )?);
+    }
+    let (max_calls, tick_cost) = calls(p, limits)?;
+    Ok(Facts {
+        max_stack,
+        max_calls,
+        tick_cost,
+    })
+}
+
+fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {
+    if l.size as usize > limits.max_state_bytes {
+        return Err(err(
+            K::TooLarge,
+            format!(
+                "{} bytes of state per agent; the limit is {}",
+                l.size, limits.max_state_bytes
+            ),
+        ));
+    }
+    let bad = |m: String| Err(err(K::BadLayout, m));
+    let mut regions: Vec<(&str, u64, u64)> = Vec::new();
+    for (name, f) in [("current", l.current), ("count", l.count)] {
+        if !matches!(f.width, 0 | 1 | 2 | 4) {
+            return bad(format!("the {name} field is {} bytes wide", f.width));
+        }
+        regions.push((name, u64::from(f.offset), u64::from(f.width)));
+    }
+    if u64::from(l.actions) > l.current.max() {
+        return bad(format!(
+            "{} actions do not fit the current-action slot",
+            l.actions
+        ));
+    }
+    if l.bits > 0 && u64::from(l.capacity.min(l.bits)) > l.count.max() {
+        return bad("the running-list count cannot hold the capacity".into());
+    }
+    regions.push(("list", u64::from(l.list), u64::from(l.list_bytes())));
+    regions.push(("timers", u64::from(l.timers), 8 * u64::from(l.timer_count)));
+    if let Some(at) = l.rng {
+        regions.push(("rng", u64::from(at), 8));
+    }
+    regions.retain(|r| r.2 > 0);
+    for &(name, start, len) in &regions {
+        if start + len > u64::from(l.size) {
+            return bad(format!(
+                "the {name} field ends past the {}-byte block",
+                l.size
+            ));
+        }
+    }
+    regions.sort_by_key(|r| r.1);
+    for w in regions.windows(2) {
+        if w[0].1 + w[0].2 > w[1].1 {
+            return bad(format!("the {} and {} fields overlap", w[0].0, w[1].0));
+        }
+    }
+    Ok(())
+}
+
+fn tables(p: &ProgramParts) -> Result<(), ProgramError> {
+    let mut seen = std::collections::HashSet::new();
+    for s in &p.strings {
+        if !seen.insert(s.as_str()) {
+            return Err(err(
+                K::BadOperand,
+                format!("the string table lists {s:?} twice"),
+            ));
+        }
+    }
+    for v in &p.vars {
+        if let Value::Str(s) = v {
+            if s.0 as usize >= p.strings.len() {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    format!("a variable refers to string {}", s.0),
+                ));
+            }
+        }
+    }
+    for i in &p.imports {
+        if i.min_args > i.max_args {
+            return Err(err(
+                K::BadOperand,
+                format!("import `{}` has min_args > max_args", i.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn functions(p: &ProgramParts) -> Result<(), ProgramError> {
+    let mut ranges: Vec<(u32, u32, &str)> = Vec::with_capacity(p.functions.len());
+    let mut names = std::collections::HashSet::new();
+    for f in &p.functions {
+        if f.start >= f.end || f.end as usize > p.code.len() {
+            return Err(err(
+                K::BadContinuation,
+                format!(
+                    "function `{}` covers {}..{} of {} instructions",
+                    f.name,
+                    f.start,
+                    f.end,
+                    p.code.len()
+                ),
+            ));
+        }
+        if f.kind == FunctionKind::Entry && !names.insert(f.name.as_str()) {
+            return Err(err(
+                K::BadOperand,
+                format!("two entries are named `{}`", f.name),
+            ));
+        }
+        ranges.push((f.start, f.end, &f.name));
+    }
+    ranges.sort_unstable();
+    for w in ranges.windows(2) {
+        if w[0].1 > w[1].0 {
+            return Err(err(
+                K::BadContinuation,
+                format!("functions `{}` and `{}` overlap", w[0].2, w[1].2),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one function's code; returns its deepest operand stack.
+fn body(
+    p: &ProgramParts,
+    fi: usize,
+    start: usize,
+    end: usize,
+    targets: &mut [bool],
+    limits: &Limits,
+) -> Result<u32, ProgramError> {
+    let f = &p.functions[fi];
+    let at = |pc: usize, m: String| format!("in `{}` at instruction {pc}: {m}", f.name);
+    // Operands, and which instructions are jump targets.
+    for pc in start..end {
+        let ins = &p.code[pc];
+        let mut problem = None;
+        ins.operands(|o| {
+            if problem.is_some() {
+                return;
+            }
+            let (what, idx, len) = match o {
+                OperandRef::Label(t) => {
+                    let t = t as usize;
+                    if t <= pc || t >= end {
+                        problem = Some((
+                            K::BadJump,
+                            format!("jump to {t} leaves the function or goes backwards"),
+                        ));
+                    } else {
+                        targets[t] = true;
+                    }
+                    return;
+                }
+                OperandRef::Func(i) => {
+                    match p.functions.get(i as usize) {
+                        Some(g) if g.kind == FunctionKind::Subtree => {}
+                        Some(_) => {
+                            problem =
+                                Some((K::BadContinuation, format!("call of entry function {i}")))
+                        }
+                        None => {
+                            problem = Some((
+                                K::IndexOutOfRange,
+                                format!("call of function {i} of {}", p.functions.len()),
+                            ))
+                        }
+                    }
+                    return;
+                }
+                OperandRef::Bit(i) => ("bit", i, p.layout.bits),
+                OperandRef::Timer(i) => ("timer", i, p.layout.timer_count),
+                OperandRef::Import(i) => ("import", i, len32(p.imports.len())),
+                OperandRef::Temp(i) => ("counter", i, p.temps),
+                OperandRef::Var(i) => ("variable", i, len32(p.vars.len())),
+                OperandRef::Str(i) => ("string", i, len32(p.strings.len())),
+                OperandRef::Action(i) => ("action", i, p.layout.actions),
+                OperandRef::Immediate => return,
+            };
+            if idx >= len {
+                problem = Some((K::IndexOutOfRange, format!("{what} {idx} of {len}")));
+            }
+        });
+        if let Some((kind, m)) = problem {
+            return Err(err(kind, at(pc, m)));
+        }
+        let arity = |import: u32, argc: u8, want: ImportKind| {
+            let imp = &p.imports[import as usize];
+            if imp.kind != want {
+                Some(format!("`{}` is not an {}", imp.name, want.name()))
+            } else if argc < imp.min_args || argc > imp.max_args {
+                Some(format!("`{}` called with {argc} arguments", imp.name))
+            } else {
+                None
+            }
+        };
+        let problem = match *ins {
+            Instr::Act { import, argc, .. } => {
+                arity(import.0, argc, ImportKind::Action).map(|m| (K::Arity, m))
+            }
+            Instr::CallFn { import, argc } => {
+                arity(import.0, argc, ImportKind::Function).map(|m| (K::Arity, m))
+            }
+            Instr::Random {} if p.layout.rng.is_none() => {
+                Some((K::BadLayout, "`random` without a PRNG slot".to_string()))
+            }
+            Instr::Finish { .. } if f.kind != FunctionKind::Entry => {
+                Some((K::BadContinuation, "`finish` in a subtree function".into()))
+            }
+            Instr::Return { .. } if f.kind != FunctionKind::Subtree => {
+                Some((K::BadContinuation, "`return` in an entry function".into()))
+            }
+            _ => None,
+        };
+        if let Some((kind, m)) = problem {
+            return Err(err(kind, at(pc, m)));
+        }
+    }
+    if p.code[end - 1].falls_through() {
+        return Err(err(
+            K::BadContinuation,
+            at(
+                end - 1,
+                "the function's last instruction falls through".into(),
+            ),
+        ));
+    }
+    // Branches read the status the previous instruction set.
+    for (pc, &is_target) in targets.iter().enumerate().take(end).skip(start) {
+        if let Instr::Branch { .. } = p.code[pc] {
+            let ok = pc > start && p.code[pc - 1].sets_status() && !is_target;
+            if !ok {
+                return Err(err(
+                    K::BadContinuation,
+                    at(pc, "`branch` does not directly follow a status".into()),
+                ));
+            }
+        }
+    }
+    // Stack depths: jumps only go forward, so one pass in order sees every predecessor first.
+    let mut depth: Vec<Option<u32>> = vec![None; end - start];
+    depth[0] = Some(0);
+    let mut max = 0;
+    for pc in start..end {
+        let Some(d) = depth[pc - start] else {
+            continue; // unreachable
+        };
+        let ins = &p.code[pc];
+        let (pop, push) = ins.stack_effect();
+        if pop > d {
+            return Err(err(
+                K::StackUnderflow,
+                at(pc, format!("pops {pop} of {d} values")),
+            ));
+        }
+        let node_level = !matches!(
+            ins,
+            Instr::PushBool { .. }
+                | Instr::PushInt { .. }
+                | Instr::PushFloat { .. }
+                | Instr::PushStr { .. }
+                | Instr::PushVar { .. }
+                | Instr::CallFn { .. }
+                | Instr::Random {}
+                | Instr::Not {}
+                | Instr::Neg {}
+                | Instr::Truthy {}
+                | Instr::Bin { .. }
+                | Instr::JumpIfFalse { .. }
+                | Instr::JumpIfTrue { .. }
+                | Instr::Jump { .. }
+        );
+        if node_level && d != pop {
+            return Err(err(
+                K::StackMismatch,
+                at(pc, format!("{} values left on the stack", d - pop)),
+            ));
+        }
+        let after = d - pop + push;
+        if after > limits.max_stack {
+            return Err(err(
+                K::StackOverflow,
+                at(pc, format!("the stack would hold {after} values")),
+            ));
+        }
+        max = max.max(after);
+        let mut flow = |t: usize| -> Result<(), ProgramError> {
+            let slot = &mut depth[t - start];
+            match *slot {
+                None => *slot = Some(after),
+                Some(x) if x != after => {
+                    return Err(err(
+                        K::StackMismatch,
+                        at(t, format!("reached with {x} and with {after} values")),
+                    ));
+                }
+                Some(_) => {}
+            }
+            Ok(())
+        };
+        if ins.falls_through() {
+            flow(pc + 1)?;
+        }
+        let mut labels = [0usize; 3];
+        let mut n = 0;
+        ins.operands(|o| {
+            if let OperandRef::Label(t) = o {
+                labels[n] = t as usize;
+                n += 1;
+            }
+        });
+        for &t in &labels[..n] {
+            flow(t)?;
+        }
+    }
+    Ok(max)
+}
+
+fn len32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Orders functions callees-first, rejecting cycles; then computes each function's call depth
+/// and worst-case cost.
+fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> {
+    let n = p.functions.len();
+    let callees: Vec<Vec<usize>> = p
+        .functions
+        .iter()
+        .map(|f| {
+            p.code[f.start as usize..f.end as usize]
+                .iter()
+                .filter_map(|i| match i {
+                    Instr::Call { func } => Some(func.0 as usize),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    // Kahn's algorithm on "calls": a function is ready once all its callees are done.
+    let mut pending: Vec<usize> = callees.iter().map(Vec::len).collect();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (f, cs) in callees.iter().enumerate() {
+        for &c in cs {
+            callers[c].push(f);
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&f| pending[f] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(f) = ready.pop() {
+        order.push(f);
+        for &caller in &callers[f] {
+            pending[caller] -= 1;
+            if pending[caller] == 0 {
+                ready.push(caller);
+            }
+        }
+    }
+    if order.len() != n {
+        let f = (0..n).find(|&f| pending[f] > 0).unwrap_or(0);
+        return Err(err(
+            K::CallCycle,
+            format!(
+                "function `{}` takes part in a cycle of subtree calls",
+                p.functions[f].name
+            ),
+        ));
+    }
+    let mut depth = vec![0u32; n];
+    let mut cost = vec![0u64; n];
+    let mut max_calls = 0;
+    let mut tick_cost = 0;
+    for &f in &order {
+        let func = &p.functions[f];
+        let (start, end) = (func.start as usize, func.end as usize);
+        let mut longest = vec![0u64; end - start + 1];
+        let mut calls_here = 0;
+        for pc in (start..end).rev() {
+            let ins = &p.code[pc];
+            let mut best = if ins.falls_through() {
+                longest[pc + 1 - start]
+            } else {
+                0
+            };
+            ins.operands(|o| {
+                if let OperandRef::Label(t) = o {
+                    best = best.max(longest[t as usize - start]);
+                }
+            });
+            let own = match ins {
+                Instr::Call { func } => {
+                    let c = func.0 as usize;
+                    calls_here = calls_here.max(depth[c] + 1);
+                    cost[c]
+                }
+                _ => 0,
+            };
+            longest[pc - start] = best.saturating_add(1).saturating_add(own);
+        }
+        depth[f] = calls_here;
+        cost[f] = longest[0];
+        if func.kind == FunctionKind::Entry {
+            if cost[f] > limits.max_tick_instructions {
+                return Err(err(
+                    K::BudgetExceeded,
+                    format!(
+                        "a tick of `{}` may run {} instructions; the budget is {}",
+                        func.name, cost[f], limits.max_tick_instructions
+                    ),
+                ));
+            }
+            max_calls = max_calls.max(calls_here);
+            tick_cost = tick_cost.max(cost[f]);
+        }
+    }
+    Ok((max_calls, tick_cost))
+}
