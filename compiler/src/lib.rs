@@ -14,6 +14,7 @@ pub mod check;
 pub mod diag;
 pub mod ir;
 pub mod load;
+pub mod lower;
 pub mod reference;
 pub mod scenario;
 pub mod source;
