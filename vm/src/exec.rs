@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::program::{Field, Instr, Layout};
+use crate::program::{Field, Instr, Label, Layout};
 use crate::{AgentId, Call, Host, ImportId, Millis, Phase, Prng, Program, Status, Value};
 
 /// Why a tick could not run.
@@ -238,8 +238,16 @@ fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
     write(state, l.count, count + 1);
 }
 
-fn target(l: crate::program::Label) -> usize {
+fn target(l: Label) -> usize {
     l.0 as usize
+}
+
+fn pick(status: Status, success: Label, failure: Label, running: Label) -> Label {
+    match status {
+        Status::Success => success,
+        Status::Failure => failure,
+        Status::Running => running,
+    }
 }
 
 /// The interpreter loop.
@@ -260,7 +268,6 @@ pub(crate) fn run<H: Host + ?Sized>(
         return Status::Failure;
     };
     let mut pc = f.start as usize;
-    let mut status = Status::Failure;
     let Scratch { stack, rets, temps } = scratch;
     stack.clear();
     rets.clear();
@@ -271,27 +278,24 @@ pub(crate) fn run<H: Host + ?Sized>(
         pc += 1;
         match ins {
             Instr::Jump { to } => pc = target(to),
-            Instr::Branch {
-                success,
-                failure,
-                running,
-            } => {
-                pc = target(match status {
-                    Status::Success => success,
-                    Status::Failure => failure,
-                    Status::Running => running,
-                })
-            }
             Instr::Finish { status } => return status,
-            Instr::Return { status: s } => {
-                status = s;
-                match rets.pop() {
-                    Some(r) => pc = r as usize,
-                    None => return s,
-                }
+            Instr::Return { status } => {
+                // Continue at the calling `call`'s label for the status.
+                let Some(call_pc) = rets.pop() else {
+                    return status;
+                };
+                pc = match code.get(call_pc as usize) {
+                    Some(&Instr::Call {
+                        success,
+                        failure,
+                        running,
+                        ..
+                    }) => target(pick(status, success, failure, running)),
+                    _ => return status,
+                };
             }
-            Instr::Call { func } => {
-                rets.push(pc as u32);
+            Instr::Call { func, .. } => {
+                rets.push((pc - 1) as u32);
                 pc = parts
                     .functions
                     .get(func.0 as usize)
@@ -302,6 +306,9 @@ pub(crate) fn run<H: Host + ?Sized>(
                 argc,
                 action,
                 bit,
+                success,
+                failure,
+                running,
             } => {
                 let base = stack.len().saturating_sub(usize::from(argc));
                 let me = action.0 + 1;
@@ -319,7 +326,7 @@ pub(crate) fn run<H: Host + ?Sized>(
                     now,
                     strings,
                 );
-                status = host.action(&call);
+                let status = host.action(&call);
                 stack.truncate(base);
                 // `evaluate(action)`: the slot, then the running list (spec 4.1).
                 match status {
@@ -342,18 +349,23 @@ pub(crate) fn run<H: Host + ?Sized>(
                         }
                     }
                 }
+                pc = target(pick(status, success, failure, running));
             }
             Instr::JumpIfListed { bit, to } => {
                 if listed(state, l, bit.0) {
                     pc = target(to);
                 }
             }
-            Instr::OnSuccess { bit } => {
+            Instr::OnSuccess { bit, to } => {
                 if listed(state, l, bit.0) {
                     clear_list(state, l);
                 }
+                pc = target(to);
             }
-            Instr::OnRunning { bit } => add_to_list(state, l, bit.0),
+            Instr::OnRunning { bit, to } => {
+                add_to_list(state, l, bit.0);
+                pc = target(to);
+            }
             Instr::JumpIfCooling { timer, to } => {
                 let until = read_u64(state, l.timers as usize + 8 * timer.0 as usize) as i64;
                 if now <= until {
@@ -384,10 +396,13 @@ pub(crate) fn run<H: Host + ?Sized>(
                 n,
                 success_all,
                 failure_all,
+                success,
+                failure,
+                running,
             } => {
                 let get = |t: crate::program::Temp| temps.get(t.0 as usize).copied().unwrap_or(0);
                 let reached = |all: bool, k: u32| if all { k == n } else { k > 0 };
-                status = if reached(success_all, get(succ)) {
+                let status = if reached(success_all, get(succ)) {
                     Status::Success
                 } else if reached(failure_all, get(fail)) {
                     Status::Failure
@@ -396,6 +411,7 @@ pub(crate) fn run<H: Host + ?Sized>(
                 } else {
                     Status::Running
                 };
+                pc = target(pick(status, success, failure, running));
             }
             Instr::PushBool { value } => stack.push(Value::Bool(value)),
             Instr::PushInt { value } => stack.push(Value::Int(value)),
@@ -451,6 +467,13 @@ pub(crate) fn run<H: Host + ?Sized>(
                 let r = stack.pop().unwrap_or(Value::Bool(false));
                 let left = stack.pop().unwrap_or(Value::Bool(false));
                 stack.push(op.apply(left, r));
+            }
+            Instr::JumpIfCmp { op, when, to } => {
+                let r = stack.pop().unwrap_or(Value::Bool(false));
+                let left = stack.pop().unwrap_or(Value::Bool(false));
+                if op.apply(left, r).truthy() == when {
+                    pc = target(to);
+                }
             }
             Instr::JumpIfFalse { to } => {
                 if !stack.pop().unwrap_or(Value::Bool(false)).truthy() {

@@ -100,6 +100,15 @@ impl Lower<'_> {
                     self.asm.place(skip);
                 }
             }
+            Expr::Binary(
+                op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne),
+                a,
+                b,
+            ) => {
+                self.value(a);
+                self.value(b);
+                self.asm.emit(Instr::JumpIfCmp { op: *op, when, to });
+            }
             _ => {
                 self.value(e);
                 self.asm.emit(if when {

@@ -170,8 +170,6 @@ impl Lower<'_> {
                 argc: u8::try_from(call.args.len()).unwrap_or(u8::MAX),
                 action: ActionNo(self.slots.action[id.index()]),
                 bit: Bit(self.slots.bit(self.tree, id).unwrap_or(0)),
-            });
-            self.asm.emit(Instr::Branch {
                 success: k.s,
                 failure: k.f,
                 running: k.r,
@@ -188,11 +186,15 @@ impl Lower<'_> {
         };
         self.run(id, inner);
         self.asm.place(inner.s);
-        self.asm.emit(Instr::OnSuccess { bit: Bit(bit) });
-        self.jump(k.s);
+        self.asm.emit(Instr::OnSuccess {
+            bit: Bit(bit),
+            to: k.s,
+        });
         self.asm.place(inner.r);
-        self.asm.emit(Instr::OnRunning { bit: Bit(bit) });
-        self.jump(k.r);
+        self.asm.emit(Instr::OnRunning {
+            bit: Bit(bit),
+            to: k.r,
+        });
     }
 
     /// The node kind's own semantics (`spec/semantics.md` 3), children through [`Self::node`].
@@ -265,8 +267,6 @@ impl Lower<'_> {
                     n: children.len() as u32,
                     success_all: p.success == crate::ir::Quorum::All,
                     failure_all: p.failure == crate::ir::Quorum::All,
-                });
-                self.asm.emit(Instr::Branch {
                     success: k.s,
                     failure: k.f,
                     running: k.r,
@@ -307,8 +307,8 @@ impl Lower<'_> {
             }
             NodeKind::Include(sub) => {
                 let func = self.tree.roots.len() as u32 + sub.0;
-                self.asm.emit(Instr::Call { func: Func(func) });
-                self.asm.emit(Instr::Branch {
+                self.asm.emit(Instr::Call {
+                    func: Func(func),
                     success: k.s,
                     failure: k.f,
                     running: k.r,

@@ -59,6 +59,14 @@ impl AgentState {
         self.current
     }
 
+    /// Bytes this agent's state occupies: the struct plus what its lists hold on the heap.
+    pub fn footprint(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.running.capacity() * std::mem::size_of::<NodeId>()
+            + self.cooldowns.capacity() * std::mem::size_of::<Millis>()
+            + self.vars.capacity() * std::mem::size_of::<Value>()
+    }
+
     /// Resets the behaviour state as the game does on spawn or behaviour change: the running
     /// list and the current action are cleared; timer data is kept (the game never resets it).
     pub fn reset_behavior(&mut self) {

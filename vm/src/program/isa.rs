@@ -328,24 +328,24 @@ macro_rules! isa {
 isa! {
     /// Continue at `to`.
     0x01 Jump "jump" { to: Label } pop(0) push(0);
-    /// Continue at the target for the status register.
-    0x02 Branch "branch" { success: Label, failure: Label, running: Label } pop(0) push(0);
     /// End the tick of an entry function with `status`.
     0x03 Finish "finish" { status: Status } pop(0) push(0);
-    /// Return `status` from a subtree function to the instruction after its `call`.
+    /// Return `status` from a subtree function: continue at the calling `call`'s label for it.
     0x04 Return "return" { status: Status } pop(0) push(0);
-    /// Run subtree function `func`; its returned status lands in the status register.
-    0x05 Call "call" { func: Func } pop(0) push(0);
+    /// Run subtree function `func`; continue at the label for the status it returns.
+    0x05 Call "call" { func: Func, success: Label, failure: Label, running: Label } pop(0) push(0);
     /// Evaluate an action node (running-list model): pop `argc` arguments, call the host with
-    /// phase `continue` if the current-action slot holds `action`, else `enter`; then do the
-    /// node's bookkeeping on the slot and the running list (`bit`). Sets the status register.
-    0x06 Act "act" { import: Imp, argc: u8, action: ActionNo, bit: Bit } pop(u32::from(argc)) push(0);
+    /// phase `continue` if the current-action slot holds `action`, else `enter`; do the node's
+    /// bookkeeping on the slot and the running list (`bit`); continue at the label for the
+    /// status.
+    0x06 Act "act" { import: Imp, argc: u8, action: ActionNo, bit: Bit, success: Label, failure: Label, running: Label } pop(u32::from(argc)) push(0);
     /// Jump to `to` if `bit` is in the running list.
     0x07 JumpIfListed "jump.listed" { bit: Bit, to: Label } pop(0) push(0);
-    /// A node succeeded: if `bit` is listed, clear the whole running list.
-    0x08 OnSuccess "list.success" { bit: Bit } pop(0) push(0);
-    /// A node is running: list `bit` unless listed already or the list is full.
-    0x09 OnRunning "list.running" { bit: Bit } pop(0) push(0);
+    /// A node succeeded: if `bit` is listed, clear the whole running list; continue at `to`.
+    0x08 OnSuccess "list.success" { bit: Bit, to: Label } pop(0) push(0);
+    /// A node is running: list `bit` unless listed already or the list is full; continue at
+    /// `to`.
+    0x09 OnRunning "list.running" { bit: Bit, to: Label } pop(0) push(0);
     /// Jump to `to` unless `now > until[timer]` (the cooldown is closed).
     0x0a JumpIfCooling "jump.cooling" { timer: Timer, to: Label } pop(0) push(0);
     /// `until[timer] = now + ms` (saturating).
@@ -354,10 +354,13 @@ isa! {
     0x0c Zero "temp.zero" { temp: Temp } pop(0) push(0);
     /// Add one to counter `temp`.
     0x0d Inc "temp.inc" { temp: Temp } pop(0) push(0);
-    /// Set the status register from a parallel's counters: success if the success quorum is
-    /// reached (`all`: `succ == n`; `any`: `succ > 0`), else failure if the failure quorum is,
-    /// else success when `n == 0`, else running.
-    0x0e Quorum "quorum" { succ: Temp, fail: Temp, n: u32, success_all: bool, failure_all: bool } pop(0) push(0);
+    /// A parallel's outcome from its counters: success if the success quorum is reached
+    /// (`all`: `succ == n`; `any`: `succ > 0`), else failure if the failure quorum is, else
+    /// success when `n == 0`, else running; continue at the label for it.
+    0x0e Quorum "quorum" { succ: Temp, fail: Temp, n: u32, success_all: bool, failure_all: bool, success: Label, failure: Label, running: Label } pop(0) push(0);
+    /// Pop the right then the left operand; jump to `to` if `left op right` is truthy exactly
+    /// when `when` is true (a fused `bin` + `jump.true`/`jump.false`).
+    0x0f JumpIfCmp "jump.cmp" { op: BinOp, when: bool, to: Label } pop(2) push(0);
     /// Push a boolean.
     0x10 PushBool "push.bool" { value: bool } pop(0) push(1);
     /// Push an integer.
@@ -392,15 +395,14 @@ impl Instr {
     pub fn falls_through(&self) -> bool {
         !matches!(
             self,
-            Instr::Jump { .. } | Instr::Branch { .. } | Instr::Finish { .. } | Instr::Return { .. }
-        )
-    }
-
-    /// Whether the instruction sets the status register.
-    pub fn sets_status(&self) -> bool {
-        matches!(
-            self,
-            Instr::Act { .. } | Instr::Call { .. } | Instr::Quorum { .. }
+            Instr::Jump { .. }
+                | Instr::Finish { .. }
+                | Instr::Return { .. }
+                | Instr::Call { .. }
+                | Instr::Act { .. }
+                | Instr::OnSuccess { .. }
+                | Instr::OnRunning { .. }
+                | Instr::Quorum { .. }
         )
     }
 }

@@ -8,9 +8,9 @@
 //! - every jump stays inside its function and goes **forward**, so each function is a DAG;
 //! - the operand stack never underflows, never exceeds the limit, has one depth at every
 //!   instruction, and is empty at node-level instructions;
-//! - continuations are well formed: a `branch` directly follows the instruction that set the
-//!   status register and is not a jump target; no code falls off the end of a function;
-//!   `finish` only ends entries and `return` only ends subtrees;
+//! - continuations are well formed: every node-level instruction names its successors
+//!   explicitly; no code falls off the end of a function; `finish` only ends entries and
+//!   `return` only ends subtrees;
 //! - subtree calls form no cycle, so the call depth is bounded;
 //! - the longest path through a tick (calls included) fits the per-tick instruction budget.
 //!
@@ -293,18 +293,6 @@ fn body(
             ),
         ));
     }
-    // Branches read the status the previous instruction set.
-    for (pc, &is_target) in targets.iter().enumerate().take(end).skip(start) {
-        if let Instr::Branch { .. } = p.code[pc] {
-            let ok = pc > start && p.code[pc - 1].sets_status() && !is_target;
-            if !ok {
-                return Err(err(
-                    K::BadContinuation,
-                    at(pc, "`branch` does not directly follow a status".into()),
-                ));
-            }
-        }
-    }
     // Stack depths: jumps only go forward, so one pass in order sees every predecessor first.
     let mut depth: Vec<Option<u32>> = vec![None; end - start];
     depth[0] = Some(0);
@@ -336,6 +324,7 @@ fn body(
                 | Instr::Bin { .. }
                 | Instr::JumpIfFalse { .. }
                 | Instr::JumpIfTrue { .. }
+                | Instr::JumpIfCmp { .. }
                 | Instr::Jump { .. }
         );
         if node_level && d != pop {
@@ -399,7 +388,7 @@ fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> 
             p.code[f.start as usize..f.end as usize]
                 .iter()
                 .filter_map(|i| match i {
-                    Instr::Call { func } => Some(func.0 as usize),
+                    Instr::Call { func, .. } => Some(func.0 as usize),
                     _ => None,
                 })
                 .collect()
@@ -456,7 +445,7 @@ fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> 
                 }
             });
             let own = match ins {
-                Instr::Call { func } => {
+                Instr::Call { func, .. } => {
                     let c = func.0 as usize;
                     calls_here = calls_here.max(depth[c] + 1);
                     cost[c]

@@ -2,6 +2,7 @@
 //!
 //! The CLI is the only part of btvm that prints, depends on clap and renders diagnostics.
 
+mod bench;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::process::ExitCode;
 
 use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, Format, LoadOptions};
+use btvm_compiler::lower::lower;
 use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario};
 use btvm_compiler::source::{RealFs, SourceMap};
 use btvm_compiler::syntax::native;
@@ -67,6 +69,27 @@ enum Command {
         #[arg(long)]
         summary: bool,
     },
+    /// Compile a tree to a bytecode program file.
+    Compile {
+        /// The tree to compile.
+        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
+        /// Where to write the program (`-` for standard output); by default the tree's path
+        /// with the extension `.btvm`.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Print the bytecode of a tree or of a program file, as assembly.
+    Disasm {
+        /// A tree, or a program file written by `btvm compile`.
+        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
+    },
+    /// Time the engines on the embedded demo (or a tree): ns per agent-tick, throughput,
+    /// state bytes per agent and speedup over the reference.
+    Bench(bench::BenchArgs),
     /// Print a tree in the native syntax.
     Fmt {
         /// The tree to print.
@@ -87,6 +110,8 @@ struct InputArgs {
 enum EngineArg {
     /// The reference tree-walking interpreter.
     Reference,
+    /// The bytecode virtual machine.
+    Vm,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -125,6 +150,13 @@ fn main() -> ExitCode {
             };
             run_cmd(&file, &input, &opts, &mut out)
         }
+        Command::Compile {
+            file,
+            input,
+            output,
+        } => compile(&file, &input, output, &mut out),
+        Command::Bench(args) => bench::bench(&args, &mut out),
+        Command::Disasm { file, input } => disasm(&file, &input, &mut out),
         Command::Fmt { file, input } => match load_tree(&file, &input, &mut out) {
             Some((tree, _)) => {
                 print!("{}", native::print(&tree));
@@ -219,6 +251,7 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
     }
     let engine = match opts.engine {
         EngineArg::Reference => EngineKind::Reference,
+        EngineArg::Vm => EngineKind::Vm,
     };
     match run(&tree, &scenario, engine) {
         Ok(trace) => {
@@ -256,4 +289,69 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
             ExitCode::FAILURE
         }
     }
+}
+
+/// Loads and lowers a tree, rendering diagnostics on failure.
+fn compile_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<btvm::Program> {
+    let (tree, sources) = load_tree(path, input, out)?;
+    match lower(&tree, &btvm::Limits::default()) {
+        Ok(p) => Some(p),
+        Err(diags) => {
+            out.emit(&sources, &diags);
+            None
+        }
+    }
+}
+
+fn compile(
+    path: &Path,
+    input: &InputArgs,
+    output: Option<PathBuf>,
+    out: &mut Renderer,
+) -> ExitCode {
+    let Some(program) = compile_tree(path, input, out) else {
+        return ExitCode::FAILURE;
+    };
+    let bytes = program.encode();
+    let target = output.unwrap_or_else(|| path.with_extension("btvm"));
+    let written = if target == Path::new("-") {
+        use std::io::Write;
+        std::io::stdout().lock().write_all(&bytes)
+    } else {
+        std::fs::write(&target, &bytes)
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            out.error(&format!("cannot write `{}`: {e}", target.display()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn disasm(path: &Path, input: &InputArgs, out: &mut Renderer) -> ExitCode {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            out.error(&format!("cannot read `{}`: {e}", path.display()));
+            return ExitCode::FAILURE;
+        }
+    };
+    let program = if bytes.starts_with(btvm::program::MAGIC) {
+        match btvm::Program::decode(&bytes, &btvm::Limits::default()) {
+            Ok(p) => p,
+            Err(e) => {
+                out.error(&format!("`{}`: {e}", path.display()));
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        match compile_tree(path, input, out) {
+            Some(p) => p,
+            None => return ExitCode::FAILURE,
+        }
+    };
+    use std::io::Write;
+    let _ = write!(std::io::stdout().lock(), "{program}");
+    ExitCode::SUCCESS
 }

@@ -1,0 +1,246 @@
+//! Timing engines on a tree: what `btvm bench` measures.
+//!
+//! Every engine runs the same agents through the same ticks against the same host, and each
+//! run reports a checksum (the world's state and the root statuses), so a table row is only
+//! comparable with the others when their checksums agree. Timing lives here and in `benches/`,
+//! never in tests.
+
+use std::time::Instant;
+
+use btvm::{AgentId, Batch, Host, Limits, Millis, Status};
+
+use super::synthetic::SyntheticHost;
+use super::world::World;
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::Tree;
+use crate::reference::Interpreter;
+use crate::source::Span;
+
+/// An engine `btvm bench` can time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BenchEngine {
+    /// The reference interpreter.
+    Reference,
+    /// The bytecode VM.
+    Vm,
+}
+
+impl BenchEngine {
+    /// Every engine, in table order.
+    pub const ALL: [BenchEngine; 2] = [BenchEngine::Reference, BenchEngine::Vm];
+
+    /// The engine's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchEngine::Reference => "reference",
+            BenchEngine::Vm => "vm",
+        }
+    }
+
+    /// Parses an engine name.
+    pub fn from_name(name: &str) -> Option<BenchEngine> {
+        BenchEngine::ALL.into_iter().find(|e| e.name() == name)
+    }
+}
+
+/// What to run.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchConfig {
+    /// Number of agents.
+    pub agents: u32,
+    /// Ticks per agent.
+    pub ticks: u32,
+    /// Milliseconds between ticks.
+    pub step_ms: Millis,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        BenchConfig {
+            agents: 100_000,
+            ticks: 50,
+            step_ms: 100,
+        }
+    }
+}
+
+/// One measured run.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchRow {
+    /// The engine.
+    pub engine: BenchEngine,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock nanoseconds per agent-tick.
+    pub ns_per_agent_tick: f64,
+    /// Agent-ticks per second.
+    pub agent_ticks_per_sec: f64,
+    /// Bytes of per-agent state the engine keeps.
+    pub state_bytes_per_agent: usize,
+    /// A hash of the final world and of every root status: equal across engines.
+    pub checksum: u64,
+}
+
+/// Which host a tree is benchmarked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostKind {
+    /// The simulated Unvanquished world ([`World`]), when it binds every import.
+    World,
+    /// [`SyntheticHost`], for trees that call names the world does not know.
+    Synthetic,
+}
+
+impl HostKind {
+    /// The world if it knows every import of `tree`, else the synthetic host.
+    pub fn for_tree(tree: &Tree) -> HostKind {
+        if World::new(0).bind(&tree.imports).is_ok() {
+            HostKind::World
+        } else {
+            HostKind::Synthetic
+        }
+    }
+}
+
+/// Folds root statuses into a running checksum.
+#[derive(Default)]
+struct Tally([u64; 3]);
+
+impl Tally {
+    fn add(&mut self, s: Status) {
+        self.0[s as usize] += 1;
+    }
+
+    fn hash(&self, world: u64) -> u64 {
+        self.0
+            .iter()
+            .fold(world, |h, &c| (h ^ c).wrapping_mul(0x0000_0100_0000_01b3))
+    }
+}
+
+/// Hosts for one run: one per thread.
+enum Hosts {
+    World(Vec<World>),
+    Synthetic(Vec<SyntheticHost>),
+}
+
+impl Hosts {
+    fn new(kind: HostKind, tree: &Tree, agents: usize, parts: usize) -> Hosts {
+        match kind {
+            HostKind::World => {
+                let mut worlds = World::split(agents, parts);
+                for w in &mut worlds {
+                    // `for_tree` checked that the world binds this tree.
+                    let _ = w.bind(&tree.imports);
+                }
+                Hosts::World(worlds)
+            }
+            HostKind::Synthetic => Hosts::Synthetic(vec![SyntheticHost; parts.max(1)]),
+        }
+    }
+
+    fn world_checksum(&self) -> u64 {
+        match self {
+            Hosts::World(w) => World::checksum_all(w),
+            Hosts::Synthetic(_) => 0,
+        }
+    }
+}
+
+fn row(
+    engine: BenchEngine,
+    threads: usize,
+    secs: f64,
+    cfg: &BenchConfig,
+    state: usize,
+    checksum: u64,
+) -> BenchRow {
+    let n = f64::from(cfg.agents) * f64::from(cfg.ticks);
+    BenchRow {
+        engine,
+        threads,
+        ns_per_agent_tick: if n > 0.0 { secs * 1e9 / n } else { 0.0 },
+        agent_ticks_per_sec: if secs > 0.0 { n / secs } else { 0.0 },
+        state_bytes_per_agent: state,
+        checksum,
+    }
+}
+
+/// Runs `tree` on `engine` with `threads` threads (the reference runs on one) and times it.
+pub fn run_bench(
+    tree: &Tree,
+    engine: BenchEngine,
+    threads: usize,
+    host: HostKind,
+    cfg: &BenchConfig,
+) -> Result<BenchRow, Diagnostic> {
+    let agents = cfg.agents as usize;
+    match engine {
+        BenchEngine::Reference => {
+            let interp = Interpreter::new(tree)?;
+            let mut states: Vec<_> = (0..cfg.agents)
+                .map(|a| interp.new_agent(AgentId(a)))
+                .collect();
+            let mut hosts = Hosts::new(host, tree, agents, 1);
+            let mut tally = Tally::default();
+            let start = Instant::now();
+            for t in 0..cfg.ticks {
+                let now = Millis::from(t) * cfg.step_ms;
+                let h: &mut dyn Host = match &mut hosts {
+                    Hosts::World(w) => &mut w[0],
+                    Hosts::Synthetic(s) => &mut s[0],
+                };
+                for state in &mut states {
+                    tally.add(interp.tick(state, h, now));
+                }
+            }
+            let secs = start.elapsed().as_secs_f64();
+            let state = states.first().map_or(0, |s| s.footprint());
+            Ok(row(
+                engine,
+                1,
+                secs,
+                cfg,
+                state,
+                tally.hash(hosts.world_checksum()),
+            ))
+        }
+        BenchEngine::Vm => {
+            let program =
+                crate::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+            let threads = threads.max(1);
+            let mut batch = Batch::new(&program, cfg.agents).map_err(|e| {
+                Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, e.to_string())
+            })?;
+            let mut hosts = Hosts::new(host, tree, agents, threads);
+            let mut tally = Tally::default();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
+            let start = Instant::now();
+            pool.install(|| {
+                for t in 0..cfg.ticks {
+                    let now = Millis::from(t) * cfg.step_ms;
+                    let statuses = match (&mut hosts, threads) {
+                        (Hosts::World(w), 1) => batch.tick(&mut w[0], now),
+                        (Hosts::Synthetic(s), 1) => batch.tick(&mut s[0], now),
+                        (Hosts::World(w), _) => batch.par_tick(w, now),
+                        (Hosts::Synthetic(s), _) => batch.par_tick(s, now),
+                    };
+                    for &s in statuses {
+                        tally.add(s);
+                    }
+                }
+            });
+            let secs = start.elapsed().as_secs_f64();
+            Ok(row(
+                engine,
+                threads,
+                secs,
+                cfg,
+                program.state_size(),
+                tally.hash(hosts.world_checksum()),
+            ))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The embedded benchmark workload of `btvm bench`: a realistic Unvanquished bot tree and the
+//! simulated world it runs against.
+//!
+//! - `demo.bt` (with its behaviors `demo_survive.bt` and `demo_supply.bt`) is a human soldier
+//!   that unsticks itself, survives (medkit, healing, fleeing when outnumbered), fights what it
+//!   sees, keeps itself supplied and otherwise patrols. The files are compiled into the library
+//!   with `include_str!` and loaded through an in-memory [`MemFs`], so
+//!   [`demo_tree`] does not depend on the working directory.
+//! - [`world`] is the [`btvm::Host`] those trees call: per-agent soldier records, deterministic
+//!   and cheap per call, with a [`checksum`](world::World::checksum) to compare engines.
+
+pub mod measure;
+pub mod synthetic;
+pub mod world;
+
+use std::path::Path;
+
+use crate::diag::Diagnostic;
+use crate::ir::Tree;
+use crate::load::{load, LoadOptions};
+use crate::source::{MemFs, SourceMap};
+
+/// The file name the demo's main file is loaded as (diagnostics and `behavior` lookups use it).
+pub const DEMO_NAME: &str = "demo.bt";
+
+/// The demo's files: the main file first, then the behaviors it includes.
+const DEMO_FILES: [(&str, &str); 3] = [
+    (DEMO_NAME, include_str!("demo.bt")),
+    ("demo_survive.bt", include_str!("demo_survive.bt")),
+    ("demo_supply.bt", include_str!("demo_supply.bt")),
+];
+
+/// Loads and checks the embedded demo tree (Unvanquished dialect, default limits).
+///
+/// The embedded files are valid, so this only fails if the front-end or the checks change in
+/// a way the demo no longer satisfies; the diagnostics then point into the embedded files.
+pub fn demo_tree() -> Result<Tree, Vec<Diagnostic>> {
+    load_demo(&mut SourceMap::new())
+}
+
+/// [`demo_tree`], registering the embedded files in `sources` so diagnostics can be rendered.
+pub fn load_demo(sources: &mut SourceMap) -> Result<Tree, Vec<Diagnostic>> {
+    let mut fs = MemFs::new();
+    for (name, text) in DEMO_FILES {
+        fs.insert(name, text);
+    }
+    load(Path::new(DEMO_NAME), &fs, &LoadOptions::default(), sources)
+}
