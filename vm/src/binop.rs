@@ -78,6 +78,22 @@ impl BinOp {
         BinOp::ALL.get(usize::from(index)).copied()
     }
 
+    /// A comparison (`<` … `!=`) of two doubles; `false` for the other operators. For a
+    /// comparison `op` and a left operand that is not a string, `op.apply(l, r)` is
+    /// `op.compare(l.as_f64(), r.as_f64())`.
+    #[inline]
+    pub fn compare(self, x: f64, y: f64) -> bool {
+        match self {
+            BinOp::Lt => x < y,
+            BinOp::Le => x <= y,
+            BinOp::Gt => x > y,
+            BinOp::Ge => x >= y,
+            BinOp::Eq => x == y,
+            BinOp::Ne => x != y,
+            _ => false,
+        }
+    }
+
     /// Applies the operator to two evaluated operands: the one definition of every strict
     /// binary operator (`&&`/`||` short-circuit in the engines; here both sides are given).
     pub fn apply(self, l: Value, r: Value) -> Value {

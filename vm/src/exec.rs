@@ -475,6 +475,12 @@ pub(crate) fn run<H: Host + ?Sized>(
                     pc = target(to);
                 }
             }
+            Instr::JumpIfCmpK { op, when, k, to } => {
+                let left = stack.pop().unwrap_or(Value::Bool(false));
+                if op.compare(left.as_f64(), k) == when {
+                    pc = target(to);
+                }
+            }
             Instr::JumpIfFalse { to } => {
                 if !stack.pop().unwrap_or(Value::Bool(false)).truthy() {
                     pc = target(to);

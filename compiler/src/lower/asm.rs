@@ -125,6 +125,12 @@ fn relabel(i: Instr, map: impl Fn(Label) -> Label) -> Instr {
             when,
             to: map(to),
         },
+        Instr::JumpIfCmpK { op, when, k, to } => Instr::JumpIfCmpK {
+            op,
+            when,
+            k,
+            to: map(to),
+        },
         Instr::JumpIfFalse { to } => Instr::JumpIfFalse { to: map(to) },
         Instr::JumpIfTrue { to } => Instr::JumpIfTrue { to: map(to) },
         other => other,

@@ -106,8 +106,26 @@ impl Lower<'_> {
                 b,
             ) => {
                 self.value(a);
-                self.value(b);
-                self.asm.emit(Instr::JumpIfCmp { op: *op, when, to });
+                // A numeric literal on the right: compare against a constant (the string
+                // comparison rule needs two strings, so it cannot apply).
+                let k = match &**b {
+                    Expr::Lit(Lit::Int(i)) => Some(*i as f64),
+                    Expr::Lit(Lit::Float(x)) => Some(*x),
+                    Expr::Lit(Lit::Bool(v)) => Some(f64::from(u8::from(*v))),
+                    _ => None,
+                };
+                match k {
+                    Some(k) => self.asm.emit(Instr::JumpIfCmpK {
+                        op: *op,
+                        when,
+                        k,
+                        to,
+                    }),
+                    None => {
+                        self.value(b);
+                        self.asm.emit(Instr::JumpIfCmp { op: *op, when, to });
+                    }
+                }
             }
             _ => {
                 self.value(e);

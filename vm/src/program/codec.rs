@@ -274,6 +274,13 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
     let has_rng = r.flag()?;
     let rng_at = r.u32()?;
+    if !has_rng && rng_at != 0 {
+        // One program, one encoding: an absent slot is written as offset 0.
+        return Err(r.error(
+            ProgramErrorKind::BadOperand,
+            "an absent rng slot has an offset",
+        ));
+    }
     let layout = Layout {
         size,
         current,

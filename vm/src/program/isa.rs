@@ -361,6 +361,9 @@ isa! {
     /// Pop the right then the left operand; jump to `to` if `left op right` is truthy exactly
     /// when `when` is true (a fused `bin` + `jump.true`/`jump.false`).
     0x0f JumpIfCmp "jump.cmp" { op: BinOp, when: bool, to: Label } pop(2) push(0);
+    /// Pop a value; jump to `to` if comparing it (as a double) with the constant `k` by `op`
+    /// is true exactly when `when` is true (`jump.cmp` with a numeric literal on the right).
+    0x1d JumpIfCmpK "jump.cmpk" { op: BinOp, when: bool, k: f64, to: Label } pop(1) push(0);
     /// Push a boolean.
     0x10 PushBool "push.bool" { value: bool } pop(0) push(1);
     /// Push an integer.

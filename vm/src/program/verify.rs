@@ -19,7 +19,7 @@
 use super::error::{ProgramError, ProgramErrorKind as K};
 use super::isa::{Instr, OperandRef};
 use super::{FunctionKind, Layout, ProgramParts};
-use crate::{ImportKind, Limits, Value};
+use crate::{BinOp, ImportKind, Limits, Value};
 
 /// What verification proved, kept by the program for the engines.
 #[derive(Clone, Copy, Debug, Default)]
@@ -46,6 +46,14 @@ pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> 
                 p.code.len(),
                 limits.max_program_instructions
             ),
+        ));
+    }
+    if p.temps as usize > p.code.len() {
+        // Each counter is zeroed by an instruction, so a program cannot need more counters
+        // than instructions; this bounds the scratch memory by the program's size.
+        return Err(err(
+            K::TooLarge,
+            format!("{} counters for {} instructions", p.temps, p.code.len()),
         ));
     }
     layout(&p.layout, limits)?;
@@ -269,6 +277,17 @@ fn body(
             Instr::CallFn { import, argc } => {
                 arity(import.0, argc, ImportKind::Function).map(|m| (K::Arity, m))
             }
+            Instr::JumpIfCmpK { op, .. } | Instr::JumpIfCmp { op, .. }
+                if !matches!(
+                    op,
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+                ) =>
+            {
+                Some((
+                    K::BadOperand,
+                    format!("`{}` is not a comparison", op.symbol()),
+                ))
+            }
             Instr::Random {} if p.layout.rng.is_none() => {
                 Some((K::BadLayout, "`random` without a PRNG slot".to_string()))
             }
@@ -325,6 +344,7 @@ fn body(
                 | Instr::JumpIfFalse { .. }
                 | Instr::JumpIfTrue { .. }
                 | Instr::JumpIfCmp { .. }
+                | Instr::JumpIfCmpK { .. }
                 | Instr::Jump { .. }
         );
         if node_level && d != pop {

@@ -1,0 +1,382 @@
+//! `Vm::tick` and `Batch::tick` perform no heap allocation, from the very first tick on.
+//!
+//! A counting global allocator wraps `System`; it counts only while the current thread has
+//! switched counting on (a thread-local flag), so the other tests of this file, running on
+//! their own threads, cannot disturb a measurement. The host answers from fixed arrays and
+//! records into fixed arrays, so it allocates nothing itself.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use btvm::{AgentId, Batch, Call, Host, Limits, Program, Status, Value, Vm};
+use btvm_compiler::source::SourceMap;
+use btvm_compiler::syntax::native;
+
+// ---------------------------------------------------------------------------------------------
+// The counting allocator
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    static DEALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn note(counter: &'static std::thread::LocalKey<Cell<u64>>) {
+    // `try_with`: never panic inside the allocator, even while the thread is torn down.
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        let _ = counter.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+// SAFETY: every method forwards to `System` unchanged; the counters are thread-local `Cell`s
+// with constant initialisers, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(&ALLOCATIONS);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note(&ALLOCATIONS);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(&ALLOCATIONS);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note(&DEALLOCATIONS);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` with counting on for this thread; returns its result and the allocations
+/// (including reallocations) and deallocations it made.
+fn counted<R>(f: impl FnOnce() -> R) -> (R, u64, u64) {
+    ALLOCATIONS.with(|c| c.set(0));
+    DEALLOCATIONS.with(|c| c.set(0));
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (
+        r,
+        ALLOCATIONS.with(Cell::get),
+        DEALLOCATIONS.with(Cell::get),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tree and the host
+
+/// Actions with int/float/string/variable/expression arguments, host functions (also with
+/// string arguments), `&&`/`||`/`!`, cooldowns, parallels, `@random`, shared subtrees (one
+/// nested in another, so calls go two deep) and a second entry.
+const TREE: &str = r#"btvm 1;
+dialect unvanquished;
+import action moveTo 1..2 long;
+import action say 1..2;
+import action fight 0..0 long;
+import action roam 0..0 long;
+import function distanceTo 1..1;
+import function alive 0..0;
+import function health 0..0;
+var hungry: bool = false;
+var speed: float = 2.5;
+var label: int = "tag";
+
+root main = selector running-list {
+    sequence running-list {
+        condition (alive() && (distanceTo("enemy") < 10.5 || !$hungry))
+        action say("hello", health() * 2 + 1)
+        action moveTo(3, "goal")
+    }
+    cooldown 300 {
+        action say($label)
+    }
+    parallel success=all failure=any {
+        action fight()
+        condition (@random < 0.5)
+        include "b"
+    }
+    include "a"
+    include "a"
+    parallel success=any failure=all stop-on-failure {
+        action roam()
+        action moveTo(@random * 100, $speed)
+    }
+}
+root spawn = sequence running-list {
+    action say("spawn", -1.5)
+    include "b"
+}
+subtree "a" shared = sequence running-list {
+    guard every-tick (!alive() || health() > 0.5) { action moveTo($speed) }
+    invert { action fight() }
+    include "b"
+    map failure success running { const running }
+}
+subtree "b" shared = selector running-list {
+    cooldown 150 { action say("b", distanceTo("b") != 2) }
+    action roam()
+}
+"#;
+
+fn program() -> Program {
+    let limits = Limits::default();
+    let mut sources = SourceMap::new();
+    let file = sources.add("alloc.btn", TREE.to_string());
+    let tree = match native::parse(file, TREE, &limits) {
+        Ok(t) => t,
+        Err(d) => panic!("the tree does not parse: {}", d[0].display(&sources)),
+    };
+    match btvm_compiler::lower::lower(&tree, &limits) {
+        Ok(p) => p,
+        Err(d) => panic!("the tree does not lower: {}", d[0].message),
+    }
+}
+
+const STATUSES: [Status; 7] = [
+    Status::Running,
+    Status::Success,
+    Status::Running,
+    Status::Failure,
+    Status::Success,
+    Status::Running,
+    Status::Failure,
+];
+
+const VALUES: [Value; 6] = [
+    Value::Int(3),
+    Value::Float(0.25),
+    Value::Bool(true),
+    Value::Float(20.0),
+    Value::Int(0),
+    Value::Float(0.75),
+];
+
+/// Answers from the fixed arrays above; counts calls per import and sums argument bytes in
+/// fixed fields. Allocates nothing.
+struct FixedHost {
+    next: usize,
+    calls: [u64; 16],
+    roots: [u64; 3],
+    arg_bytes: usize,
+    arg_sum: f64,
+}
+
+impl FixedHost {
+    fn new() -> Self {
+        FixedHost {
+            next: 0,
+            calls: [0; 16],
+            roots: [0; 3],
+            arg_bytes: 0,
+            arg_sum: 0.0,
+        }
+    }
+
+    fn look(&mut self, call: &Call<'_>) -> usize {
+        self.calls[call.import.index()] += 1;
+        for a in call.args {
+            match *a {
+                Value::Str(s) => self.arg_bytes += call.strings.get(s).len(),
+                v => self.arg_sum += v.as_f64(),
+            }
+        }
+        self.next += 1;
+        self.next + call.agent.0 as usize * 3 + call.import.index() + (call.now / 100) as usize
+    }
+}
+
+impl Host for FixedHost {
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        let k = self.look(call);
+        STATUSES[k % STATUSES.len()]
+    }
+
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        let k = self.look(call);
+        VALUES[k % VALUES.len()]
+    }
+}
+
+/// The program exercised what it should: every import was called.
+fn assert_coverage(p: &Program, host: &FixedHost) {
+    for (i, imp) in p.imports().iter().enumerate() {
+        assert!(host.calls[i] > 0, "import `{}` was never called", imp.name);
+    }
+    assert!(host.arg_bytes > 0 && host.arg_sum != 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn the_counter_sees_allocations_on_this_thread_only() {
+    let (v, allocs, _) = counted(|| Vec::<u64>::with_capacity(10));
+    assert!(allocs >= 1);
+    let ((), allocs, deallocs) = counted(|| drop(v));
+    assert_eq!((allocs, deallocs), (0, 1));
+    let (s, allocs, _) = counted(|| format!("{}", 12345));
+    assert!(allocs >= 1 && s == "12345");
+    // Another thread's allocations, made while this thread counts, are not counted here.
+    let go = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !go.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            for i in 0..1000 {
+                std::hint::black_box(Vec::<u8>::with_capacity(16 + i));
+            }
+            done.store(true, Ordering::Release);
+        });
+        let ((), allocs, deallocs) = counted(|| {
+            go.store(true, Ordering::Release);
+            while !done.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+        });
+        assert_eq!((allocs, deallocs), (0, 0));
+    });
+}
+
+#[test]
+fn the_host_allocates_nothing() {
+    let p = program();
+    let mut host = FixedHost::new();
+    let strings = p.strings();
+    let args = [Value::Int(1), Value::Float(2.0)];
+    let ((), allocs, deallocs) = counted(|| {
+        for i in 0..100 {
+            let call = Call::new(
+                AgentId(i),
+                btvm::ImportId(i % 3),
+                btvm::Phase::Enter,
+                &args,
+                i64::from(i),
+                strings,
+            );
+            let _ = host.action(&call);
+            let _ = host.function(&call);
+        }
+    });
+    assert_eq!((allocs, deallocs), (0, 0));
+}
+
+#[test]
+fn vm_tick_allocates_nothing_from_the_first_tick() {
+    let p = program();
+    assert!(p.max_calls() >= 2, "calls go two deep");
+    assert!(p.temps() >= 4, "two parallels");
+    assert!(p.layout().rng.is_some() && p.layout().timer_count >= 2);
+    let mut host = FixedHost::new();
+    p.bind(&mut host).expect("the host binds everything");
+    let mut vm = Vm::new(&p);
+    let agents = 8;
+    let mut states: Vec<Vec<u8>> = (0..agents).map(|_| p.new_state()).collect();
+
+    // The very first tick of fresh agents.
+    let ((), allocs, deallocs) = counted(|| {
+        for (i, state) in states.iter_mut().enumerate() {
+            let s = vm
+                .tick(state, AgentId(i as u32), &mut host, 0)
+                .expect("the state has the right size");
+            host.roots[s as usize] += 1;
+        }
+    });
+    assert_eq!(
+        (allocs, deallocs),
+        (0, 0),
+        "the first tick allocated or freed"
+    );
+
+    // Many more ticks with advancing time, and the second entry.
+    let ((), allocs, deallocs) = counted(|| {
+        for tick in 1..300i64 {
+            let now = tick * 37;
+            for (i, state) in states.iter_mut().enumerate() {
+                let agent = AgentId(i as u32);
+                let s = vm.tick(state, agent, &mut host, now).expect("tick");
+                host.roots[s as usize] += 1;
+                if tick % 7 == 0 {
+                    let s = vm
+                        .run_entry("spawn", state, agent, &mut host, now)
+                        .expect("entry");
+                    host.roots[s as usize] += 1;
+                }
+            }
+        }
+    });
+    assert_eq!((allocs, deallocs), (0, 0), "later ticks allocated or freed");
+
+    assert_coverage(&p, &host);
+    assert!(
+        host.roots.iter().all(|&n| n > 0),
+        "every root status is reached: {:?}",
+        host.roots
+    );
+    let rng = p.layout().rng.unwrap() as usize;
+    assert!(
+        states.iter().all(|s| s[rng..rng + 8] != [0; 8]),
+        "every agent drew random numbers"
+    );
+}
+
+#[test]
+fn batch_tick_allocates_nothing_from_the_first_tick() {
+    let p = program();
+    let mut host = FixedHost::new();
+    p.bind(&mut host).expect("the host binds everything");
+    let mut batch = Batch::new(&p, 50).expect("the program has a main entry");
+
+    let (first, allocs, deallocs) = counted(|| {
+        let statuses = batch.tick(&mut host, 0);
+        statuses.len()
+    });
+    assert_eq!(first, 50);
+    assert_eq!(
+        (allocs, deallocs),
+        (0, 0),
+        "the first batch tick allocated or freed"
+    );
+
+    let ((), allocs, deallocs) = counted(|| {
+        for tick in 1..100i64 {
+            for &s in batch.tick(&mut host, tick * 45) {
+                host.roots[s as usize] += 1;
+            }
+        }
+    });
+    assert_eq!(
+        (allocs, deallocs),
+        (0, 0),
+        "later batch ticks allocated or freed"
+    );
+    assert_coverage(&p, &host);
+    assert!(
+        host.roots.iter().all(|&n| n > 0),
+        "every root status is reached: {:?}",
+        host.roots
+    );
+
+    // An empty batch ticks without allocating too.
+    let mut empty = Batch::new(&p, 0).expect("main entry");
+    let ((), allocs, _) = counted(|| {
+        assert!(empty.tick(&mut host, 5).is_empty());
+    });
+    assert_eq!(allocs, 0);
+}

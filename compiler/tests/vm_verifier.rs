@@ -1,0 +1,1698 @@
+//! The bytecode verifier and the program file reader reject malformed programs and never panic.
+//!
+//! Real programs (lowered from varied trees) survive `encode`/`decode` exactly; every truncation
+//! and every bit flip of their files is rejected (by the fingerprint, or — with the fingerprint
+//! recomputed — by the decoder or the verifier), and the flipped files that do verify run for
+//! many ticks without panicking. Hand-made bad `ProgramParts`, each one mutation away from a
+//! lowered program, are rejected with the specific `ProgramErrorKind`.
+
+use std::path::Path;
+
+use btvm::program::{
+    ActionNo, Bit, Func, Function, FunctionKind, Imp, Instr, Label, ProgramParts, Str, Temp, Timer,
+    Var,
+};
+use btvm::{
+    AgentId, Batch, Call, Host, ImportKind, Limits, Program, ProgramErrorKind as K, Status, StrId,
+    Value, Vm,
+};
+use btvm_compiler::ir::Tree;
+use btvm_compiler::load::{load, LoadOptions};
+use btvm_compiler::source::{MemFs, SourceMap};
+use btvm_compiler::syntax::native;
+
+// ---------------------------------------------------------------------------------------------
+// Trees and programs
+
+/// Actions with int/string/var arguments, a condition with `&&`, `||`, `!`, function calls, a
+/// cooldown, a parallel with `@random`, a shared subtree included twice, a guard, an invert, a
+/// map and a second entry.
+const TREE_ALL: &str = r#"btvm 1;
+dialect unvanquished;
+import action moveTo 1..2 long;
+import action say 1..1;
+import action fight 0..0 long;
+import function distanceTo 1..1;
+import function alive 0..0;
+var hungry: bool = false;
+var speed: float = 2.5;
+var label: int = "tag";
+
+root main = selector running-list {
+    sequence running-list {
+        condition (alive() && (distanceTo("enemy") < 10.5 || !$hungry))
+        action say("hello")
+        action moveTo(3, "goal")
+    }
+    cooldown 500 {
+        action say($label)
+    }
+    parallel success=all failure=any {
+        action fight()
+        condition (@random < 0.5)
+    }
+    include "sub"
+    include "sub"
+}
+root spawn = action say("spawn")
+subtree "sub" shared = sequence running-list {
+    guard every-tick (!alive()) { action moveTo($speed) }
+    invert { action fight() }
+    map failure success running { const running }
+}
+"#;
+
+/// Nested shared subtrees (`a` includes `b`), a parallel that stops on failure, single
+/// precision and arguments computed by expressions.
+const TREE_NESTED: &str = r#"btvm 1;
+dialect unvanquished;
+precision single;
+import action say 1..2;
+import action fight 0..0 long;
+import action moveTo 1..2 long;
+import function health 0..0;
+import function near 1..1;
+
+root main = sequence running-list {
+    include "a"
+    parallel success=any failure=all stop-on-failure {
+        action moveTo(health() * 2 + 1, "x")
+        action fight()
+    }
+    action fight()
+}
+subtree "a" shared = sequence running-list {
+    action say("a", near(1) > 0.5 && health() != 0)
+    include "b"
+}
+subtree "b" shared = selector running-list {
+    action fight()
+    action say("b")
+    cooldown 250 { action moveTo(-1) }
+}
+"#;
+
+/// A tree with no per-agent state at all (no actions, no running identities).
+const TREE_STATELESS: &str = r#"btvm 1;
+dialect unvanquished;
+import function f 0..0;
+
+root main = selector running-list {
+    condition (f() > 1 || f() < -1)
+    invert { condition (!f()) }
+    const success
+}
+"#;
+
+/// An Unvanquished `.bt` tree with behaviors included twice and nested, a timer and
+/// conditions with `&&`, `||` and `!`.
+const BT_MAIN: &str = r#"selector
+{
+    condition alertedToEnemy && ( percentHealth( E_SELF ) < 0.5 || !haveWeapon( WP_MACHINEGUN ) )
+    {
+        behavior approach
+    }
+    decorator timer( 300 )
+    {
+        action say( "cool" )
+    }
+    concurrent
+    {
+        action fight
+        behavior approach
+    }
+    behavior outer
+}
+"#;
+const BT_APPROACH: &str = r#"sequence
+{
+    action say( "go" )
+    action moveTo( E_GOAL )
+}
+"#;
+const BT_OUTER: &str = r#"sequence
+{
+    action say( "outer" )
+    behavior approach
+    decorator invert()
+    {
+        action roam
+    }
+}
+"#;
+
+fn limits() -> Limits {
+    Limits::default()
+}
+
+fn parse_native(name: &str, text: &str) -> Tree {
+    let mut sources = SourceMap::new();
+    let file = sources.add(name, text.to_string());
+    match native::parse(file, text, &limits()) {
+        Ok(t) => t,
+        Err(d) => panic!("{name} does not parse: {}", d[0].display(&sources)),
+    }
+}
+
+fn load_bt() -> Tree {
+    let mut fs = MemFs::new();
+    for (name, text) in [
+        ("main.bt", BT_MAIN),
+        ("approach.bt", BT_APPROACH),
+        ("outer.bt", BT_OUTER),
+    ] {
+        fs.insert(Path::new("/t").join(name), text.as_bytes());
+    }
+    let mut sources = SourceMap::new();
+    match load(
+        Path::new("/t/main.bt"),
+        &fs,
+        &LoadOptions::default(),
+        &mut sources,
+    ) {
+        Ok(t) => t,
+        Err(d) => panic!("main.bt does not load: {}", d[0].display(&sources)),
+    }
+}
+
+fn lower(name: &str, tree: &Tree) -> Program {
+    match btvm_compiler::lower::lower(tree, &limits()) {
+        Ok(p) => p,
+        Err(d) => panic!("{name} does not lower: {:?} {}", d[0].kind, d[0].message),
+    }
+}
+
+fn programs() -> Vec<(&'static str, Program)> {
+    vec![
+        ("all", lower("all", &parse_native("all.btn", TREE_ALL))),
+        (
+            "nested",
+            lower("nested", &parse_native("nested.btn", TREE_NESTED)),
+        ),
+        (
+            "stateless",
+            lower("stateless", &parse_native("stateless.btn", TREE_STATELESS)),
+        ),
+        ("bt", lower("bt", &load_bt())),
+    ]
+}
+
+fn program_all() -> Program {
+    lower("all", &parse_native("all.btn", TREE_ALL))
+}
+
+fn program_nested() -> Program {
+    lower("nested", &parse_native("nested.btn", TREE_NESTED))
+}
+
+// ---------------------------------------------------------------------------------------------
+// A host that accepts everything
+
+/// Accepts every import and answers from an LCG, with every kind of value (including strings
+/// the program does not have and NaN).
+struct Permissive {
+    n: u64,
+}
+
+impl Permissive {
+    fn next(&mut self) -> u64 {
+        self.n = self
+            .n
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.n >> 33
+    }
+}
+
+impl Host for Permissive {
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        for a in call.args {
+            let _ = a.display(call.strings).to_string();
+        }
+        match self.next() % 3 {
+            0 => Status::Success,
+            1 => Status::Failure,
+            _ => Status::Running,
+        }
+    }
+
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        for a in call.args {
+            let _ = a.display(call.strings).to_string();
+        }
+        let r = self.next();
+        match r % 6 {
+            0 => Value::Bool(r & 8 != 0),
+            1 => Value::Int((r as i64 >> 3) - 1000),
+            2 => Value::Float((r % 1000) as f64 / 100.0 - 5.0),
+            3 => Value::Str(StrId((r >> 3) as u32 % 8)),
+            4 => Value::Float(f64::NAN),
+            _ => Value::Float(f64::INFINITY),
+        }
+    }
+}
+
+/// Runs `p` for `agents` agents over `ticks` ticks on a `Vm` (every entry each tick) and on a
+/// `Batch`; returns a checksum of the statuses so the work is not optimised away.
+fn run_permissive(p: &Program, agents: u32, ticks: i64) -> u64 {
+    let mut host = Permissive { n: 7 };
+    p.bind(&mut host)
+        .expect("the permissive host binds everything");
+    let mut vm = Vm::new(p);
+    let mut states: Vec<Vec<u8>> = (0..agents).map(|_| p.new_state()).collect();
+    let entries: Vec<String> = p.entries().map(str::to_string).collect();
+    let mut sum = 0u64;
+    for tick in 0..ticks {
+        let now = tick * 70 - 100;
+        for (i, state) in states.iter_mut().enumerate() {
+            let agent = AgentId(i as u32);
+            if let Ok(s) = vm.tick(state, agent, &mut host, now) {
+                sum = sum.wrapping_mul(3).wrapping_add(s as u64);
+            }
+            for e in &entries {
+                if let Ok(s) = vm.run_entry(e, state, agent, &mut host, now) {
+                    sum = sum.wrapping_mul(3).wrapping_add(s as u64);
+                }
+            }
+        }
+    }
+    if let Ok(mut batch) = Batch::new(p, agents) {
+        for tick in 0..ticks / 5 {
+            for s in batch.tick(&mut host, tick * 50) {
+                sum = sum.wrapping_mul(3).wrapping_add(*s as u64);
+            }
+        }
+    }
+    sum
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round trips, truncation, bit flips
+
+const HEADER: usize = 8 + 2 + 8;
+
+fn fnv1a(body: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in body {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Rewrites the header's fingerprint to match the body.
+fn patch_fingerprint(bytes: &mut [u8]) {
+    let h = fnv1a(&bytes[HEADER..]);
+    bytes[10..HEADER].copy_from_slice(&h.to_le_bytes());
+}
+
+#[test]
+fn real_programs_round_trip_exactly() {
+    for (name, p) in programs() {
+        let bytes = p.encode();
+        assert_eq!(&bytes[..8], b"BTVMPROG", "{name}");
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1, "{name}");
+        let stored = u64::from_le_bytes(bytes[10..HEADER].try_into().unwrap());
+        assert_eq!(stored, p.fingerprint(), "{name}");
+        assert_eq!(fnv1a(&bytes[HEADER..]), stored, "{name}");
+        let q = Program::decode(&bytes, &limits())
+            .unwrap_or_else(|e| panic!("{name}: the encoded program does not decode: {e}"));
+        assert_eq!(q.encode(), bytes, "{name}: re-encoding differs");
+        assert_eq!(q.parts(), p.parts(), "{name}: parts differ");
+        assert_eq!(q.fingerprint(), p.fingerprint(), "{name}");
+        assert_eq!(
+            format!("{q}"),
+            format!("{p}"),
+            "{name}: disassembly differs"
+        );
+        assert_eq!(q.tick_budget(), p.tick_budget(), "{name}");
+        assert_eq!(q.max_stack(), p.max_stack(), "{name}");
+        assert_eq!(q.max_calls(), p.max_calls(), "{name}");
+        // Rebuilding from the parts gives the same program too.
+        let r = Program::new(p.parts().clone(), &limits()).expect("the parts verify");
+        assert_eq!(r.encode(), bytes, "{name}");
+        // And the programs are real: they run.
+        run_permissive(&q, 2, 5);
+    }
+}
+
+#[test]
+fn every_truncation_is_rejected() {
+    for (name, p) in programs() {
+        let bytes = p.encode();
+        for len in 0..bytes.len() {
+            match Program::decode(&bytes[..len], &limits()) {
+                Ok(_) => panic!("{name}: a {len}-byte prefix of {} decoded", bytes.len()),
+                Err(e) => {
+                    let want = if len < 8 { K::BadMagic } else { K::Truncated };
+                    assert_eq!(e.kind(), want, "{name}: prefix of {len} bytes: {e}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_bit_flip_is_rejected_by_the_stored_fingerprint() {
+    for (name, p) in programs() {
+        let bytes = p.encode();
+        let mut copy = bytes.clone();
+        for at in 0..bytes.len() {
+            for bit in 0..8 {
+                copy[at] ^= 1 << bit;
+                match Program::decode(&copy, &limits()) {
+                    Ok(_) => panic!("{name}: flipping bit {bit} of byte {at} still decodes"),
+                    Err(e) => {
+                        let k = e.kind();
+                        if at < 8 {
+                            assert_eq!(k, K::BadMagic, "{name} byte {at}");
+                        } else if at < 10 {
+                            assert_eq!(k, K::BadVersion, "{name} byte {at}");
+                        } else if at < HEADER {
+                            assert_eq!(k, K::Fingerprint, "{name} byte {at}");
+                        }
+                    }
+                }
+                copy[at] ^= 1 << bit;
+            }
+        }
+    }
+}
+
+/// Programs whose counter table is absurdly large are not run (see
+/// `the_counter_table_is_bounded`): `Scratch::new` would allocate gigabytes.
+const MAX_TEMPS_TO_RUN: u32 = 1 << 16;
+
+#[test]
+fn bit_flips_with_a_recomputed_fingerprint_are_rejected_or_run_safely() {
+    let mut verified = 0usize;
+    let mut rejected = std::collections::BTreeMap::<String, usize>::new();
+    let mut huge_temps = 0usize;
+    for (name, p) in programs() {
+        let bytes = p.encode();
+        let mut copy = bytes.clone();
+        for at in HEADER..bytes.len() {
+            for bit in 0..8 {
+                copy[at] ^= 1 << bit;
+                patch_fingerprint(&mut copy);
+                match Program::decode(&copy, &limits()) {
+                    Err(e) => {
+                        assert_ne!(e.kind(), K::Fingerprint, "{name}: byte {at} bit {bit}");
+                        *rejected.entry(format!("{:?}", e.kind())).or_default() += 1;
+                    }
+                    Ok(q) => {
+                        verified += 1;
+                        // A decoded program is verified: its parts verify again, it
+                        // re-encodes to a file that decodes to the same program, and it
+                        // disassembles.
+                        let again =
+                            Program::new(q.parts().clone(), &limits()).unwrap_or_else(|e| {
+                                panic!("{name}: byte {at} bit {bit}: parts do not re-verify: {e}")
+                            });
+                        let re = Program::decode(&q.encode(), &limits()).unwrap_or_else(|e| {
+                            panic!("{name}: byte {at} bit {bit}: re-encoding is rejected: {e}")
+                        });
+                        assert_eq!(re.parts(), q.parts(), "{name}: byte {at} bit {bit}");
+                        assert_eq!(again.encode(), q.encode(), "{name}: byte {at} bit {bit}");
+                        let _ = format!("{q}");
+                        if q.temps() > MAX_TEMPS_TO_RUN {
+                            huge_temps += 1;
+                        } else {
+                            run_permissive(&q, 3, 50);
+                        }
+                    }
+                }
+                copy[at] ^= 1 << bit;
+            }
+        }
+        patch_fingerprint(&mut copy);
+        assert_eq!(copy, bytes);
+    }
+    eprintln!(
+        "recomputed-fingerprint flips: {verified} verified and ran ({huge_temps} with a huge \
+         counter table not run), rejected: {rejected:?}"
+    );
+    // The verifier itself must have been exercised, not only the decoder.
+    for kind in ["BadJump", "IndexOutOfRange", "BadLayout", "BadOpcode"] {
+        assert!(
+            rejected.contains_key(kind),
+            "no flip was rejected with {kind}: {rejected:?}"
+        );
+    }
+    assert!(verified > 0, "no flip produced a valid program");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte-level errors
+
+#[test]
+fn file_level_errors_have_their_kinds() {
+    let p = program_all();
+    let bytes = p.encode();
+    let kind = |b: &[u8], l: &Limits| match Program::decode(b, l) {
+        Ok(_) => panic!("decoded"),
+        Err(e) => e.kind(),
+    };
+
+    let mut b = bytes.clone();
+    b[0] = b'X';
+    assert_eq!(kind(&b, &limits()), K::BadMagic);
+    assert_eq!(kind(b"", &limits()), K::BadMagic);
+    assert_eq!(kind(b"BTVMPRO", &limits()), K::BadMagic);
+    assert_eq!(kind(b"btvmprog\x01\x00", &limits()), K::BadMagic);
+
+    let mut b = bytes.clone();
+    b[8..10].copy_from_slice(&2u16.to_le_bytes());
+    assert_eq!(kind(&b, &limits()), K::BadVersion);
+    b[8..10].copy_from_slice(&0u16.to_le_bytes());
+    assert_eq!(kind(&b, &limits()), K::BadVersion);
+
+    let mut b = bytes.clone();
+    b.push(0);
+    assert_eq!(kind(&b, &limits()), K::TrailingBytes);
+    patch_fingerprint(&mut b);
+    assert_eq!(kind(&b, &limits()), K::TrailingBytes);
+
+    let mut b = bytes.clone();
+    b[12] ^= 0x10;
+    assert_eq!(kind(&b, &limits()), K::Fingerprint);
+    let mut b = bytes.clone();
+    b[10..HEADER].copy_from_slice(&0u64.to_le_bytes());
+    assert_eq!(kind(&b, &limits()), K::Fingerprint);
+
+    let tight = Limits {
+        max_program_bytes: bytes.len() - 1,
+        ..limits()
+    };
+    assert_eq!(kind(&bytes, &tight), K::TooLarge);
+    let exact = Limits {
+        max_program_bytes: bytes.len(),
+        ..limits()
+    };
+    assert!(Program::decode(&bytes, &exact).is_ok());
+
+    // The last instruction of TREE_ALL is `return running` (opcode 0x04, status 2).
+    let n = bytes.len();
+    assert_eq!(&bytes[n - 2..], &[0x04, 0x02]);
+    // Every opcode byte in its place: unknown ones are `BadOpcode`; none panics.
+    let mut unknown = 0;
+    for op in 0..=255u8 {
+        let mut b = bytes.clone();
+        b[n - 2] = op;
+        patch_fingerprint(&mut b);
+        match Program::decode(&b, &limits()) {
+            Ok(q) => {
+                run_permissive(&q, 2, 5);
+            }
+            Err(e) if e.kind() == K::BadOpcode => unknown += 1,
+            Err(_) => {}
+        }
+    }
+    assert!(unknown >= 200, "only {unknown} opcodes are unknown");
+    for op in [0x00, 0xff] {
+        let mut b = bytes.clone();
+        b[n - 2] = op;
+        patch_fingerprint(&mut b);
+        assert_eq!(kind(&b, &limits()), K::BadOpcode, "opcode {op:#x}");
+    }
+    let mut b = bytes.clone();
+    b[n - 1] = 3; // not a status
+    patch_fingerprint(&mut b);
+    assert_eq!(kind(&b, &limits()), K::BadOperand);
+
+    // Model byte and single-precision flag.
+    let mut b = bytes.clone();
+    b[HEADER] = 1;
+    patch_fingerprint(&mut b);
+    assert_eq!(kind(&b, &limits()), K::BadOperand);
+    let mut b = bytes.clone();
+    b[HEADER + 1] = 2;
+    patch_fingerprint(&mut b);
+    assert_eq!(kind(&b, &limits()), K::BadOperand);
+
+    // A huge string count is refused before anything is allocated. Before the strings: model,
+    // precision, then the layout (size, current (5), actions, count (5), five u32s, has_rng,
+    // rng).
+    let strings_at = HEADER + 2 + 4 + 5 + 4 + 5 + 20 + 1 + 4;
+    assert_eq!(
+        u32::from_le_bytes(bytes[strings_at..strings_at + 4].try_into().unwrap()) as usize,
+        p.parts().strings.len()
+    );
+    let mut b = bytes.clone();
+    b[strings_at..strings_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    patch_fingerprint(&mut b);
+    assert_eq!(kind(&b, &limits()), K::Truncated);
+    // Invalid UTF-8 in a string.
+    let mut b = bytes.clone();
+    b[strings_at + 8] = 0xff;
+    patch_fingerprint(&mut b);
+    assert_eq!(kind(&b, &limits()), K::BadOperand);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-made bad programs
+
+fn verify(parts: ProgramParts, limits: &Limits) -> Result<Program, btvm::ProgramError> {
+    Program::new(parts, limits)
+}
+
+#[track_caller]
+fn expect(parts: ProgramParts, kind: K) {
+    expect_with(parts, &limits(), kind);
+}
+
+#[track_caller]
+fn expect_with(parts: ProgramParts, limits: &Limits, kind: K) {
+    match verify(parts, limits) {
+        Ok(_) => panic!("the program verified; expected {kind:?}"),
+        Err(e) => assert_eq!(e.kind(), kind, "{e}"),
+    }
+}
+
+/// The index of function `name`.
+fn func(parts: &ProgramParts, name: &str) -> usize {
+    parts
+        .functions
+        .iter()
+        .position(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
+}
+
+/// The first instruction of function `f` (by index) matching `pred`.
+fn find(parts: &ProgramParts, f: usize, pred: impl Fn(&Instr) -> bool) -> usize {
+    let func = &parts.functions[f];
+    (func.start as usize..func.end as usize)
+        .find(|&pc| pred(&parts.code[pc]))
+        .unwrap_or_else(|| panic!("no such instruction in `{}`", func.name))
+}
+
+/// Changes the first instruction of function `f` matching `pred`; returns its index.
+fn edit(
+    parts: &mut ProgramParts,
+    f: usize,
+    pred: impl Fn(&Instr) -> bool,
+    change: impl FnOnce(&mut Instr),
+) -> usize {
+    let pc = find(parts, f, pred);
+    change(&mut parts.code[pc]);
+    pc
+}
+
+/// Appends a subtree function named `name` whose labels are relative to its first
+/// instruction; returns its index.
+fn append_subtree(parts: &mut ProgramParts, name: &str, code: &[Instr]) -> usize {
+    let base = parts.code.len() as u32;
+    for ins in code {
+        let mut ins = *ins;
+        rebase(&mut ins, base);
+        parts.code.push(ins);
+    }
+    parts.functions.push(Function {
+        name: name.to_string(),
+        kind: FunctionKind::Subtree,
+        start: base,
+        end: parts.code.len() as u32,
+    });
+    parts.functions.len() - 1
+}
+
+fn rebase(ins: &mut Instr, base: u32) {
+    for l in labels_mut(ins) {
+        l.0 += base;
+    }
+}
+
+/// Every label operand of an instruction (jump targets and status continuations).
+fn labels_mut(ins: &mut Instr) -> Vec<&mut Label> {
+    match ins {
+        Instr::Jump { to }
+        | Instr::JumpIfFalse { to }
+        | Instr::JumpIfTrue { to }
+        | Instr::JumpIfCmp { to, .. }
+        | Instr::JumpIfListed { to, .. }
+        | Instr::JumpIfCooling { to, .. }
+        | Instr::OnSuccess { to, .. }
+        | Instr::OnRunning { to, .. } => vec![to],
+        Instr::Act {
+            success,
+            failure,
+            running,
+            ..
+        }
+        | Instr::Call {
+            success,
+            failure,
+            running,
+            ..
+        }
+        | Instr::Quorum {
+            success,
+            failure,
+            running,
+            ..
+        } => vec![success, failure, running],
+        _ => vec![],
+    }
+}
+
+/// The same continuations as `act` (or any status-dispatching instruction), as a `call`.
+fn call_with_labels_of(ins: &Instr, func: u32) -> Instr {
+    let mut ins = *ins;
+    let ls: Vec<Label> = labels_mut(&mut ins).into_iter().map(|l| *l).collect();
+    assert_eq!(ls.len(), 3, "{ins:?} has no status continuations");
+    Instr::Call {
+        func: Func(func),
+        success: ls[0],
+        failure: ls[1],
+        running: ls[2],
+    }
+}
+
+/// A `call` of `func` whose three continuations are `to`.
+fn call_to(func: u32, to: u32) -> Instr {
+    Instr::Call {
+        func: Func(func),
+        success: Label(to),
+        failure: Label(to),
+        running: Label(to),
+    }
+}
+
+/// A named change to a program or a layout.
+type Mutation<'a, T> = Box<dyn Fn(&mut T) + 'a>;
+
+fn base() -> ProgramParts {
+    let parts = program_all().parts().clone();
+    verify(parts.clone(), &limits()).expect("the base program verifies");
+    parts
+}
+
+fn is_act(i: &Instr) -> bool {
+    matches!(i, Instr::Act { .. })
+}
+
+fn import_index(parts: &ProgramParts, name: &str, kind: ImportKind) -> u32 {
+    parts
+        .imports
+        .iter()
+        .position(|i| i.name == name && i.kind == kind)
+        .unwrap_or_else(|| panic!("no import {name}")) as u32
+}
+
+#[test]
+fn appended_functions_are_checked_like_lowered_ones() {
+    // The helper itself is sound: a well-formed appended subtree verifies.
+    let mut p = base();
+    append_subtree(
+        &mut p,
+        "ok",
+        &[
+            Instr::PushBool { value: true },
+            Instr::JumpIfFalse { to: Label(3) },
+            Instr::Return {
+                status: Status::Success,
+            },
+            Instr::Return {
+                status: Status::Failure,
+            },
+        ],
+    );
+    verify(p, &limits()).expect("a well-formed appended subtree verifies");
+}
+
+#[test]
+fn every_label_that_goes_backwards_or_leaves_its_function_is_rejected() {
+    // Generic over the instruction set: every label operand of every instruction of every
+    // real program, pointed at itself, backwards, at the function's end, past the code, and
+    // into another function.
+    let mut checked = 0;
+    for (name, prog) in programs() {
+        let parts = prog.parts().clone();
+        for (fi, f) in parts.functions.iter().enumerate() {
+            let other = parts
+                .functions
+                .iter()
+                .enumerate()
+                .find(|&(gi, _)| gi != fi)
+                .map(|(_, g)| g.start + (g.end - g.start) / 2);
+            for pc in f.start..f.end {
+                let n = labels_mut(&mut parts.code[pc as usize].clone()).len();
+                for k in 0..n {
+                    let mut targets = vec![pc, f.start, f.end, parts.code.len() as u32, u32::MAX];
+                    if pc > f.start {
+                        targets.push(pc - 1);
+                    }
+                    targets.extend(other);
+                    for t in targets {
+                        let mut p = parts.clone();
+                        *labels_mut(&mut p.code[pc as usize])[k] = Label(t);
+                        match verify(p, &limits()) {
+                            Ok(_) => panic!(
+                                "{name}: label {k} of {:?} at {pc} set to {t} verified",
+                                parts.code[pc as usize]
+                            ),
+                            Err(e) => assert_eq!(e.kind(), K::BadJump, "{name}: {e}"),
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} labels checked");
+}
+
+#[test]
+fn bad_jumps() {
+    let main = 0;
+    // Backwards.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::Jump { .. }),
+        |i| *i = Instr::Jump { to: Label(0) },
+    );
+    expect(p, K::BadJump);
+    // To itself.
+    let mut p = base();
+    let pc = find(&p, main, |i| matches!(i, Instr::Jump { .. }));
+    p.code[pc] = Instr::Jump {
+        to: Label(pc as u32),
+    };
+    expect(p, K::BadJump);
+    // Backwards through a conditional jump and through an action's continuation.
+    let mut p = base();
+    let pc = find(&p, main, |i| matches!(i, Instr::JumpIfFalse { .. }));
+    p.code[pc] = Instr::JumpIfFalse {
+        to: Label(pc as u32 - 1),
+    };
+    expect(p, K::BadJump);
+    let mut p = base();
+    let pc = find(&p, main, is_act);
+    if let Instr::Act { running, .. } = &mut p.code[pc] {
+        *running = Label(pc as u32 - 1);
+    }
+    expect(p, K::BadJump);
+    // Out of the function, past the end of the code.
+    let mut p = base();
+    let len = p.code.len() as u32;
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::JumpIfListed { .. }),
+        |i| {
+            if let Instr::JumpIfListed { to, .. } = i {
+                *to = Label(len + 10);
+            }
+        },
+    );
+    expect(p, K::BadJump);
+    let mut p = base();
+    let last = p.functions.len() - 1;
+    let len = p.code.len() as u32;
+    edit(
+        &mut p,
+        last,
+        |i| matches!(i, Instr::Jump { .. }),
+        |i| *i = Instr::Jump { to: Label(len) },
+    );
+    expect(p, K::BadJump);
+    // Into another function (forward: from the main entry into the subtree).
+    let mut p = base();
+    let sub = func(&p, "sub");
+    let target = p.functions[sub].start + 1;
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::JumpIfCooling { .. }),
+        |i| {
+            if let Instr::JumpIfCooling { to, .. } = i {
+                *to = Label(target);
+            }
+        },
+    );
+    expect(p, K::BadJump);
+    // A `call` continuing into the function it calls.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::Call { .. }),
+        |i| {
+            if let Instr::Call { success, .. } = i {
+                *success = Label(target);
+            }
+        },
+    );
+    expect(p, K::BadJump);
+    // Into another function (backward: from the subtree into the main entry's `finish`).
+    let mut p = base();
+    let sub = func(&p, "sub");
+    let finish = find(&p, main, |i| matches!(i, Instr::Finish { .. })) as u32;
+    edit(
+        &mut p,
+        sub,
+        |i| matches!(i, Instr::Jump { .. } | Instr::OnSuccess { .. }),
+        |i| {
+            for l in labels_mut(i) {
+                *l = Label(finish);
+            }
+        },
+    );
+    expect(p, K::BadJump);
+}
+
+#[test]
+fn indices_out_of_range() {
+    let main = 0;
+    let cases: Vec<(&str, Mutation<'_, ProgramParts>)> = vec![
+        (
+            "bit of jump.listed",
+            Box::new(|p| {
+                let n = p.layout.bits;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::JumpIfListed { .. }),
+                    |i| {
+                        if let Instr::JumpIfListed { bit, .. } = i {
+                            *bit = Bit(n);
+                        }
+                    },
+                );
+            }),
+        ),
+        (
+            "bit of list.running",
+            Box::new(|p| {
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::OnRunning { .. }),
+                    |i| {
+                        if let Instr::OnRunning { bit, .. } = i {
+                            *bit = Bit(u32::MAX);
+                        }
+                    },
+                );
+            }),
+        ),
+        (
+            "bit of act",
+            Box::new(|p| {
+                let n = p.layout.bits;
+                edit(p, main, is_act, |i| {
+                    if let Instr::Act { bit, .. } = i {
+                        *bit = Bit(n);
+                    }
+                });
+            }),
+        ),
+        (
+            "timer of jump.cooling",
+            Box::new(|p| {
+                let n = p.layout.timer_count;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::JumpIfCooling { .. }),
+                    |i| {
+                        if let Instr::JumpIfCooling { timer, .. } = i {
+                            *timer = Timer(n);
+                        }
+                    },
+                );
+            }),
+        ),
+        (
+            "timer of timer.arm",
+            Box::new(|p| {
+                let n = p.layout.timer_count;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::Arm { .. }),
+                    |i| {
+                        if let Instr::Arm { timer, .. } = i {
+                            *timer = Timer(n);
+                        }
+                    },
+                );
+            }),
+        ),
+        (
+            "import of act",
+            Box::new(|p| {
+                let n = p.imports.len() as u32;
+                edit(p, main, is_act, |i| {
+                    if let Instr::Act { import, .. } = i {
+                        *import = Imp(n);
+                    }
+                });
+            }),
+        ),
+        (
+            "import of call.fn",
+            Box::new(|p| {
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::CallFn { .. }),
+                    |i| {
+                        if let Instr::CallFn { import, .. } = i {
+                            *import = Imp(u32::MAX);
+                        }
+                    },
+                );
+            }),
+        ),
+        (
+            "variable",
+            Box::new(|p| {
+                let n = p.vars.len() as u32;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::PushVar { .. }),
+                    |i| *i = Instr::PushVar { var: Var(n) },
+                );
+            }),
+        ),
+        (
+            "string",
+            Box::new(|p| {
+                let n = p.strings.len() as u32;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::PushStr { .. }),
+                    |i| *i = Instr::PushStr { value: Str(n) },
+                );
+            }),
+        ),
+        (
+            "string of a variable",
+            Box::new(|p| {
+                let n = p.strings.len() as u32;
+                p.vars[0] = Value::Str(StrId(n));
+            }),
+        ),
+        (
+            "counter of temp.zero",
+            Box::new(|p| {
+                let n = p.temps;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::Zero { .. }),
+                    |i| *i = Instr::Zero { temp: Temp(n) },
+                );
+            }),
+        ),
+        (
+            "counter of temp.inc",
+            Box::new(|p| {
+                let n = p.temps;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::Inc { .. }),
+                    |i| *i = Instr::Inc { temp: Temp(n) },
+                );
+            }),
+        ),
+        (
+            "counter of quorum",
+            Box::new(|p| {
+                let n = p.temps;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::Quorum { .. }),
+                    |i| {
+                        if let Instr::Quorum { fail, .. } = i {
+                            *fail = Temp(n);
+                        }
+                    },
+                );
+            }),
+        ),
+        (
+            "action ordinal",
+            Box::new(|p| {
+                let n = p.layout.actions;
+                edit(p, main, is_act, |i| {
+                    if let Instr::Act { action, .. } = i {
+                        *action = ActionNo(n);
+                    }
+                });
+            }),
+        ),
+        (
+            "function",
+            Box::new(|p| {
+                let n = p.functions.len() as u32;
+                edit(
+                    p,
+                    main,
+                    |i| matches!(i, Instr::Call { .. }),
+                    |i| {
+                        if let Instr::Call { func, .. } = i {
+                            *func = Func(n);
+                        }
+                    },
+                );
+            }),
+        ),
+    ];
+    for (what, mutate) in cases {
+        let mut p = base();
+        mutate(&mut p);
+        match verify(p, &limits()) {
+            Ok(_) => panic!("{what}: out of range but verified"),
+            Err(e) => assert_eq!(e.kind(), K::IndexOutOfRange, "{what}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn bad_calls() {
+    // A call of an entry function (the main tree, or the second entry).
+    for entry in [0u32, 1] {
+        let mut p = base();
+        edit(
+            &mut p,
+            0,
+            |i| matches!(i, Instr::Call { .. }),
+            |i| {
+                if let Instr::Call { func, .. } = i {
+                    *func = Func(entry);
+                }
+            },
+        );
+        expect(p, K::BadContinuation);
+    }
+
+    // A cycle between two subtree functions: `b` calls `a`, which includes `b`.
+    let nested = program_nested().parts().clone();
+    let (a, b) = (func(&nested, "a"), func(&nested, "b"));
+    let a_calls_b = find(&nested, a, |i| matches!(i, Instr::Call { .. }));
+    assert!(matches!(nested.code[a_calls_b], Instr::Call { func, .. } if func.0 == b as u32));
+    let fight = import_index(&nested, "fight", ImportKind::Action);
+    let is_fight = |i: &Instr| matches!(i, Instr::Act { import, .. } if import.0 == fight);
+    // `act fight, 0` pops nothing: a `call` with its continuations fits in its place.
+    let mut p = nested.clone();
+    edit(&mut p, b, is_fight, |i| {
+        *i = call_with_labels_of(i, a as u32)
+    });
+    expect(p, K::CallCycle);
+    // A subtree calling itself.
+    let mut p = nested.clone();
+    edit(&mut p, b, is_fight, |i| {
+        *i = call_with_labels_of(i, b as u32)
+    });
+    expect(p, K::CallCycle);
+    // A longer cycle through a third function: b -> c -> a -> b.
+    let mut p = nested.clone();
+    let c = append_subtree(
+        &mut p,
+        "c",
+        &[
+            call_to(a as u32, 1),
+            Instr::Return {
+                status: Status::Success,
+            },
+        ],
+    );
+    edit(&mut p, b, is_fight, |i| {
+        *i = call_with_labels_of(i, c as u32)
+    });
+    expect(p, K::CallCycle);
+    // The same edit calling a leaf function is fine (sanity check of the edit).
+    let mut p = nested.clone();
+    let leaf = append_subtree(
+        &mut p,
+        "leaf",
+        &[Instr::Return {
+            status: Status::Running,
+        }],
+    );
+    edit(&mut p, b, is_fight, |i| {
+        *i = call_with_labels_of(i, leaf as u32)
+    });
+    let q = verify(p, &limits()).expect("calling a leaf subtree instead of an action verifies");
+    assert_eq!(q.max_calls(), program_nested().max_calls() + 1);
+}
+
+#[test]
+fn bad_continuations() {
+    let main = 0;
+    // `finish` in a subtree.
+    let mut p = base();
+    let sub = func(&p, "sub");
+    edit(
+        &mut p,
+        sub,
+        |i| matches!(i, Instr::Return { .. }),
+        |i| {
+            *i = Instr::Finish {
+                status: Status::Success,
+            }
+        },
+    );
+    expect(p, K::BadContinuation);
+    // `return` in an entry.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::Finish { .. }),
+        |i| {
+            *i = Instr::Return {
+                status: Status::Failure,
+            }
+        },
+    );
+    expect(p, K::BadContinuation);
+    let mut p = base();
+    let spawn = func(&p, "spawn");
+    let end = p.functions[spawn].end as usize;
+    p.code[end - 1] = Instr::Return {
+        status: Status::Running,
+    };
+    expect(p, K::BadContinuation);
+    // The last instruction falls through (into the next function, or off the code).
+    for f in ["main", "spawn", "sub"] {
+        for last in [
+            Instr::Inc { temp: Temp(0) },
+            Instr::Arm {
+                timer: Timer(0),
+                ms: 1,
+            },
+            Instr::PushBool { value: true },
+        ] {
+            let mut p = base();
+            let fi = func(&p, f);
+            let end = p.functions[fi].end as usize;
+            p.code[end - 1] = last;
+            expect(p, K::BadContinuation);
+        }
+    }
+    // `call` continues at its labels: in a one-instruction function they can only point past
+    // its end.
+    let mut p = base();
+    let start = p.code.len() as u32;
+    p.code.push(call_to(func(&p, "sub") as u32, start + 1));
+    p.functions.push(Function {
+        name: "callonly".into(),
+        kind: FunctionKind::Subtree,
+        start,
+        end: start + 1,
+    });
+    expect(p, K::BadJump);
+    // A well-formed `call` in an appended function (sanity check of the above).
+    let mut p = base();
+    let sub = func(&p, "sub") as u32;
+    append_subtree(
+        &mut p,
+        "caller",
+        &[
+            call_to(sub, 1),
+            Instr::Return {
+                status: Status::Success,
+            },
+        ],
+    );
+    verify(p, &limits()).expect("call; return verifies");
+}
+
+#[test]
+fn bad_stacks() {
+    // Underflow: `not` with nothing on the stack.
+    let mut p = base();
+    let spawn = func(&p, "spawn");
+    let start = p.functions[spawn].start as usize;
+    assert!(matches!(p.code[start], Instr::PushStr { .. }));
+    p.code[start] = Instr::Not {};
+    expect(p, K::StackUnderflow);
+    // Underflow: `act` popping more arguments than were pushed (`say` takes 1..1; make it
+    // 1..2 so arity is fine).
+    let mut p = base();
+    let say = import_index(&p, "say", ImportKind::Action);
+    p.imports[say as usize].max_args = 2;
+    let spawn = func(&p, "spawn");
+    edit(&mut p, spawn, is_act, |i| {
+        if let Instr::Act { argc, .. } = i {
+            *argc = 2;
+        }
+    });
+    expect(p, K::StackUnderflow);
+    // Underflow in an appended function: `bin` with one operand.
+    let mut p = base();
+    append_subtree(
+        &mut p,
+        "u",
+        &[
+            Instr::PushInt { value: 1 },
+            Instr::Bin {
+                op: btvm::BinOp::Add,
+            },
+            Instr::JumpIfFalse { to: Label(3) },
+            Instr::Return {
+                status: Status::Success,
+            },
+        ],
+    );
+    expect(p, K::StackUnderflow);
+    // Different depths at a join.
+    let mut p = base();
+    append_subtree(
+        &mut p,
+        "join",
+        &[
+            Instr::PushBool { value: true },
+            Instr::JumpIfFalse { to: Label(4) }, // reaches 4 with 0 values
+            Instr::PushInt { value: 1 },
+            Instr::Jump { to: Label(4) }, // reaches 4 with 1 value
+            Instr::JumpIfTrue { to: Label(5) },
+            Instr::Return {
+                status: Status::Success,
+            },
+        ],
+    );
+    expect(p, K::StackMismatch);
+    // The same in lowered code: a `jump.true` (pops) becomes a `jump` (does not pop).
+    let mut p = base();
+    let main = 0;
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::JumpIfTrue { .. }),
+        |i| {
+            if let Instr::JumpIfTrue { to } = *i {
+                *i = Instr::Jump { to };
+            }
+        },
+    );
+    expect(p, K::StackMismatch);
+    // Values left on the stack at node-level instructions.
+    for node_level in [
+        Instr::Return {
+            status: Status::Success,
+        },
+        Instr::OnSuccess {
+            bit: Bit(0),
+            to: Label(2),
+        },
+        Instr::OnRunning {
+            bit: Bit(0),
+            to: Label(2),
+        },
+        Instr::Zero { temp: Temp(0) },
+        Instr::Arm {
+            timer: Timer(0),
+            ms: 5,
+        },
+        Instr::JumpIfListed {
+            bit: Bit(0),
+            to: Label(2),
+        },
+        Instr::JumpIfCooling {
+            timer: Timer(0),
+            to: Label(2),
+        },
+        Instr::Quorum {
+            succ: Temp(0),
+            fail: Temp(1),
+            n: 1,
+            success_all: true,
+            failure_all: false,
+            success: Label(2),
+            failure: Label(2),
+            running: Label(2),
+        },
+        call_to(0, 2), // replaced below by a call of `sub`
+    ] {
+        let mut p = base();
+        let node_level = match node_level {
+            Instr::Call { .. } => call_to(func(&p, "sub") as u32, 2),
+            other => other,
+        };
+        let code = vec![
+            Instr::PushInt { value: 1 },
+            node_level,
+            Instr::Return {
+                status: Status::Success,
+            },
+        ];
+        append_subtree(&mut p, "left", &code);
+        expect(p, K::StackMismatch);
+    }
+    // ... and in lowered code: `act` with fewer arguments than were pushed.
+    let mut p = base();
+    let say = import_index(&p, "say", ImportKind::Action);
+    p.imports[say as usize].min_args = 0;
+    let spawn = func(&p, "spawn");
+    edit(&mut p, spawn, is_act, |i| {
+        if let Instr::Act { argc, .. } = i {
+            *argc = 0;
+        }
+    });
+    expect(p, K::StackMismatch);
+    // Underflow of the fused compare-and-jump.
+    let mut p = base();
+    append_subtree(
+        &mut p,
+        "cmp",
+        &[
+            Instr::PushInt { value: 1 },
+            Instr::JumpIfCmp {
+                op: btvm::BinOp::Lt,
+                when: true,
+                to: Label(2),
+            },
+            Instr::Return {
+                status: Status::Success,
+            },
+        ],
+    );
+    expect(p, K::StackUnderflow);
+    // Overflow past `Limits::max_stack`.
+    let p = base();
+    let deepest = verify(p.clone(), &limits()).unwrap().max_stack();
+    assert!(deepest >= 2);
+    let tight = Limits {
+        max_stack: deepest - 1,
+        ..limits()
+    };
+    expect_with(p.clone(), &tight, K::StackOverflow);
+    let exact = Limits {
+        max_stack: deepest,
+        ..limits()
+    };
+    verify(p, &exact).expect("the deepest stack is allowed");
+}
+
+#[test]
+fn bad_arity_and_import_kinds() {
+    let main = 0;
+    let say = import_index(&base(), "say", ImportKind::Action);
+    let move_to = import_index(&base(), "moveTo", ImportKind::Action);
+    let alive = import_index(&base(), "alive", ImportKind::Function);
+    let distance = import_index(&base(), "distanceTo", ImportKind::Function);
+    // `say` takes 1..1: two arguments.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::Act { import, .. } if import.0 == say),
+        |i| {
+            if let Instr::Act { argc, .. } = i {
+                *argc = 2;
+            }
+        },
+    );
+    expect(p, K::Arity);
+    // `moveTo` takes 1..2: none.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::Act { import, .. } if import.0 == move_to),
+        |i| {
+            if let Instr::Act { argc, .. } = i {
+                *argc = 0;
+            }
+        },
+    );
+    expect(p, K::Arity);
+    // `act` naming a function import.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::Act { argc: 0, .. }),
+        |i| {
+            if let Instr::Act { import, .. } = i {
+                *import = Imp(alive);
+            }
+        },
+    );
+    expect(p, K::Arity);
+    // `call.fn` naming an action import.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::CallFn { import, .. } if import.0 == distance),
+        |i| {
+            if let Instr::CallFn { import, .. } = i {
+                *import = Imp(say);
+            }
+        },
+    );
+    expect(p, K::Arity);
+    // `call.fn` with the wrong argument count.
+    let mut p = base();
+    edit(
+        &mut p,
+        main,
+        |i| matches!(i, Instr::CallFn { import, .. } if import.0 == alive),
+        |i| {
+            if let Instr::CallFn { argc, .. } = i {
+                *argc = 1;
+            }
+        },
+    );
+    expect(p, K::Arity);
+    // An import declaring min > max.
+    let mut p = base();
+    p.imports[say as usize].min_args = 3;
+    p.imports[say as usize].max_args = 2;
+    expect(p, K::BadOperand);
+}
+
+#[test]
+fn bad_layouts() {
+    let l = base().layout;
+    assert!(l.bits > 0 && l.timer_count > 0 && l.rng.is_some() && l.actions > 0);
+    // Overlapping fields.
+    let overlaps: Vec<(&str, Mutation<'_, btvm::program::Layout>)> = vec![
+        ("timers on the list", Box::new(|l| l.timers = l.list)),
+        (
+            "rng on the timers",
+            Box::new(|l| l.rng = Some(l.timers + 4)),
+        ),
+        (
+            "count on current",
+            Box::new(|l| l.count.offset = l.current.offset),
+        ),
+        ("list on count", Box::new(|l| l.list = l.count.offset)),
+        (
+            "current inside the timers",
+            Box::new(|l| l.current.offset = l.timers + 3),
+        ),
+    ];
+    for (what, f) in overlaps {
+        let mut p = base();
+        f(&mut p.layout);
+        match verify(p, &limits()) {
+            Ok(_) => panic!("{what}: verified"),
+            Err(e) => assert_eq!(e.kind(), K::BadLayout, "{what}: {e}"),
+        }
+    }
+    // A field past the end of the block.
+    let past: Vec<(&str, Mutation<'_, btvm::program::Layout>)> = vec![
+        ("block one byte short", Box::new(|l| l.size -= 1)),
+        ("timers past the end", Box::new(|l| l.timers = l.size - 7)),
+        ("rng past the end", Box::new(|l| l.rng = Some(u32::MAX - 3))),
+        ("list past the end", Box::new(|l| l.list = u32::MAX)),
+        ("many timers", Box::new(|l| l.timer_count = u32::MAX)),
+        ("many bits", Box::new(|l| l.bits = u32::MAX)),
+        (
+            "current past the end",
+            Box::new(|l| l.current.offset = l.size),
+        ),
+    ];
+    for (what, f) in past {
+        let mut p = base();
+        f(&mut p.layout);
+        match verify(p, &limits()) {
+            Ok(_) => panic!("{what}: verified"),
+            Err(e) => assert_eq!(e.kind(), K::BadLayout, "{what}: {e}"),
+        }
+    }
+    // Widths and capacities.
+    let mut p = base();
+    p.layout.current.width = 3;
+    expect(p, K::BadLayout);
+    let mut p = base();
+    p.layout.count.width = 8;
+    expect(p, K::BadLayout);
+    let mut p = base();
+    p.layout.actions = 256; // the slot is one byte wide
+    assert_eq!(p.layout.current.width, 1);
+    expect(p, K::BadLayout);
+    let mut p = base();
+    p.layout.capacity = 300;
+    assert_eq!(p.layout.count.width, 1);
+    if p.layout.bits < 256 {
+        p.layout.bits = 256;
+        // keep the list inside the block: move everything after it
+        let grow = 256u32.div_ceil(8) - base().layout.list_bytes();
+        p.layout.size += grow;
+        p.layout.timers += grow;
+        p.layout.rng = p.layout.rng.map(|r| r + grow);
+    }
+    expect(p, K::BadLayout);
+    // `random` with no PRNG slot.
+    let mut p = base();
+    p.layout.rng = None;
+    expect(p, K::BadLayout);
+    // Sanity: a bigger block with room to spare is fine.
+    let mut p = base();
+    p.layout.size += 100;
+    verify(p, &limits()).expect("unused bytes are allowed");
+}
+
+#[test]
+fn limits_are_enforced() {
+    let p = base();
+    let size = p.layout.size as usize;
+    // State size above `max_state_bytes`.
+    expect_with(
+        p.clone(),
+        &Limits {
+            max_state_bytes: size - 1,
+            ..limits()
+        },
+        K::TooLarge,
+    );
+    verify(
+        p.clone(),
+        &Limits {
+            max_state_bytes: size,
+            ..limits()
+        },
+    )
+    .expect("exactly at the limit");
+    let mut big = p.clone();
+    big.layout.size = (limits().max_state_bytes + 1) as u32;
+    expect(big, K::TooLarge);
+    // The tick budget.
+    let budget = verify(p.clone(), &limits()).unwrap().tick_budget();
+    assert!(budget > 0);
+    expect_with(
+        p.clone(),
+        &Limits {
+            max_tick_instructions: budget - 1,
+            ..limits()
+        },
+        K::BudgetExceeded,
+    );
+    verify(
+        p.clone(),
+        &Limits {
+            max_tick_instructions: budget,
+            ..limits()
+        },
+    )
+    .expect("exactly the budget");
+    // Calls count towards the budget (the nested program's main entry calls `a`, which calls
+    // `b`).
+    let nested = program_nested();
+    expect_with(
+        nested.parts().clone(),
+        &Limits {
+            max_tick_instructions: nested.tick_budget() - 1,
+            ..limits()
+        },
+        K::BudgetExceeded,
+    );
+    // Too many instructions.
+    let n = p.code.len();
+    expect_with(
+        p.clone(),
+        &Limits {
+            max_program_instructions: n - 1,
+            ..limits()
+        },
+        K::TooLarge,
+    );
+    verify(
+        p,
+        &Limits {
+            max_program_instructions: n,
+            ..limits()
+        },
+    )
+    .expect("exactly the instruction limit");
+}
+
+#[test]
+fn bad_function_tables() {
+    // Overlapping functions.
+    let mut p = base();
+    p.functions[1].start = p.functions[0].end - 1;
+    expect(p, K::BadContinuation);
+    let mut p = base();
+    let f = p.functions[1].clone();
+    p.functions.push(Function {
+        name: "copy".into(),
+        ..f
+    });
+    expect(p, K::BadContinuation);
+    // An empty function.
+    let mut p = base();
+    p.functions[1].end = p.functions[1].start;
+    expect(p, K::BadContinuation);
+    // A function ending before it starts, or past the code.
+    let mut p = base();
+    p.functions[1].end = p.functions[1].start - 1;
+    expect(p, K::BadContinuation);
+    let mut p = base();
+    let last = p.functions.len() - 1;
+    p.functions[last].end = p.code.len() as u32 + 1;
+    expect(p, K::BadContinuation);
+    let mut p = base();
+    p.functions[last].start = u32::MAX - 1;
+    p.functions[last].end = u32::MAX;
+    expect(p, K::BadContinuation);
+    // Two entries with one name.
+    let mut p = base();
+    p.functions[1].name = p.functions[0].name.clone();
+    expect(p, K::BadOperand);
+    // Duplicate strings.
+    let mut p = base();
+    let s = p.strings[0].clone();
+    p.strings.push(s);
+    expect(p, K::BadOperand);
+    // No functions at all is a valid (if useless) program: it has no main entry.
+    let mut p = base();
+    p.functions.clear();
+    let q = verify(p, &limits()).expect("a program without functions verifies");
+    assert_eq!(q.main(), None);
+    let mut host = Permissive { n: 1 };
+    let mut state = q.new_state();
+    assert!(matches!(
+        Vm::new(&q).tick(&mut state, AgentId(0), &mut host, 0),
+        Err(btvm::VmError::NoEntry(_))
+    ));
+}
+
+/// Caught by the bit-flip test: nothing bounded `ProgramParts::temps`, and `Scratch::new`
+/// (hence `Vm::new` / `Batch::new` / `Batch::par_tick`) allocates `temps` counters, so a
+/// program file of under 1 KiB could make the VM allocate 16 GiB. The verifier now allows at
+/// most one counter per instruction.
+#[test]
+fn the_counter_table_is_bounded() {
+    let mut p = base();
+    p.temps = u32::MAX;
+    assert_eq!(
+        verify(p.clone(), &limits()).map(|_| ()).unwrap_err().kind(),
+        btvm::ProgramErrorKind::TooLarge
+    );
+    p.temps = p.code.len() as u32;
+    assert!(verify(p, &limits()).is_ok());
+}
