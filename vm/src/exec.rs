@@ -83,7 +83,8 @@ impl Scratch {
     /// Working memory for `program`.
     pub fn new(program: &Program) -> Scratch {
         Scratch {
-            stack: Vec::with_capacity(program.max_stack() as usize),
+            // One more than the deepest stack: `Stack` keeps a placeholder below the bottom.
+            stack: Vec::with_capacity(program.max_stack() as usize + 1),
             rets: Vec::with_capacity(program.max_calls() as usize),
             temps: vec![0; program.temps() as usize],
         }
@@ -270,6 +271,10 @@ pub(crate) fn run<H: Host + ?Sized>(
     let mut pc = f.start as usize;
     let Scratch { stack, rets, temps } = scratch;
     stack.clear();
+    let mut stack = Stack {
+        mem: stack,
+        top: Value::Bool(false),
+    };
     rets.clear();
     loop {
         let Some(&ins) = code.get(pc) else {
@@ -310,7 +315,6 @@ pub(crate) fn run<H: Host + ?Sized>(
                 failure,
                 running,
             } => {
-                let base = stack.len().saturating_sub(usize::from(argc));
                 let me = action.0 + 1;
                 let current = read(state, l.current);
                 let phase = if current == me {
@@ -322,12 +326,12 @@ pub(crate) fn run<H: Host + ?Sized>(
                     agent,
                     ImportId(import.0),
                     phase,
-                    &stack[base..],
+                    stack.args(argc),
                     now,
                     strings,
                 );
                 let status = host.action(&call);
-                stack.truncate(base);
+                stack.drop_args(argc);
                 // `evaluate(action)`: the slot, then the running list (spec 4.1).
                 match status {
                     Status::Running => {
@@ -425,21 +429,24 @@ pub(crate) fn run<H: Host + ?Sized>(
                     .unwrap_or(Value::Bool(false)),
             ),
             Instr::CallFn { import, argc } => {
-                let base = stack.len().saturating_sub(usize::from(argc));
                 let call = Call::new(
                     agent,
                     ImportId(import.0),
                     Phase::Enter,
-                    &stack[base..],
+                    stack.args(argc),
                     now,
                     strings,
                 );
                 let v = host.function(&call);
-                stack.truncate(base);
-                stack.push(match v {
-                    Value::Float(x) if parts.single_precision => Value::Float(f64::from(x as f32)),
-                    v => v,
-                });
+                stack.replace_args(
+                    argc,
+                    match v {
+                        Value::Float(x) if parts.single_precision => {
+                            Value::Float(f64::from(x as f32))
+                        }
+                        v => v,
+                    },
+                );
             }
             Instr::Random {} => {
                 let at = l.rng.unwrap_or(0) as usize;
@@ -452,45 +459,88 @@ pub(crate) fn run<H: Host + ?Sized>(
                 stack.push(Value::Float(x));
             }
             Instr::Not {} => {
-                let v = stack.pop().unwrap_or(Value::Bool(false));
-                stack.push(Value::Bool(!v.truthy()));
+                stack.top = Value::Bool(!stack.top.truthy());
             }
             Instr::Neg {} => {
-                let v = stack.pop().unwrap_or(Value::Bool(false));
-                stack.push(Value::Float(-v.as_f64()));
+                stack.top = Value::Float(-stack.top.as_f64());
             }
             Instr::Truthy {} => {
-                let v = stack.pop().unwrap_or(Value::Bool(false));
-                stack.push(Value::Bool(v.truthy()));
+                stack.top = Value::Bool(stack.top.truthy());
             }
             Instr::Bin { op } => {
-                let r = stack.pop().unwrap_or(Value::Bool(false));
-                let left = stack.pop().unwrap_or(Value::Bool(false));
-                stack.push(op.apply(left, r));
+                let r = stack.pop();
+                stack.top = op.apply(stack.top, r);
             }
             Instr::JumpIfCmp { op, when, to } => {
-                let r = stack.pop().unwrap_or(Value::Bool(false));
-                let left = stack.pop().unwrap_or(Value::Bool(false));
+                let r = stack.pop();
+                let left = stack.pop();
                 if op.apply(left, r).truthy() == when {
                     pc = target(to);
                 }
             }
             Instr::JumpIfCmpK { op, when, k, to } => {
-                let left = stack.pop().unwrap_or(Value::Bool(false));
+                let left = stack.pop();
                 if op.compare(left.as_f64(), k) == when {
                     pc = target(to);
                 }
             }
             Instr::JumpIfFalse { to } => {
-                if !stack.pop().unwrap_or(Value::Bool(false)).truthy() {
+                if !stack.pop().truthy() {
                     pc = target(to);
                 }
             }
             Instr::JumpIfTrue { to } => {
-                if stack.pop().unwrap_or(Value::Bool(false)).truthy() {
+                if stack.pop().truthy() {
                     pc = target(to);
                 }
             }
         }
+    }
+}
+
+/// The operand stack with its top cached in a local (`top`); `mem` holds everything below it,
+/// above a placeholder. A value consumed right after it is produced (a host result compared
+/// with a constant) never goes through memory.
+struct Stack<'s> {
+    mem: &'s mut Vec<Value>,
+    top: Value,
+}
+
+impl Stack<'_> {
+    #[inline(always)]
+    fn push(&mut self, v: Value) {
+        self.mem.push(self.top);
+        self.top = v;
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Value {
+        let v = self.top;
+        self.top = self.mem.pop().unwrap_or(Value::Bool(false));
+        v
+    }
+
+    /// The top `argc` values, contiguous in memory (oldest first).
+    #[inline(always)]
+    fn args(&mut self, argc: u8) -> &[Value] {
+        self.mem.push(self.top);
+        let base = self.mem.len().saturating_sub(usize::from(argc));
+        &self.mem[base..]
+    }
+
+    /// After [`Stack::args`]: drops the arguments.
+    #[inline(always)]
+    fn drop_args(&mut self, argc: u8) {
+        let base = self.mem.len().saturating_sub(usize::from(argc));
+        self.mem.truncate(base);
+        self.top = self.mem.pop().unwrap_or(Value::Bool(false));
+    }
+
+    /// After [`Stack::args`]: replaces the arguments with a result.
+    #[inline(always)]
+    fn replace_args(&mut self, argc: u8, result: Value) {
+        let base = self.mem.len().saturating_sub(usize::from(argc));
+        self.mem.truncate(base);
+        self.top = result;
     }
 }
