@@ -157,3 +157,83 @@ fn usage_errors_exit_2() {
     assert!(help.status.success());
     assert!(text(&help.stdout).contains("--scenario"));
 }
+
+#[test]
+fn run_on_the_vm_prints_the_reference_trace() {
+    let args = |engine: &'static str| {
+        btvm(&[
+            "run",
+            &spec("examples/guard.bt"),
+            "--scenario",
+            &spec("examples/guard.scn"),
+            "--engine",
+            engine,
+        ])
+    };
+    let (r, v) = (args("reference"), args("vm"));
+    assert!(r.status.success() && v.status.success(), "{}", text(&v.stderr));
+    assert!(!r.stdout.is_empty());
+    assert_eq!(text(&r.stdout), text(&v.stdout));
+}
+
+#[test]
+fn compile_writes_a_program_that_disasm_reads_back() {
+    let dir = std::env::temp_dir().join(format!("btvm-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_path = dir.join("guard.btvm");
+    let out = btvm(&[
+        "compile",
+        &spec("examples/guard.bt"),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty(), "compile prints nothing on success");
+    let bytes = std::fs::read(&out_path).unwrap();
+    assert!(bytes.starts_with(b"BTVMPROG"));
+    let from_file = btvm(&["disasm", out_path.to_str().unwrap()]);
+    let from_tree = btvm(&["disasm", &spec("examples/guard.bt")]);
+    assert!(from_file.status.success(), "{}", text(&from_file.stderr));
+    assert_eq!(text(&from_file.stdout), text(&from_tree.stdout));
+    let listing = text(&from_tree.stdout);
+    assert!(listing.contains("fn0 entry"), "{listing}");
+    assert!(listing.contains("act import"), "{listing}");
+    // A damaged program is rejected with a message, not run or printed.
+    let mut bad = bytes.clone();
+    bad.truncate(bytes.len() / 2);
+    let bad_path = dir.join("bad.btvm");
+    std::fs::write(&bad_path, bad).unwrap();
+    let out = btvm(&["disasm", bad_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains("invalid program"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn bench_prints_a_table_and_json() {
+    let out = btvm(&["bench", "--agents", "200", "--ticks", "3", "--threads", "1,2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    for needle in ["engine", "ns/agent-tick", "reference", "vm", "speedup"] {
+        assert!(table.contains(needle), "{needle} missing: {table}");
+    }
+    let out = btvm(&[
+        "bench", "--agents", "100", "--ticks", "2", "--engines", "vm", "--threads", "1", "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = text(&out.stdout);
+    for needle in [
+        "\"tree\": \"demo.bt\"",
+        "\"agents\": 100",
+        "\"ticks\": 2",
+        "\"engine\": \"vm\"",
+        "\"threads\": 1",
+        "\"ns_per_agent_tick\"",
+        "\"agent_ticks_per_sec\"",
+        "\"state_bytes_per_agent\": ",
+    ] {
+        assert!(json.contains(needle), "{needle} missing: {json}");
+    }
+    let out = btvm(&["bench", "--threads", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}
