@@ -171,7 +171,11 @@ fn run_on_the_vm_prints_the_reference_trace() {
         ])
     };
     let (r, v) = (args("reference"), args("vm"));
-    assert!(r.status.success() && v.status.success(), "{}", text(&v.stderr));
+    assert!(
+        r.status.success() && v.status.success(),
+        "{}",
+        text(&v.stderr)
+    );
     assert!(!r.stdout.is_empty());
     assert_eq!(text(&r.stdout), text(&v.stdout));
 }
@@ -206,19 +210,40 @@ fn compile_writes_a_program_that_disasm_reads_back() {
     let out = btvm(&["disasm", bad_path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    assert!(text(&out.stderr).contains("invalid program"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("invalid program"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
 fn bench_prints_a_table_and_json() {
-    let out = btvm(&["bench", "--agents", "200", "--ticks", "3", "--threads", "1,2"]);
+    let out = btvm(&[
+        "bench",
+        "--agents",
+        "200",
+        "--ticks",
+        "3",
+        "--threads",
+        "1,2",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
     for needle in ["engine", "ns/agent-tick", "reference", "vm", "speedup"] {
         assert!(table.contains(needle), "{needle} missing: {table}");
     }
     let out = btvm(&[
-        "bench", "--agents", "100", "--ticks", "2", "--engines", "vm", "--threads", "1", "--json",
+        "bench",
+        "--agents",
+        "100",
+        "--ticks",
+        "2",
+        "--engines",
+        "vm",
+        "--threads",
+        "1",
+        "--json",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let json = text(&out.stdout);
