@@ -810,3 +810,537 @@ pub fn tree(cfg: GenConfig) -> BoxedStrategy<Tree> {
         })
         .boxed()
 }
+
+// ---- running-list (Unvanquished model) trees ----------------------------------------------
+
+/// Size bounds for [`running_list_tree`]: trees the running-list model runs, for comparing
+/// the engines that implement it.
+#[derive(Clone, Debug)]
+pub struct RlConfig {
+    /// Nesting levels of composite/decorator nodes above the leaves.
+    pub node_depth: u32,
+    /// The node count proptest aims for per body (a soft bound).
+    pub node_size: u32,
+    /// Most children of an ordinary composite.
+    pub max_children: usize,
+    /// Most children of a wide composite (drawn now and then).
+    pub wide_children: usize,
+    /// Nesting levels of unary/binary/call expressions above the leaves.
+    pub expr_depth: u32,
+    /// Most arguments of one call (actions and functions).
+    pub max_args: usize,
+    /// Most entry points (there is always at least one).
+    pub max_roots: usize,
+    /// Most subtrees.
+    pub max_subtrees: usize,
+    /// Most action imports (at least one).
+    pub max_actions: usize,
+    /// Most function imports (at least one).
+    pub max_functions: usize,
+    /// Most variables.
+    pub max_vars: usize,
+}
+
+impl Default for RlConfig {
+    fn default() -> Self {
+        RlConfig {
+            node_depth: 8,
+            node_size: 40,
+            max_children: 4,
+            wide_children: 10,
+            expr_depth: 3,
+            max_args: 3,
+            max_roots: 3,
+            max_subtrees: 4,
+            max_actions: 5,
+            max_functions: 4,
+            max_vars: 3,
+        }
+    }
+}
+
+/// Strings that running-list trees use as literals most of the time, so that a scenario can
+/// make a function answer a string the tree also has (and compare equal to it).
+pub const RL_STRINGS: &[&str] = &[
+    "",
+    "a",
+    "b",
+    "two words",
+    "q\"uote",
+    "back\\slash",
+    "é😀",
+    "#",
+];
+
+/// A string literal: usually one of [`RL_STRINGS`], sometimes arbitrary text.
+pub fn rl_string() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => select(RL_STRINGS).prop_map(str::to_string),
+        1 => text(),
+    ]
+    .boxed()
+}
+
+/// Any literal, strings mostly from [`RL_STRINGS`].
+pub fn rl_lit() -> BoxedStrategy<Lit> {
+    prop_oneof![
+        any::<bool>().prop_map(Lit::Bool),
+        int().prop_map(Lit::Int),
+        float().prop_map(Lit::Float),
+        rl_string().prop_map(Lit::Str),
+    ]
+    .boxed()
+}
+
+/// Expressions the running-list model evaluates: every variant but timestamp queries, every
+/// operator, calls with 0 to `max_args` (sometimes named) arguments.
+pub fn rl_expr(scope: &Scope, cfg: &RlConfig) -> BoxedStrategy<Expr> {
+    let mut leaves: Vec<(u32, BoxedStrategy<Expr>)> = vec![
+        (4, rl_lit().prop_map(Expr::Lit).boxed()),
+        (1, Just(Expr::Random).boxed()),
+    ];
+    if scope.vars > 0 {
+        leaves.push((2, (0..scope.vars).prop_map(|v| Expr::Var(VarId(v))).boxed()));
+    }
+    if scope.imports > 0 {
+        leaves.push((
+            1,
+            (0..scope.imports)
+                .prop_map(|i| Expr::Bound(ImportId(i)))
+                .boxed(),
+        ));
+    }
+    if !scope.functions.is_empty() {
+        leaves.push((
+            3,
+            select(scope.functions.clone())
+                .prop_map(|import| {
+                    Expr::Call(CallExpr {
+                        import,
+                        args: Vec::new(),
+                    })
+                })
+                .boxed(),
+        ));
+    }
+    let functions = scope.functions.clone();
+    let max_args = cfg.max_args;
+    Union::new_weighted(leaves)
+        .prop_recursive(cfg.expr_depth, 12, 3, move |inner| {
+            let mut ops: Vec<(u32, BoxedStrategy<Expr>)> = vec![
+                (
+                    1,
+                    inner.clone().prop_map(|e| Expr::Not(Box::new(e))).boxed(),
+                ),
+                (
+                    1,
+                    inner.clone().prop_map(|e| Expr::Neg(Box::new(e))).boxed(),
+                ),
+                (
+                    4,
+                    (select(&BinOp::ALL[..]), inner.clone(), inner.clone())
+                        .prop_map(|(op, a, b)| Expr::binary(op, a, b))
+                        .boxed(),
+                ),
+            ];
+            if !functions.is_empty() {
+                ops.push((
+                    2,
+                    (
+                        select(functions.clone()),
+                        vec(arg(inner.clone()), 0..=max_args),
+                    )
+                        .prop_map(|(import, args)| Expr::Call(CallExpr { import, args }))
+                        .boxed(),
+                ));
+            }
+            Union::new_weighted(ops)
+        })
+        .boxed()
+}
+
+/// Cooldown lengths: 0, short and long ones (against tick steps of tens to hundreds of ms),
+/// and the largest.
+pub fn rl_cooldown_ms() -> BoxedStrategy<u32> {
+    prop_oneof![
+        2 => Just(0u32),
+        3 => 1u32..60,
+        3 => 60u32..600,
+        2 => 600u32..5000,
+        1 => select(&[1u32, 100, 1000, u32::MAX][..]),
+    ]
+    .boxed()
+}
+
+/// Nodes of the running-list model over `scope`: every kind and knob `check_supported`
+/// accepts (sequence/selector with `restart` or `running-list` resume, parallel with any
+/// quorums and either `stop-on-failure`, every-tick guard, condition, invert, map, cooldown,
+/// include, action with 0 to `max_args` arguments, const). `include` nodes name subtrees in
+/// `includes` only, so a caller can rule out cycles.
+pub fn rl_node(
+    scope: &Scope,
+    cfg: &RlConfig,
+    includes: std::ops::Range<u32>,
+) -> BoxedStrategy<NodeBuf> {
+    let e = rl_expr(scope, cfg);
+    let max_args = cfg.max_args;
+    let mut leaves: Vec<(u32, BoxedStrategy<NodeBuf>)> = vec![
+        (
+            2,
+            e.clone()
+                .prop_map(|c| mk(NodeKind::Condition(c), None, Vec::new()))
+                .boxed(),
+        ),
+        (
+            1,
+            status()
+                .prop_map(|s| mk(NodeKind::Const(s), None, Vec::new()))
+                .boxed(),
+        ),
+    ];
+    if !scope.actions.is_empty() {
+        leaves.push((
+            6,
+            (
+                select(scope.actions.clone()),
+                prop_oneof![
+                    2 => Just(Vec::new()),
+                    1 => vec(arg(e.clone()), 1..=max_args.max(1)),
+                ],
+            )
+                .prop_map(|(import, args)| {
+                    mk(
+                        NodeKind::Action(CallExpr { import, args }),
+                        None,
+                        Vec::new(),
+                    )
+                })
+                .boxed(),
+        ));
+    }
+    if !includes.is_empty() {
+        leaves.push((
+            3,
+            includes
+                .prop_map(|s| mk(NodeKind::Include(SubtreeId(s)), None, Vec::new()))
+                .boxed(),
+        ));
+    }
+    let cfg = cfg.clone();
+    let one_kind = rl_decorator(e);
+    Union::new_weighted(leaves)
+        .prop_recursive(cfg.node_depth, cfg.node_size, 4, move |inner| {
+            let kids = prop_oneof![
+                5 => vec(inner.clone(), 0..=cfg.max_children),
+                1 => vec(inner.clone(), cfg.max_children + 1..=cfg.wide_children),
+            ];
+            prop_oneof![
+                5 => (rl_composite(), kids).prop_map(|(k, children)| mk(k, None, children)),
+                4 => (one_kind.clone(), inner).prop_map(|(k, child)| mk(k, None, vec![child])),
+            ]
+        })
+        .boxed()
+}
+
+/// The kinds of running-list composites: sequence and selector with either resume rule, and
+/// parallel with any quorums and either `stop-on-failure`.
+pub fn rl_composite() -> BoxedStrategy<NodeKind> {
+    let composite =
+        select(&[Resume::Restart, Resume::RunningList][..]).prop_map(|resume| Composite {
+            resume,
+            looping: false,
+            cond: None,
+        });
+    prop_oneof![
+        2 => composite.clone().prop_map(NodeKind::Sequence),
+        2 => composite.prop_map(NodeKind::Selector),
+        1 => (quorum(), quorum(), any::<bool>()).prop_map(|(success, failure, stop_on_failure)| {
+            NodeKind::Parallel(Parallel {
+                success,
+                failure,
+                stop_on_failure,
+                remember: false,
+            })
+        }),
+    ]
+    .boxed()
+}
+
+/// The kinds of running-list decorators: every-tick guard (over `e`), invert, map (any
+/// mapping) and cooldown.
+pub fn rl_decorator(e: BoxedStrategy<Expr>) -> BoxedStrategy<NodeKind> {
+    prop_oneof![
+        2 => e.prop_map(|cond| NodeKind::Guard(Guard {
+            cond,
+            eval: GuardEval::EveryTick,
+        })),
+        1 => Just(NodeKind::Invert),
+        1 => (status(), status(), status()).prop_map(|(failure, success, running)| {
+            NodeKind::MapStatus(StatusMap {
+                failure,
+                success,
+                running,
+            })
+        }),
+        2 => rl_cooldown_ms().prop_map(|ms| NodeKind::Cooldown(Cooldown { ms })),
+    ]
+    .boxed()
+}
+
+/// The body of an entry or subtree: usually an [`rl_node`], sometimes one wrapped in a chain of
+/// up to seven more decorators and composites (the node at any position among a few small
+/// siblings), so bodies nest eight levels and more, and rarely a composite of 256 to 300 leaves.
+pub fn rl_body(
+    scope: &Scope,
+    cfg: &RlConfig,
+    includes: std::ops::Range<u32>,
+) -> BoxedStrategy<NodeBuf> {
+    let node = rl_node(scope, cfg, includes.clone());
+    let small_cfg = RlConfig {
+        node_depth: 2,
+        node_size: 3,
+        ..cfg.clone()
+    };
+    let small = rl_node(scope, &small_cfg, includes.clone());
+    let leaf_cfg = RlConfig {
+        node_depth: 0,
+        node_size: 1,
+        ..cfg.clone()
+    };
+    // More than 255 children: the state fields that count actions and running-list entries
+    // need two bytes.
+    let big = (
+        rl_composite(),
+        vec(rl_node(scope, &leaf_cfg, includes), 256..=300),
+    )
+        .prop_map(|(kind, children)| mk(kind, None, children));
+    let siblings = vec(small, 0..=2);
+    let layer = prop_oneof![
+        (
+            rl_decorator(rl_expr(scope, cfg)),
+            Just(Vec::new()),
+            Just(Vec::new())
+        ),
+        (rl_composite(), siblings.clone(), siblings),
+    ];
+    prop_oneof![
+        150 => node.clone(),
+        1 => big,
+        50 => (node, vec(layer, 1..=7)).prop_map(|(node, layers)| {
+            layers.into_iter().fold(node, |inner, (kind, mut before, after)| {
+                let arity_one = !matches!(
+                    kind,
+                    NodeKind::Sequence(_) | NodeKind::Selector(_) | NodeKind::Parallel(_)
+                );
+                if arity_one {
+                    return mk(kind, None, vec![inner]);
+                }
+                before.push(inner);
+                before.extend(after);
+                mk(kind, None, before)
+            })
+        }),
+    ]
+    .boxed()
+}
+
+/// Running-list capacities: the small ones that fill up, the game's 20, and odd extremes.
+pub fn rl_capacity() -> BoxedStrategy<u32> {
+    prop_oneof![
+        4 => 1u32..=3,
+        2 => 4u32..=8,
+        2 => Just(20u32),
+        1 => select(&[0u32, 300, u32::MAX][..]),
+    ]
+    .boxed()
+}
+
+/// Import names: identifiers mostly, sometimes anything [`name`] draws.
+fn rl_import_name() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => "[a-z][A-Za-z0-9_]{0,6}",
+        1 => name(),
+    ]
+    .boxed()
+}
+
+/// A variable: its type, a default of that type or (now and then) a string default, which the
+/// IR does not forbid and engines must intern.
+fn rl_var() -> BoxedStrategy<(String, Type, Lit)> {
+    (
+        name(),
+        select(&[Type::Bool, Type::Int, Type::Float][..]),
+        (any::<bool>(), int(), float()),
+        option::weighted(0.15, rl_string()),
+    )
+        .prop_map(|(name, ty, (b, i, x), s)| {
+            let default = match (s, ty) {
+                (Some(s), _) => Lit::Str(s),
+                (None, Type::Bool) => Lit::Bool(b),
+                (None, Type::Int) => Lit::Int(i),
+                (None, Type::Float) => Lit::Float(x),
+            };
+            (name, ty, default)
+        })
+        .boxed()
+}
+
+/// Where the abstract references of generated bodies land in the assembled tree.
+struct Remap {
+    actions: Vec<ImportId>,
+    functions: Vec<ImportId>,
+    imports: u32,
+    vars: u32,
+}
+
+impl Remap {
+    fn expr(&self, e: &mut Expr) {
+        match e {
+            Expr::Call(c) => {
+                c.import = self.functions[c.import.index() % self.functions.len()];
+                for a in &mut c.args {
+                    self.expr(&mut a.value);
+                }
+            }
+            Expr::Bound(i) => *i = ImportId(i.0 % self.imports),
+            Expr::Var(v) if self.vars == 0 => *e = Expr::Lit(Lit::Int(i64::from(v.0))),
+            Expr::Var(v) => *v = VarId(v.0 % self.vars),
+            Expr::Not(a) | Expr::Neg(a) => self.expr(a),
+            Expr::Binary(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Lit(_) | Expr::Random | Expr::Timestamp(..) => {}
+        }
+    }
+
+    /// Remaps a body whose `include` nodes may name the subtrees in `includes` (an include
+    /// with nothing to name becomes a `const`).
+    fn node(&self, n: &mut NodeBuf, includes: &std::ops::Range<u32>) {
+        match &mut n.kind {
+            NodeKind::Action(c) => {
+                c.import = self.actions[c.import.index() % self.actions.len()];
+                for a in &mut c.args {
+                    self.expr(&mut a.value);
+                }
+            }
+            NodeKind::Condition(e) => self.expr(e),
+            NodeKind::Guard(g) => self.expr(&mut g.cond),
+            NodeKind::Include(s) if includes.is_empty() => {
+                n.kind = NodeKind::Const(Status::ALL[s.0 as usize % 3]);
+            }
+            NodeKind::Include(s) => s.0 = includes.start + s.0 % includes.len() as u32,
+            _ => {}
+        }
+        for c in &mut n.children {
+            self.node(c, includes);
+        }
+    }
+}
+
+/// Whole trees of the Unvanquished running-list model: 1 to `max_roots` entries (so scenario
+/// `entry` lines have something to run), 0 to `max_subtrees` subtrees of either sharing mode
+/// (subtree `i` may include only subtrees after it, so includes nest but never cycle; entries
+/// may include any), 1 to `max_actions` actions and 1 to `max_functions` functions (in random
+/// order), 0 to `max_vars` variables, random capacity (see [`rl_capacity`]) and precision.
+///
+/// There is no `prop_flat_map` here, so failing cases shrink well: bodies are drawn against the
+/// largest tables and their references are mapped onto the actual ones (modulo their sizes)
+/// when the tree is assembled.
+pub fn running_list_tree(cfg: RlConfig) -> BoxedStrategy<Tree> {
+    let scope = Scope {
+        actions: (0..cfg.max_actions as u32).map(ImportId).collect(),
+        functions: (0..cfg.max_functions as u32).map(ImportId).collect(),
+        imports: (cfg.max_actions + cfg.max_functions) as u32,
+        vars: cfg.max_vars as u32,
+        timestamps: 0,
+        subtrees: cfg.max_subtrees as u32,
+    };
+    let all = 0..cfg.max_subtrees as u32;
+    let body = rl_body(&scope, &cfg, all);
+    let import = (rl_import_name(), any::<bool>());
+    (
+        (
+            vec(import.clone(), 1..=cfg.max_actions),
+            vec(import, 1..=cfg.max_functions),
+            vec(any::<u16>(), cfg.max_actions + cfg.max_functions),
+        ),
+        vec(rl_var(), 0..=cfg.max_vars),
+        vec((name(), body.clone()), 1..=cfg.max_roots),
+        vec(
+            (
+                name(),
+                select(&[Sharing::Shared, Sharing::PerSite][..]),
+                body,
+            ),
+            0..=cfg.max_subtrees,
+        ),
+        rl_capacity(),
+        select(&[Precision::Single, Precision::Double][..]),
+    )
+        .prop_map(
+            |((actions, functions, order), vars, roots, subs, capacity, precision)| {
+                let mut b = TreeBuilder::new(Dialect::Unvanquished);
+                b.config(TreeConfig {
+                    model: Model::RunningList { capacity },
+                    precision,
+                    ..TreeConfig::for_dialect(Dialect::Unvanquished)
+                });
+                // Imports: unique names per kind, interleaved in the order of `order`.
+                let of_kind = |list: Vec<(String, bool)>, kind: ImportKind| {
+                    let (names, long): (Vec<_>, Vec<_>) = list.into_iter().unzip();
+                    make_unique(names)
+                        .into_iter()
+                        .zip(long)
+                        .map(move |(name, long_running)| Import {
+                            name,
+                            kind,
+                            min_args: 0,
+                            max_args: 3,
+                            long_running,
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let mut imports: Vec<(u16, Import)> = of_kind(actions, ImportKind::Action)
+                    .into_iter()
+                    .chain(of_kind(functions, ImportKind::Function))
+                    .zip(order)
+                    .map(|(i, k)| (k, i))
+                    .collect();
+                imports.sort_by_key(|(k, _)| *k);
+                let imports: Vec<Import> = imports.into_iter().map(|(_, i)| i).collect();
+                let scope = Scope::new(&imports, vars.len(), 0, subs.len());
+                let remap = Remap {
+                    actions: scope.actions,
+                    functions: scope.functions,
+                    imports: scope.imports,
+                    vars: scope.vars,
+                };
+                for i in imports {
+                    b.import(i);
+                }
+                let (names, vars): (Vec<_>, Vec<_>) =
+                    vars.into_iter().map(|(n, t, d)| (n, (t, d))).unzip();
+                for (name, (ty, default)) in make_unique(names).into_iter().zip(vars) {
+                    b.var(Var { name, ty, default });
+                }
+                let n = subs.len() as u32;
+                let (names, bodies): (Vec<_>, Vec<_>) = roots.into_iter().unzip();
+                for (name, mut body) in make_unique(names).into_iter().zip(bodies) {
+                    remap.node(&mut body, &(0..n));
+                    b.root(name, body);
+                }
+                let (names, subs): (Vec<_>, Vec<_>) =
+                    subs.into_iter().map(|(n, s, b)| (n, (s, b))).unzip();
+                for (i, (name, (sharing, mut body))) in
+                    make_unique(names).into_iter().zip(subs).enumerate()
+                {
+                    remap.node(&mut body, &(i as u32 + 1..n));
+                    let id = b.declare_subtree(name, sharing, Span::DUMMY);
+                    b.define_subtree(id, body);
+                }
+                b.finish().expect("generated trees always have a root")
+            },
+        )
+        .boxed()
+}
