@@ -277,11 +277,11 @@ pub(crate) fn run<H: Host + ?Sized>(
     };
     rets.clear();
     loop {
-        let Some(&ins) = code.get(pc) else {
+        let Some(ins) = code.get(pc) else {
             return Status::Failure;
         };
         pc += 1;
-        match ins {
+        match *ins {
             Instr::Jump { to } => pc = target(to),
             Instr::Finish { status } => return status,
             Instr::Return { status } => {
