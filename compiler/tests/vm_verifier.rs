@@ -1445,9 +1445,12 @@ fn bad_arity_and_import_kinds() {
     edit(
         &mut p,
         main,
-        |i| matches!(i, Instr::CallFn { import, .. } if import.0 == distance),
         |i| {
-            if let Instr::CallFn { import, .. } = i {
+            matches!(i, Instr::CallFn { import, .. } | Instr::CallFnCmpK { import, .. }
+                if import.0 == distance)
+        },
+        |i| {
+            if let Instr::CallFn { import, .. } | Instr::CallFnCmpK { import, .. } = i {
                 *import = Imp(say);
             }
         },
@@ -1458,9 +1461,12 @@ fn bad_arity_and_import_kinds() {
     edit(
         &mut p,
         main,
-        |i| matches!(i, Instr::CallFn { import, .. } if import.0 == alive),
         |i| {
-            if let Instr::CallFn { argc, .. } = i {
+            matches!(i, Instr::CallFn { import, .. } | Instr::CallFnCmpK { import, .. }
+                if import.0 == alive)
+        },
+        |i| {
+            if let Instr::CallFn { argc, .. } | Instr::CallFnCmpK { argc, .. } = i {
                 *argc = 1;
             }
         },

@@ -484,6 +484,31 @@ pub(crate) fn run<H: Host + ?Sized>(
                     pc = target(to);
                 }
             }
+            Instr::CallFnCmpK {
+                import,
+                argc,
+                op,
+                when,
+                k,
+                to,
+            } => {
+                let call = Call::new(
+                    agent,
+                    ImportId(import.0),
+                    Phase::Enter,
+                    stack.args(argc),
+                    now,
+                    strings,
+                );
+                let v = match host.function(&call) {
+                    Value::Float(x) if parts.single_precision => f64::from(x as f32),
+                    v => v.as_f64(),
+                };
+                stack.drop_args(argc);
+                if op.compare(v, k) == when {
+                    pc = target(to);
+                }
+            }
             Instr::JumpIfFalse { to } => {
                 if !stack.pop().truthy() {
                     pc = target(to);

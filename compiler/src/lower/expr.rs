@@ -105,7 +105,6 @@ impl Lower<'_> {
                 a,
                 b,
             ) => {
-                self.value(a);
                 // A numeric literal on the right: compare against a constant (the string
                 // comparison rule needs two strings, so it cannot apply).
                 let k = match &**b {
@@ -114,14 +113,31 @@ impl Lower<'_> {
                     Expr::Lit(Lit::Bool(v)) => Some(f64::from(u8::from(*v))),
                     _ => None,
                 };
-                match k {
-                    Some(k) => self.asm.emit(Instr::JumpIfCmpK {
-                        op: *op,
-                        when,
-                        k,
-                        to,
-                    }),
-                    None => {
+                match (k, &**a) {
+                    (Some(k), Expr::Call(c)) => {
+                        for arg in &c.args {
+                            self.value(&arg.value);
+                        }
+                        self.asm.emit(Instr::CallFnCmpK {
+                            import: Imp(c.import.0),
+                            argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
+                            op: *op,
+                            when,
+                            k,
+                            to,
+                        });
+                    }
+                    (Some(k), _) => {
+                        self.value(a);
+                        self.asm.emit(Instr::JumpIfCmpK {
+                            op: *op,
+                            when,
+                            k,
+                            to,
+                        });
+                    }
+                    (None, _) => {
+                        self.value(a);
                         self.value(b);
                         self.asm.emit(Instr::JumpIfCmp { op: *op, when, to });
                     }

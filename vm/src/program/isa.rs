@@ -364,6 +364,9 @@ isa! {
     /// Pop a value; jump to `to` if comparing it (as a double) with the constant `k` by `op`
     /// is true exactly when `when` is true (`jump.cmp` with a numeric literal on the right).
     0x1d JumpIfCmpK "jump.cmpk" { op: BinOp, when: bool, k: f64, to: Label } pop(1) push(0);
+    /// `call.fn import, argc` then `jump.cmpk op, when, k, to` in one instruction: the host
+    /// result is compared with the constant without touching the stack.
+    0x1e CallFnCmpK "call.fn.cmpk" { import: Imp, argc: u8, op: BinOp, when: bool, k: f64, to: Label } pop(u32::from(argc)) push(0);
     /// Push a boolean.
     0x10 PushBool "push.bool" { value: bool } pop(0) push(1);
     /// Push an integer.

@@ -277,12 +277,19 @@ fn body(
             Instr::CallFn { import, argc } => {
                 arity(import.0, argc, ImportKind::Function).map(|m| (K::Arity, m))
             }
-            Instr::JumpIfCmpK { op, .. } | Instr::JumpIfCmp { op, .. }
-                if !matches!(
-                    op,
-                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
-                ) =>
-            {
+            Instr::CallFnCmpK {
+                import, argc, op, ..
+            } => arity(import.0, argc, ImportKind::Function)
+                .map(|m| (K::Arity, m))
+                .or_else(|| {
+                    (!is_comparison(op)).then(|| {
+                        (
+                            K::BadOperand,
+                            format!("`{}` is not a comparison", op.symbol()),
+                        )
+                    })
+                }),
+            Instr::JumpIfCmpK { op, .. } | Instr::JumpIfCmp { op, .. } if !is_comparison(op) => {
                 Some((
                     K::BadOperand,
                     format!("`{}` is not a comparison", op.symbol()),
@@ -345,6 +352,7 @@ fn body(
                 | Instr::JumpIfTrue { .. }
                 | Instr::JumpIfCmp { .. }
                 | Instr::JumpIfCmpK { .. }
+                | Instr::CallFnCmpK { .. }
                 | Instr::Jump { .. }
         );
         if node_level && d != pop {
@@ -491,4 +499,11 @@ fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> 
         }
     }
     Ok((max_calls, tick_cost))
+}
+
+fn is_comparison(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
 }
