@@ -1032,7 +1032,7 @@ pub fn rl_node(
         .prop_recursive(cfg.node_depth, cfg.node_size, 4, move |inner| {
             let kids = prop_oneof![
                 5 => vec(inner.clone(), 0..=cfg.max_children),
-                1 => vec(inner.clone(), cfg.max_children + 1..=cfg.wide_children),
+                1 => wide(inner.clone(), cfg.max_children + 1..=cfg.wide_children),
             ];
             prop_oneof![
                 5 => (rl_composite(), kids).prop_map(|(k, children)| mk(k, None, children)),
@@ -1089,7 +1089,7 @@ pub fn rl_decorator(e: BoxedStrategy<Expr>) -> BoxedStrategy<NodeKind> {
 
 /// The body of an entry or subtree: usually an [`rl_node`], sometimes one wrapped in a chain of
 /// up to seven more decorators and composites (the node at any position among a few small
-/// siblings), so bodies nest eight levels and more, and rarely a composite of 256 to 300 leaves.
+/// siblings), so bodies nest eight levels and more, and rarely a composite of 300 or so leaves.
 pub fn rl_body(
     scope: &Scope,
     cfg: &RlConfig,
@@ -1107,11 +1107,35 @@ pub fn rl_body(
         node_size: 1,
         ..cfg.clone()
     };
-    // More than 255 children: the state fields that count actions and running-list entries
-    // need two bytes.
+    // Mostly argument-less actions, more than 255 of them, so action ordinals (the current-
+    // action slot) need two bytes; parallel half the time, so every one of them runs.
+    let leaf = rl_node(scope, &leaf_cfg, includes);
+    let big_child = if scope.actions.is_empty() {
+        leaf
+    } else {
+        let action = select(scope.actions.clone()).prop_map(|import| {
+            mk(
+                NodeKind::Action(CallExpr {
+                    import,
+                    args: Vec::new(),
+                }),
+                None,
+                Vec::new(),
+            )
+        });
+        prop_oneof![9 => action, 1 => leaf].boxed()
+    };
+    let parallel = (quorum(), quorum(), any::<bool>()).prop_map(|(success, failure, stop)| {
+        NodeKind::Parallel(Parallel {
+            success,
+            failure,
+            stop_on_failure: stop,
+            remember: false,
+        })
+    });
     let big = (
-        rl_composite(),
-        vec(rl_node(scope, &leaf_cfg, includes), 256..=300),
+        prop_oneof![rl_composite(), parallel],
+        wide(big_child, 300..=330),
     )
         .prop_map(|(kind, children)| mk(kind, None, children));
     let siblings = vec(small, 0..=2);
@@ -1142,6 +1166,18 @@ pub fn rl_body(
         }),
     ]
     .boxed()
+}
+
+/// Between `size.start()` and `size.end()` elements, almost always; unlike `vec`, it shrinks to
+/// fewer (each element shrinks to "absent" first), so a failing case with a wide composite can
+/// lose the children that do not matter.
+pub fn wide(
+    element: BoxedStrategy<NodeBuf>,
+    size: std::ops::RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<NodeBuf>> {
+    vec(option::weighted(0.999, element), size)
+        .prop_map(|v| v.into_iter().flatten().collect())
+        .boxed()
 }
 
 /// Running-list capacities: the small ones that fill up, the game's 20, and odd extremes.
