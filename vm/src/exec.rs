@@ -71,8 +71,10 @@ impl Program {
 }
 
 /// The per-thread working memory of the executor: operand stack, return stack and counters.
-/// Sized once per program; reused by every tick.
+/// Sized once per program; reused by every tick. Aligned to two cache lines so the scratch
+/// areas of different threads (kept side by side by `Batch`) never share a line.
 #[derive(Clone, Debug)]
+#[repr(align(128))]
 pub struct Scratch {
     stack: Vec<Value>,
     rets: Vec<u32>,
