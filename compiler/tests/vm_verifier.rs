@@ -27,40 +27,7 @@ use btvm_compiler::syntax::native;
 /// Actions with int/string/var arguments, a condition with `&&`, `||`, `!`, function calls, a
 /// cooldown, a parallel with `@random`, a shared subtree included twice, a guard, an invert, a
 /// map and a second entry.
-const TREE_ALL: &str = r#"btvm 1;
-dialect unvanquished;
-import action moveTo 1..2 long;
-import action say 1..1;
-import action fight 0..0 long;
-import function distanceTo 1..1;
-import function alive 0..0;
-var hungry: bool = false;
-var speed: float = 2.5;
-var label: int = "tag";
-
-root main = selector running-list {
-    sequence running-list {
-        condition (alive() && (distanceTo("enemy") < 10.5 || !$hungry))
-        action say("hello")
-        action moveTo(3, "goal")
-    }
-    cooldown 500 {
-        action say($label)
-    }
-    parallel success=all failure=any {
-        action fight()
-        condition (@random < 0.5)
-    }
-    include "sub"
-    include "sub"
-}
-root spawn = action say("spawn")
-subtree "sub" shared = sequence running-list {
-    guard every-tick (!alive()) { action moveTo($speed) }
-    invert { action fight() }
-    map failure success running { const running }
-}
-"#;
+const TREE_ALL: &str = include_str!("fixtures/vm_all.btn");
 
 /// Nested shared subtrees (`a` includes `b`), a parallel that stops on failure, single
 /// precision and arguments computed by expressions.

@@ -245,6 +245,16 @@ fn target(l: Label) -> usize {
     l.0 as usize
 }
 
+/// A host function's result as the tree sees it: floats rounded to binary32 under single
+/// precision.
+#[inline(always)]
+fn rounded(v: Value, single: bool) -> Value {
+    match v {
+        Value::Float(x) if single => Value::Float(f64::from(x as f32)),
+        v => v,
+    }
+}
+
 fn pick(status: Status, success: Label, failure: Label, running: Label) -> Label {
     match status {
         Status::Success => success,
@@ -439,16 +449,8 @@ pub(crate) fn run<H: Host + ?Sized>(
                     now,
                     strings,
                 );
-                let v = host.function(&call);
-                stack.replace_args(
-                    argc,
-                    match v {
-                        Value::Float(x) if parts.single_precision => {
-                            Value::Float(f64::from(x as f32))
-                        }
-                        v => v,
-                    },
-                );
+                let v = rounded(host.function(&call), parts.single_precision);
+                stack.replace_args(argc, v);
             }
             Instr::Random {} => {
                 let at = l.rng.unwrap_or(0) as usize;
@@ -502,10 +504,7 @@ pub(crate) fn run<H: Host + ?Sized>(
                     now,
                     strings,
                 );
-                let v = match host.function(&call) {
-                    Value::Float(x) if parts.single_precision => f64::from(x as f32),
-                    v => v.as_f64(),
-                };
+                let v = rounded(host.function(&call), parts.single_precision).as_f64();
                 stack.drop_args(argc);
                 if op.compare(v, k) == when {
                     pc = target(to);

@@ -60,94 +60,12 @@ impl Asm {
             .iter()
             .zip(&keep)
             .filter(|(_, &k)| k)
-            .map(|(i, _)| relabel(*i, map))
+            .map(|(i, _)| {
+                let mut i = *i;
+                i.map_labels(map);
+                i
+            })
             .collect();
         (code, new_index)
-    }
-}
-
-fn relabel(i: Instr, map: impl Fn(Label) -> Label) -> Instr {
-    match i {
-        Instr::Jump { to } => Instr::Jump { to: map(to) },
-        Instr::Call {
-            func,
-            success,
-            failure,
-            running,
-        } => Instr::Call {
-            func,
-            success: map(success),
-            failure: map(failure),
-            running: map(running),
-        },
-        Instr::Act {
-            import,
-            argc,
-            action,
-            bit,
-            success,
-            failure,
-            running,
-        } => Instr::Act {
-            import,
-            argc,
-            action,
-            bit,
-            success: map(success),
-            failure: map(failure),
-            running: map(running),
-        },
-        Instr::Quorum {
-            succ,
-            fail,
-            n,
-            success_all,
-            failure_all,
-            success,
-            failure,
-            running,
-        } => Instr::Quorum {
-            succ,
-            fail,
-            n,
-            success_all,
-            failure_all,
-            success: map(success),
-            failure: map(failure),
-            running: map(running),
-        },
-        Instr::JumpIfListed { bit, to } => Instr::JumpIfListed { bit, to: map(to) },
-        Instr::OnSuccess { bit, to } => Instr::OnSuccess { bit, to: map(to) },
-        Instr::OnRunning { bit, to } => Instr::OnRunning { bit, to: map(to) },
-        Instr::JumpIfCooling { timer, to } => Instr::JumpIfCooling { timer, to: map(to) },
-        Instr::JumpIfCmp { op, when, to } => Instr::JumpIfCmp {
-            op,
-            when,
-            to: map(to),
-        },
-        Instr::JumpIfCmpK { op, when, k, to } => Instr::JumpIfCmpK {
-            op,
-            when,
-            k,
-            to: map(to),
-        },
-        Instr::CallFnCmpK {
-            import,
-            argc,
-            op,
-            when,
-            k,
-            to,
-        } => Instr::CallFnCmpK {
-            import,
-            argc,
-            op,
-            when,
-            k,
-            to: map(to),
-        },
-        Instr::JumpIfFalse { to } => Instr::JumpIfFalse { to: map(to) },
-        Instr::JumpIfTrue { to } => Instr::JumpIfTrue { to: map(to) },
-        other => other,
     }
 }

@@ -86,6 +86,11 @@ pub trait Operand: Sized + Copy {
     fn show(self, out: &mut String);
     /// What the operand refers to.
     fn refers(self) -> OperandRef;
+    /// The operand with its jump target rewritten by `f`; only labels change.
+    fn map_label(self, f: &mut dyn FnMut(Label) -> Label) -> Self {
+        let _ = f;
+        self
+    }
 }
 
 macro_rules! index_operand {
@@ -107,8 +112,25 @@ macro_rules! index_operand {
     )*};
 }
 
+impl Operand for Label {
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        r.u32().map(Label)
+    }
+    fn show(self, out: &mut String) {
+        let _ = write!(out, "L{}", self.0);
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Label(self.0)
+    }
+    fn map_label(self, f: &mut dyn FnMut(Label) -> Label) -> Self {
+        f(self)
+    }
+}
+
 index_operand! {
-    Label "L" Label,
     Bit "bit" Bit,
     Timer "timer" Timer,
     Imp "import" Import,
@@ -292,6 +314,16 @@ macro_rules! isa {
             pub fn operands(&self, mut f: impl FnMut(OperandRef)) {
                 match *self {
                     $( Instr::$name { $($field),* } => { $( f(Operand::refers($field)); )* } )*
+                }
+                let _ = &mut f;
+            }
+
+            /// Rewrites every label operand with `f` (how an assembler resolves its labels).
+            pub fn map_labels(&mut self, mut f: impl FnMut(Label) -> Label) {
+                match self {
+                    $( Instr::$name { $($field),* } => {
+                        $( *$field = Operand::map_label(*$field, &mut f); )*
+                    } )*
                 }
                 let _ = &mut f;
             }
