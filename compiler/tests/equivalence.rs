@@ -469,7 +469,7 @@ fn case() -> impl Strategy<Value = (Tree, String)> {
 fn report(tree: &Tree, scenario: &str, what: &str, reference: &str, vm: &str) -> String {
     format!(
         "{what}\n--- tree (native syntax) ---\n{}\n--- scenario ---\n{scenario}\n\
-         --- reference ---\n{reference}\n--- vm ---\n{vm}",
+         --- reference ---\n{reference}\n--- other engine ---\n{vm}",
         native::print(tree)
     )
 }
@@ -481,24 +481,29 @@ fn outcome(r: &Result<Trace, Diagnostic>) -> String {
     }
 }
 
-/// Runs both engines; `Err` describes how they differ.
+/// Runs every engine (the vm, native code, and the two taking turns) against the reference;
+/// `Err` describes the first difference.
 fn compare(tree: &Tree, scn: &Scenario, text: &str) -> Result<(), String> {
     let r = run(tree, scn, EngineKind::Reference);
-    let v = run(tree, scn, EngineKind::Vm);
-    let what = match (&r, &v) {
-        (Ok(a), Ok(b)) if a.to_string() == b.to_string() => return Ok(()),
-        (Ok(a), Ok(b)) => a.diff(b).unwrap_or_default(),
-        (Err(a), Err(b)) if a.kind == b.kind => return Ok(()),
-        _ => "the engines disagree on whether the tree runs".to_string(),
-    };
-    Err(report(tree, text, &what, &outcome(&r), &outcome(&v)))
+    for engine in [EngineKind::Vm, EngineKind::Native, EngineKind::Switching] {
+        let v = run(tree, scn, engine);
+        let what = match (&r, &v) {
+            (Ok(a), Ok(b)) if a.to_string() == b.to_string() => continue,
+            (Ok(a), Ok(b)) => a.diff(b).unwrap_or_default(),
+            (Err(a), Err(b)) if a.kind == b.kind => continue,
+            _ => "the engines disagree on whether the tree runs".to_string(),
+        };
+        let what = format!("reference vs {}: {what}", engine.name());
+        return Err(report(tree, text, &what, &outcome(&r), &outcome(&v)));
+    }
+    Ok(())
 }
 
 proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn reference_and_vm_give_identical_traces((tree, text) in case()) {
+    fn every_engine_gives_the_reference_trace((tree, text) in case()) {
         let scn = parse_scenario(FileId(0), &text).map_err(|d| {
             TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
         })?;
@@ -784,7 +789,6 @@ fn default_bot_runs_alike() {
     scn.ticks = 300;
     scn.agents = 3;
     let reference = run(&tree, &scn, EngineKind::Reference).unwrap();
-    let vm = run(&tree, &scn, EngineKind::Vm).unwrap();
     let roots = reference
         .lines()
         .iter()
@@ -795,8 +799,14 @@ fn default_bot_runs_alike() {
         reference.lines().iter().any(|l| l.contains(" enter -> ")),
         "the bots call actions"
     );
-    if let Some(diff) = reference.diff(&vm) {
-        panic!("engines disagree on default.bt (reference vs vm):\n{diff}");
+    for engine in [EngineKind::Vm, EngineKind::Native, EngineKind::Switching] {
+        let trace = run(&tree, &scn, engine).unwrap();
+        if let Some(diff) = reference.diff(&trace) {
+            panic!(
+                "engines disagree on default.bt (reference vs {}):\n{diff}",
+                engine.name()
+            );
+        }
+        assert_eq!(reference.to_string(), trace.to_string());
     }
-    assert_eq!(reference.to_string(), vm.to_string());
 }

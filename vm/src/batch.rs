@@ -6,13 +6,16 @@
 //! on rayon's pool. Both give exactly the statuses and host calls (per agent) of ticking the
 //! agents one by one, since agents share no state.
 
-use crate::exec::{run, Scratch};
-use crate::{AgentId, Host, Millis, Program, Status, VmError};
+use crate::engine::{Code, Fallback};
+use crate::exec::Scratch;
+use crate::{AgentId, EngineKind, Host, Millis, Program, Status, VmError};
 
 /// The state of `n` agents running one program.
 #[derive(Clone, Debug)]
 pub struct Batch<'p> {
     program: &'p Program,
+    code: Code<'p>,
+    fallback: Option<Fallback>,
     main: u32,
     size: usize,
     states: Vec<u8>,
@@ -21,20 +24,45 @@ pub struct Batch<'p> {
 }
 
 impl<'p> Batch<'p> {
-    /// `agents` fresh agents (ids `0..agents`) for `program`; fails if it has no main entry.
+    /// `agents` fresh agents (ids `0..agents`) for `program`, ticked by the vm; fails if it has
+    /// no main entry.
     pub fn new(program: &'p Program, agents: u32) -> Result<Self, VmError> {
+        Batch::with_engine(program, agents, EngineKind::Vm)
+    }
+
+    /// `agents` fresh agents ticked by the engine of `kind`. Native code that cannot be produced
+    /// falls back to the vm, as [`Engine`](crate::Engine) does ([`Batch::engine`],
+    /// [`Batch::fallback`]).
+    pub fn with_engine(
+        program: &'p Program,
+        agents: u32,
+        kind: EngineKind,
+    ) -> Result<Self, VmError> {
+        let (code, fallback) = Code::select(program, kind);
         let main = program
             .main()
             .ok_or_else(|| VmError::NoEntry(String::new()))?;
         let n = agents as usize;
         Ok(Batch {
             program,
+            code,
+            fallback,
             main,
             size: program.state_size(),
             states: vec![0; n * program.state_size()],
             statuses: vec![Status::Failure; n],
             scratch: vec![Scratch::new(program)],
         })
+    }
+
+    /// The engine ticking the agents.
+    pub fn engine(&self) -> EngineKind {
+        self.code.kind()
+    }
+
+    /// Why native code was asked for but the vm runs instead.
+    pub fn fallback(&self) -> Option<&Fallback> {
+        self.fallback.as_ref()
     }
 
     /// Number of agents.
@@ -66,17 +94,19 @@ impl<'p> Batch<'p> {
     pub fn tick<H: Host + ?Sized>(&mut self, host: &mut H, now: Millis) -> &[Status] {
         let Batch {
             program,
+            code,
             main,
             size,
             states,
             statuses,
             scratch,
+            ..
         } = self;
         let scratch = &mut scratch[0];
         for (i, status) in statuses.iter_mut().enumerate() {
             let state = &mut states[i * *size..(i + 1) * *size];
             let agent = AgentId(i as u32);
-            *status = run(program, scratch, *main, state, agent, host, now);
+            *status = code.run(program, scratch, *main, state, agent, host, now);
         }
         &self.statuses
     }
@@ -95,7 +125,7 @@ impl<'p> Batch<'p> {
         while self.scratch.len() < hosts.len() {
             self.scratch.push(Scratch::new(self.program));
         }
-        let (program, main, size) = (self.program, self.main, self.size);
+        let (program, code, main, size) = (self.program, self.code, self.main, self.size);
         let mut states: &mut [u8] = &mut self.states;
         let mut jobs = Vec::with_capacity(hosts.len());
         for (k, (statuses, (host, scratch))) in self
@@ -113,7 +143,7 @@ impl<'p> Batch<'p> {
                 for (j, status) in statuses.iter_mut().enumerate() {
                     let state = &mut states[j * size..(j + 1) * size];
                     let agent = AgentId((first + j) as u32);
-                    *status = run(program, scratch, main, state, agent, host, now);
+                    *status = code.run(program, scratch, main, state, agent, host, now);
                 }
             });
         &self.statuses

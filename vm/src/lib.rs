@@ -7,19 +7,26 @@
 //!
 //! On these types sit the bytecode [`Program`] (its instruction set, file format, disassembler
 //! and verifier, in [`program`]), the [`Vm`] that runs a program for one agent's state block,
-//! and [`Batch`] for many agents.
+//! [`Batch`] for many agents, and [`native`] (feature `jit`, on by default), which compiles a
+//! program to machine code with Cranelift. [`Engine`] is the facade over the vm and native code;
+//! it falls back to the vm where native code cannot be produced.
 //!
 //! **Invariant:** this crate knows nothing about source formats and never depends on
 //! `btvm-compiler`.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// `unsafe` is allowed only in `native` (the entry points into machine code and the host
+// trampolines); everything else must stay safe.
+#![deny(unsafe_code)]
 
 mod batch;
 mod binop;
+mod engine;
 mod exec;
 mod host;
 mod ids;
 mod limits;
+#[cfg(feature = "jit")]
+pub mod native;
 mod prng;
 pub mod program;
 mod status;
@@ -28,6 +35,7 @@ mod value;
 
 pub use batch::Batch;
 pub use binop::BinOp;
+pub use engine::{Engine, EngineKind, Fallback};
 pub use exec::{Scratch, Vm, VmError};
 pub use host::{Call, Host, Import, ImportKind, Phase};
 pub use ids::{AgentId, ImportId, Millis, StrId};

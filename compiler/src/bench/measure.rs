@@ -23,17 +23,21 @@ pub enum BenchEngine {
     Reference,
     /// The bytecode VM.
     Vm,
+    /// Native code.
+    Native,
 }
 
 impl BenchEngine {
     /// Every engine, in table order.
-    pub const ALL: [BenchEngine; 2] = [BenchEngine::Reference, BenchEngine::Vm];
+    pub const ALL: [BenchEngine; 3] =
+        [BenchEngine::Reference, BenchEngine::Vm, BenchEngine::Native];
 
     /// The engine's name.
     pub fn name(self) -> &'static str {
         match self {
             BenchEngine::Reference => "reference",
             BenchEngine::Vm => "vm",
+            BenchEngine::Native => "native",
         }
     }
 
@@ -204,13 +208,21 @@ pub fn run_bench(
                 tally.hash(hosts.world_checksum()),
             ))
         }
-        BenchEngine::Vm => {
+        BenchEngine::Vm | BenchEngine::Native => {
             let program =
                 crate::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
             let threads = threads.max(1);
-            let mut batch = Batch::new(&program, cfg.agents).map_err(|e| {
-                Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, e.to_string())
-            })?;
+            let kind = if engine == BenchEngine::Native {
+                btvm::EngineKind::Native
+            } else {
+                btvm::EngineKind::Vm
+            };
+            let invalid = |m: String| Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, m);
+            let mut batch = Batch::with_engine(&program, cfg.agents, kind)
+                .map_err(|e| invalid(e.to_string()))?;
+            if let Some(why) = batch.fallback() {
+                return Err(invalid(format!("native code is not available: {why}")));
+            }
             let mut hosts = Hosts::new(host, tree, agents, threads);
             let mut tally = Tally::default();
             let pool = rayon::ThreadPoolBuilder::new()

@@ -15,17 +15,33 @@ pub enum EngineKind {
     Reference,
     /// The bytecode virtual machine.
     Vm,
+    /// Native code compiled with Cranelift.
+    Native,
+    /// The vm and native code taking turns on the same state blocks (each call an agent gets,
+    /// tick or entry, goes to the other engine than its previous one): proves the two engines
+    /// share one state layout.
+    Switching,
 }
 
 impl EngineKind {
     /// Every engine that exists, in the order the conformance runner tries them.
-    pub const ALL: [EngineKind; 2] = [EngineKind::Reference, EngineKind::Vm];
+    pub const ALL: [EngineKind; 3] = [EngineKind::Reference, EngineKind::Vm, EngineKind::Native];
+
+    /// [`EngineKind::ALL`] plus the switching test engine.
+    pub const TESTED: [EngineKind; 4] = [
+        EngineKind::Reference,
+        EngineKind::Vm,
+        EngineKind::Native,
+        EngineKind::Switching,
+    ];
 
     /// The engine's name (`--engine`).
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Reference => "reference",
             EngineKind::Vm => "vm",
+            EngineKind::Native => "native",
+            EngineKind::Switching => "vm+native",
         }
     }
 }
@@ -69,16 +85,29 @@ impl Engine for ReferenceEngine<'_> {
     }
 }
 
-struct VmEngine<'p> {
-    vm: btvm::Vm<'p>,
+/// The vm or native code (or both, taking turns) over per-agent state blocks.
+struct CompiledEngine<'p> {
+    /// The engines used in turn: an agent's call `k` uses `engines[k % len]`.
+    engines: Vec<btvm::Engine<'p>>,
     states: Vec<Vec<u8>>,
+    /// Calls made so far, per agent (picks the engine).
+    ticks: Vec<usize>,
 }
 
-impl Engine for VmEngine<'_> {
+impl<'p> CompiledEngine<'p> {
+    fn next(&mut self, agent: u32) -> Option<(&mut btvm::Engine<'p>, &mut Vec<u8>)> {
+        let i = agent as usize;
+        let turn = self.ticks.get_mut(i)?;
+        let k = *turn % self.engines.len().max(1);
+        *turn += 1;
+        Some((self.engines.get_mut(k)?, self.states.get_mut(i)?))
+    }
+}
+
+impl Engine for CompiledEngine<'_> {
     fn tick(&mut self, agent: u32, host: &mut dyn Host, now: Millis) -> Status {
-        match self.states.get_mut(agent as usize) {
-            Some(state) => self
-                .vm
+        match self.next(agent) {
+            Some((engine, state)) => engine
                 .tick(state, AgentId(agent), host, now)
                 .unwrap_or(Status::Failure),
             None => Status::Failure,
@@ -92,10 +121,28 @@ impl Engine for VmEngine<'_> {
         host: &mut dyn Host,
         now: Millis,
     ) -> Option<Status> {
-        let state = self.states.get_mut(agent as usize)?;
-        self.vm
+        let (engine, state) = self.next(agent)?;
+        engine
             .run_entry(entry, state, AgentId(agent), host, now)
             .ok()
+    }
+}
+
+/// A compiled engine of `kind`; native code that cannot be produced is an error here (tests
+/// and `btvm run` must know which engine ran).
+fn compiled(
+    program: &btvm::Program,
+    kind: btvm::EngineKind,
+) -> Result<btvm::Engine<'_>, Diagnostic> {
+    let engine = btvm::Engine::new(program, kind);
+    match engine.fallback() {
+        Some(why) => Err(Diagnostic::new(
+            ErrorKind::InvalidProgram,
+            Span::DUMMY,
+            format!("native code is not available: {why}"),
+        )
+        .with_note("`--engine vm` runs the same program on the bytecode vm")),
+        None => Ok(engine),
     }
 }
 
@@ -127,14 +174,23 @@ pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace
             drive(&mut ReferenceEngine { interp, agents }, scenario, &mut host);
             Ok(host.into_trace())
         }
-        EngineKind::Vm => {
+        EngineKind::Vm | EngineKind::Native | EngineKind::Switching => {
             let program = crate::lower::lower(tree, &btvm::Limits::default())
                 .map_err(|mut d| d.swap_remove(0))?;
+            let kinds: &[btvm::EngineKind] = match engine {
+                EngineKind::Vm => &[btvm::EngineKind::Vm],
+                EngineKind::Native => &[btvm::EngineKind::Native],
+                _ => &[btvm::EngineKind::Vm, btvm::EngineKind::Native],
+            };
+            let engines = kinds
+                .iter()
+                .map(|&k| compiled(&program, k))
+                .collect::<Result<Vec<_>, _>>()?;
             let mut host = ScriptedHost::new(scenario, &tree.imports);
-            let states = (0..scenario.agents).map(|_| program.new_state()).collect();
-            let mut engine = VmEngine {
-                vm: btvm::Vm::new(&program),
-                states,
+            let mut engine = CompiledEngine {
+                engines,
+                states: (0..scenario.agents).map(|_| program.new_state()).collect(),
+                ticks: vec![0; scenario.agents as usize],
             };
             drive(&mut engine, scenario, &mut host);
             Ok(host.into_trace())

@@ -132,7 +132,16 @@ pub struct Program {
     strings: Strings,
     fingerprint: u64,
     facts: verify::Facts,
+    /// The default native compilation, made on first use (`Program::native`).
+    #[cfg(feature = "jit")]
+    native: NativeCache,
 }
+
+/// The cached native compilation of a program.
+#[cfg(feature = "jit")]
+type NativeCache = std::sync::OnceLock<
+    std::sync::Arc<Result<crate::native::NativeCode, crate::native::NativeError>>,
+>;
 
 impl Program {
     /// Verifies `parts` under `limits` and builds the program.
@@ -148,6 +157,8 @@ impl Program {
             strings,
             fingerprint,
             facts,
+            #[cfg(feature = "jit")]
+            native: NativeCache::new(),
         })
     }
 
@@ -268,5 +279,10 @@ impl Program {
     /// Counter registers needed per tick.
     pub fn temps(&self) -> u32 {
         self.parts.temps
+    }
+
+    #[cfg(feature = "jit")]
+    pub(crate) fn native_cache(&self) -> &NativeCache {
+        &self.native
     }
 }

@@ -29,10 +29,10 @@ pub struct BenchArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "reference,vm"
+        default_value = "reference,vm,native"
     )]
     engines: Vec<EngineArg>,
-    /// Thread counts to time the vm with, comma-separated (the reference always runs on
+    /// Thread counts to time the vm and native code with, comma-separated (the reference runs on
     /// one); by default 1 and the number of cores.
     #[arg(long, value_delimiter = ',')]
     threads: Vec<usize>,
@@ -81,6 +81,7 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         let (engine, counts) = match engine {
             EngineArg::Reference => (BenchEngine::Reference, vec![1]),
             EngineArg::Vm => (BenchEngine::Vm, threads.clone()),
+            EngineArg::Native => (BenchEngine::Native, threads.clone()),
         };
         for t in counts {
             match run_bench(&tree, engine, t, host, &cfg) {

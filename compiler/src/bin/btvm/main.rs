@@ -112,6 +112,8 @@ enum EngineArg {
     Reference,
     /// The bytecode virtual machine.
     Vm,
+    /// Native code compiled with Cranelift.
+    Native,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -252,6 +254,7 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
     let engine = match opts.engine {
         EngineArg::Reference => EngineKind::Reference,
         EngineArg::Vm => EngineKind::Vm,
+        EngineArg::Native => EngineKind::Native,
     };
     match run(&tree, &scenario, engine) {
         Ok(trace) => {

@@ -1,0 +1,224 @@
+//! One facade over the fast engines: pick the vm or native code, get a working engine either
+//! way.
+//!
+//! [`Engine::new`] with [`EngineKind::Native`] compiles the program to machine code (once per
+//! program, cached by [`Program::native`]). **If that fails** — no Cranelift backend for this
+//! machine, the crate built without the `jit` feature, or a code-generation error — **the
+//! engine falls back to the vm**, which runs the same program with identical results;
+//! [`Engine::kind`] says which engine is running and [`Engine::fallback`] why native code is not.
+//! Callers that must have native code use [`NativeCode::compile`](crate::native::NativeCode)
+//! directly and handle the error.
+
+use std::fmt;
+
+use crate::exec::{self, Scratch};
+use crate::{AgentId, Host, Millis, Program, Status, VmError};
+
+/// An engine that runs compiled programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EngineKind {
+    /// The bytecode interpreter.
+    Vm,
+    /// Machine code compiled with Cranelift.
+    Native,
+}
+
+impl EngineKind {
+    /// The engine's name as the CLI spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Vm => "vm",
+            EngineKind::Native => "native",
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why native code is not in use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fallback(String);
+
+impl fmt::Display for Fallback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A program's code as one engine runs it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Code<'p> {
+    Vm,
+    #[cfg(feature = "jit")]
+    Native(&'p crate::native::NativeCode),
+    #[cfg(not(feature = "jit"))]
+    #[allow(dead_code)]
+    Never(std::marker::PhantomData<&'p ()>),
+}
+
+impl<'p> Code<'p> {
+    /// The code for `kind`, falling back to the vm (with the reason) when native code is
+    /// unavailable.
+    pub(crate) fn select(program: &'p Program, kind: EngineKind) -> (Code<'p>, Option<Fallback>) {
+        match kind {
+            EngineKind::Vm => (Code::Vm, None),
+            #[cfg(feature = "jit")]
+            EngineKind::Native => match program.native() {
+                Ok(code) => (Code::Native(code), None),
+                Err(e) => (Code::Vm, Some(Fallback(e.to_string()))),
+            },
+            #[cfg(not(feature = "jit"))]
+            EngineKind::Native => {
+                let _ = program;
+                (
+                    Code::Vm,
+                    Some(Fallback(
+                        "btvm was built without the `jit` feature".to_string(),
+                    )),
+                )
+            }
+        }
+    }
+
+    pub(crate) fn kind(self) -> EngineKind {
+        match self {
+            Code::Vm => EngineKind::Vm,
+            #[cfg(feature = "jit")]
+            Code::Native(_) => EngineKind::Native,
+            #[cfg(not(feature = "jit"))]
+            Code::Never(_) => EngineKind::Vm,
+        }
+    }
+
+    /// Runs function `func` for one agent (the state size is checked by the caller).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn run<H: Host + ?Sized>(
+        self,
+        program: &Program,
+        scratch: &mut Scratch,
+        func: u32,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Status {
+        match self {
+            #[cfg(feature = "jit")]
+            Code::Native(code) => {
+                crate::native::run(code, program, scratch, func, state, agent, host, now)
+            }
+            _ => exec::run(program, scratch, func, state, agent, host, now),
+        }
+    }
+}
+
+/// Runs a program for agents whose state blocks the caller owns, on the vm or on native code.
+///
+/// ```
+/// # fn demo(program: &btvm::Program, host: &mut impl btvm::Host) -> Result<(), btvm::VmError> {
+/// program.bind(host)?;
+/// let mut engine = btvm::Engine::new(program, btvm::EngineKind::Native);
+/// if let Some(why) = engine.fallback() {
+///     eprintln!("running on the vm: {why}");
+/// }
+/// let mut state = program.new_state();
+/// let status = engine.tick(&mut state, btvm::AgentId(0), host, 0)?;
+/// # let _ = status; Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Engine<'p> {
+    program: &'p Program,
+    code: Code<'p>,
+    fallback: Option<Fallback>,
+    scratch: Scratch,
+}
+
+impl<'p> Engine<'p> {
+    /// An engine of `kind` for `program`; asking for native code on a machine or build that
+    /// cannot produce it gives the vm (see [`Engine::fallback`]).
+    pub fn new(program: &'p Program, kind: EngineKind) -> Self {
+        let (code, fallback) = Code::select(program, kind);
+        Engine {
+            program,
+            code,
+            fallback,
+            scratch: Scratch::new(program),
+        }
+    }
+
+    /// The engine actually running.
+    pub fn kind(&self) -> EngineKind {
+        self.code.kind()
+    }
+
+    /// Why native code was asked for but the vm runs instead.
+    pub fn fallback(&self) -> Option<&Fallback> {
+        self.fallback.as_ref()
+    }
+
+    /// The program.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    /// Ticks the main tree once for `agent`, whose state is `state`, at time `now`.
+    pub fn tick<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<Status, VmError> {
+        let func = self
+            .program
+            .main()
+            .ok_or_else(|| VmError::NoEntry(String::new()))?;
+        self.run_function(func, state, agent, host, now)
+    }
+
+    /// Runs the named entry once (Unvanquished `selectClass`).
+    pub fn run_entry<H: Host + ?Sized>(
+        &mut self,
+        entry: &str,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<Status, VmError> {
+        let func = self
+            .program
+            .entry(entry)
+            .ok_or_else(|| VmError::NoEntry(entry.to_string()))?;
+        self.run_function(func, state, agent, host, now)
+    }
+
+    fn run_function<H: Host + ?Sized>(
+        &mut self,
+        func: u32,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<Status, VmError> {
+        if state.len() != self.program.state_size() {
+            return Err(VmError::StateSize {
+                expected: self.program.state_size(),
+                found: state.len(),
+            });
+        }
+        Ok(self.code.run(
+            self.program,
+            &mut self.scratch,
+            func,
+            state,
+            agent,
+            host,
+            now,
+        ))
+    }
+}

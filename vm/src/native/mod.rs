@@ -1,0 +1,488 @@
+//! The native engine: a verified [`Program`] compiled to machine code with Cranelift.
+//!
+//! [`NativeCode::compile`] lowers every bytecode function to one or more native functions
+//! (long functions are split into chunks so compile time stays linear, see `plan`), using
+//! **the same state layout as the vm**: an agent's state block can be ticked by either engine,
+//! switching between ticks. Operand-stack values live in registers; the host is called through
+//! `extern "C"` trampolines monomorphised for the host type (`abi`). Compiling needs a target
+//! Cranelift supports; where it fails, [`NativeError`] says why and [`Engine`](crate::Engine)
+//! falls back to the vm.
+//!
+//! Code memory is owned by [`NativeCode`] and released when it is dropped; a program caches its
+//! default compilation ([`Program::native`]), so that code lives exactly as long as the program.
+//!
+//! **Invariant:** only verified programs are compiled (a [`Program`] cannot exist otherwise),
+//! and every state offset the code touches is also checked against the state size at compile
+//! time; `unsafe` is confined to `abi` (the trampolines) and the entry points below.
+#![allow(unsafe_code)]
+
+mod abi;
+mod plan;
+mod translate;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+
+use crate::exec::Scratch;
+use crate::{AgentId, Host, Millis, Program, Status};
+use abi::{Ctx, STATUS_FLAG};
+
+/// How much Cranelift optimises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum OptLevel {
+    /// No optimisation: fastest compile.
+    None,
+    /// Optimise for speed (the default).
+    #[default]
+    Speed,
+}
+
+/// How programs are compiled to native code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeConfig {
+    /// Cranelift's optimisation level.
+    pub opt_level: OptLevel,
+    /// Most bytecode instructions per native function; longer functions are split into chunks
+    /// (at points where the operand stack is empty), keeping compile time linear.
+    pub max_chunk: u32,
+    /// Run Cranelift's IR verifier on every function (slower compiles; on in debug builds).
+    pub verify_ir: bool,
+}
+
+impl Default for NativeConfig {
+    fn default() -> Self {
+        NativeConfig {
+            opt_level: OptLevel::Speed,
+            max_chunk: 1500,
+            verify_ir: cfg!(debug_assertions),
+        }
+    }
+}
+
+/// What went wrong compiling to native code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NativeErrorKind {
+    /// Cranelift has no backend for this machine.
+    UnsupportedTarget,
+    /// Cranelift rejected the generated code or could not map it.
+    Codegen,
+    /// The program has something the translator refuses (only a verifier bug can cause it).
+    Program,
+    /// The code was compiled for a different program.
+    WrongProgram,
+}
+
+/// Why a program could not be compiled (or run) natively. Callers that want a running engine
+/// regardless use [`Engine`](crate::Engine), which falls back to the vm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeError {
+    kind: NativeErrorKind,
+    message: String,
+}
+
+impl NativeError {
+    fn new(kind: NativeErrorKind, message: impl Into<String>) -> Self {
+        NativeError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// What kind of failure it is.
+    pub fn kind(&self) -> NativeErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for NativeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            NativeErrorKind::UnsupportedTarget => "native code is not supported on this machine",
+            NativeErrorKind::Codegen => "native code generation failed",
+            NativeErrorKind::Program => "the program cannot be compiled to native code",
+            NativeErrorKind::WrongProgram => "the native code belongs to another program",
+        };
+        write!(f, "{what}: {}", self.message)
+    }
+}
+
+impl std::error::Error for NativeError {}
+
+/// Figures about one compilation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NativeStats {
+    /// Bytecode instructions compiled.
+    pub instructions: usize,
+    /// Native functions produced (chunks plus drivers).
+    pub functions: usize,
+    /// Bytes of machine code.
+    pub code_bytes: usize,
+    /// Wall-clock time of the whole compilation.
+    pub compile_time: Duration,
+}
+
+/// A native entry: `(ctx, state, label) -> STATUS_FLAG | status`.
+type EntryFn = unsafe extern "C" fn(*mut Ctx, *mut u8, u32) -> u32;
+
+/// Owns the JIT module; frees its code memory on drop.
+struct CodeMemory(Option<JITModule>);
+
+// SAFETY: after `finalize_definitions` the module is never used again except to free it in
+// `drop`, which has exclusive access; the code it owns is immutable and may run on any thread.
+unsafe impl Send for CodeMemory {}
+// SAFETY: as above: shared references never touch the module.
+unsafe impl Sync for CodeMemory {}
+
+impl Drop for CodeMemory {
+    fn drop(&mut self) {
+        if let Some(module) = self.0.take() {
+            // SAFETY: `NativeCode` owns the only function pointers into this memory and is
+            // being dropped; executors borrow it, so none is running.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// A program compiled to machine code. Immutable, `Send + Sync`, shared by every agent and
+/// thread; the code memory is released when it is dropped.
+pub struct NativeCode {
+    fingerprint: u64,
+    /// The native function each bytecode function is entered through.
+    entries: Vec<EntryFn>,
+    stats: NativeStats,
+    _memory: CodeMemory,
+}
+
+impl fmt::Debug for NativeCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NativeCode")
+            .field("fingerprint", &format_args!("{:016x}", self.fingerprint))
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NativeCode {
+    /// Compiles `program` for this machine.
+    pub fn compile(program: &Program, config: &NativeConfig) -> Result<NativeCode, NativeError> {
+        let started = Instant::now();
+        let mut module = new_module(config)?;
+        let mut stats = NativeStats::default();
+        let result = define_all(&mut module, program, config, &mut stats);
+        let entries = match result {
+            Ok(ids) => {
+                if let Err(e) = module.finalize_definitions() {
+                    // SAFETY: no pointer into the module's memory was handed out.
+                    unsafe { module.free_memory() };
+                    return Err(NativeError::new(NativeErrorKind::Codegen, e.to_string()));
+                }
+                ids.iter()
+                    .map(|&id| {
+                        let p = module.get_finalized_function(id);
+                        // SAFETY: `id` was defined with the `EntryFn` signature (pointer,
+                        // pointer, i32) -> i32 in the platform's C calling convention.
+                        unsafe { std::mem::transmute::<*const u8, EntryFn>(p) }
+                    })
+                    .collect()
+            }
+            Err(e) => {
+                // SAFETY: nothing was finalised, so no pointer into this memory exists.
+                unsafe { module.free_memory() };
+                return Err(e);
+            }
+        };
+        stats.instructions = program.code().len();
+        stats.compile_time = started.elapsed();
+        Ok(NativeCode {
+            fingerprint: program.fingerprint(),
+            entries,
+            stats,
+            _memory: CodeMemory(Some(module)),
+        })
+    }
+
+    /// Figures about the compilation.
+    pub fn stats(&self) -> NativeStats {
+        self.stats
+    }
+
+    /// The fingerprint of the program this code was compiled from.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+}
+
+fn new_module(config: &NativeConfig) -> Result<JITModule, NativeError> {
+    let codegen = |e: &dyn fmt::Display| NativeError::new(NativeErrorKind::Codegen, e.to_string());
+    let mut flags = settings::builder();
+    let opt = match config.opt_level {
+        OptLevel::None => "none",
+        OptLevel::Speed => "speed",
+    };
+    flags.set("opt_level", opt).map_err(|e| codegen(&e))?;
+    flags
+        .set(
+            "enable_verifier",
+            if config.verify_ir { "true" } else { "false" },
+        )
+        .map_err(|e| codegen(&e))?;
+    flags
+        .set("use_colocated_libcalls", "false")
+        .map_err(|e| codegen(&e))?;
+    flags.set("is_pic", "false").map_err(|e| codegen(&e))?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| NativeError::new(NativeErrorKind::UnsupportedTarget, e))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| codegen(&e))?;
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+/// Declares and defines every native function; returns the entry of each bytecode function.
+fn define_all(
+    module: &mut JITModule,
+    program: &Program,
+    config: &NativeConfig,
+    stats: &mut NativeStats,
+) -> Result<Vec<FuncId>, NativeError> {
+    let codegen = |e: &dyn fmt::Display| NativeError::new(NativeErrorKind::Codegen, e.to_string());
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
+    sig.params.push(AbiParam::new(types::I32));
+    sig.returns.push(AbiParam::new(types::I32));
+
+    // Plan and declare everything first: calls may go to any function.
+    let code = program.code();
+    let mut plans = Vec::new();
+    let mut chunk_ids = Vec::new();
+    let mut callees = Vec::new();
+    for (f, func) in program.functions().iter().enumerate() {
+        let plan = plan::plan(code, func, config.max_chunk);
+        let mut ids = Vec::new();
+        for (k, _) in plan.chunks().enumerate() {
+            let id = module
+                .declare_function(&format!("f{f}.{k}"), Linkage::Local, &sig)
+                .map_err(|e| codegen(&e))?;
+            ids.push(id);
+        }
+        let entry = if ids.len() == 1 {
+            ids[0]
+        } else {
+            module
+                .declare_function(&format!("f{f}"), Linkage::Local, &sig)
+                .map_err(|e| codegen(&e))?
+        };
+        callees.push(entry);
+        chunk_ids.push(ids);
+        plans.push(plan);
+    }
+
+    let env = translate::Env {
+        program,
+        callees: &callees,
+        ptr,
+        frontend: module.target_config(),
+    };
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    for (f, func) in program.functions().iter().enumerate() {
+        let plan = &plans[f];
+        let chunks: Vec<(u32, u32)> = plan.chunks().collect();
+        let entries = chunk_entries(code, plan, func.start, &chunks);
+        for (k, &range) in chunks.iter().enumerate() {
+            ctx.func.signature = sig.clone();
+            ctx.func.name = UserFuncName::user(0, chunk_ids[f][k].as_u32());
+            {
+                let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+                let mut declare = |id: FuncId, b: &mut FunctionBuilder<'_>| {
+                    module.declare_func_in_func(id, b.func)
+                };
+                translate::chunk(b, &env, plan, func.start, range, &entries[k], &mut declare)
+                    .map_err(|m| {
+                        NativeError::new(
+                            NativeErrorKind::Program,
+                            format!("function `{}`: {m}", func.name),
+                        )
+                    })?;
+            }
+            define(module, chunk_ids[f][k], &mut ctx, stats)?;
+        }
+        if chunks.len() > 1 {
+            ctx.func.signature = sig.clone();
+            ctx.func.name = UserFuncName::user(0, callees[f].as_u32());
+            driver(module, &mut ctx, &mut fctx, &chunk_ids[f], &chunks);
+            define(module, callees[f], &mut ctx, stats)?;
+        }
+    }
+    Ok(callees)
+}
+
+fn define(
+    module: &mut JITModule,
+    id: FuncId,
+    ctx: &mut Context,
+    stats: &mut NativeStats,
+) -> Result<(), NativeError> {
+    module
+        .define_function(id, ctx)
+        .map_err(|e| NativeError::new(NativeErrorKind::Codegen, format!("{e:?}")))?;
+    stats.functions += 1;
+    stats.code_bytes += ctx
+        .compiled_code()
+        .map_or(0, |c| c.code_info().total_size as usize);
+    module.clear_context(ctx);
+    Ok(())
+}
+
+/// For each chunk, the labels it may be entered at: its start for the first chunk, and every
+/// label of it that an earlier chunk jumps or falls through to.
+fn chunk_entries(
+    code: &[crate::program::Instr],
+    plan: &plan::Plan,
+    start: u32,
+    chunks: &[(u32, u32)],
+) -> Vec<BTreeSet<u32>> {
+    let owner = |pc: u32| chunks.iter().position(|&(s, e)| (s..e).contains(&pc));
+    let mut entries = vec![BTreeSet::new(); chunks.len()];
+    if let Some(first) = entries.first_mut() {
+        first.insert(start);
+    }
+    for (k, &(s, e)) in chunks.iter().enumerate() {
+        for pc in s..e {
+            if plan.depth_at(start, pc).is_none() {
+                continue;
+            }
+            let ins = &code[pc as usize];
+            let mut note = |t: u32| {
+                if let Some(j) = owner(t).filter(|&j| j != k) {
+                    entries[j].insert(t);
+                }
+            };
+            plan::targets(ins, &mut note);
+            if ins.falls_through() {
+                note(pc + 1);
+            }
+        }
+    }
+    entries
+}
+
+/// A driver calls a split function's chunks in order: each returns a status (done) or the
+/// label to continue at, which (jumps going forward) belongs to a later chunk.
+fn driver(
+    module: &mut JITModule,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    ids: &[FuncId],
+    chunks: &[(u32, u32)],
+) {
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let (cx, state) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let r = b.declare_var(types::I32);
+    let first = b.ins().iconst(types::I32, i64::from(chunks[0].0));
+    let f0 = module.declare_func_in_func(ids[0], b.func);
+    let call = b.ins().call(f0, &[cx, state, first]);
+    let v = b.inst_results(call)[0];
+    b.def_var(r, v);
+    for (k, &(_, end)) in chunks.iter().enumerate().skip(1) {
+        let run = b.create_block();
+        let next = b.create_block();
+        let cur = b.use_var(r);
+        // Labels are below `STATUS_FLAG`, so a status never selects a chunk.
+        let here = b.ins().icmp_imm_u(
+            cranelift_codegen::ir::condcodes::IntCC::UnsignedLessThan,
+            cur,
+            i64::from(end),
+        );
+        b.ins().brif(here, run, &[], next, &[]);
+        b.switch_to_block(run);
+        let fk = module.declare_func_in_func(ids[k], b.func);
+        let call = b.ins().call(fk, &[cx, state, cur]);
+        let v = b.inst_results(call)[0];
+        b.def_var(r, v);
+        b.ins().jump(next, &[]);
+        b.switch_to_block(next);
+    }
+    let out = b.use_var(r);
+    b.ins().return_(&[out]);
+    b.seal_all_blocks();
+    b.finalize(module.target_config());
+}
+
+impl Program {
+    /// This program compiled to native code with the default [`NativeConfig`], compiled on
+    /// first use and cached for the program's lifetime (clones share it).
+    pub fn native(&self) -> Result<&NativeCode, &NativeError> {
+        self.native_cache()
+            .get_or_init(|| Arc::new(NativeCode::compile(self, &NativeConfig::default())))
+            .as_ref()
+            .as_ref()
+    }
+}
+
+/// Runs bytecode function `func` natively for one agent. The caller checked the state size.
+/// (Same parameters as the vm's `exec::run`, so the engines are interchangeable.)
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run<H: Host + ?Sized>(
+    code: &NativeCode,
+    program: &Program,
+    scratch: &mut Scratch,
+    func: u32,
+    state: &mut [u8],
+    agent: AgentId,
+    host: &mut H,
+    now: Millis,
+) -> Status {
+    let (Some(&entry), Some(f)) = (
+        code.entries.get(func as usize),
+        program.functions().get(func as usize),
+    ) else {
+        return Status::Failure;
+    };
+    if code.fingerprint != program.fingerprint() || state.len() != program.state_size() {
+        return Status::Failure;
+    }
+    let mut host_ref: &mut H = host;
+    let (temps, args) = scratch.native_parts();
+    let mut ctx = Ctx {
+        action: abi::action::<H>,
+        function: abi::function::<H>,
+        function_f64: abi::function_f64::<H>,
+        random: abi::random,
+        zero: abi::zero,
+        temps: temps.as_mut_ptr(),
+        host: (&mut host_ref as *mut &mut H).cast(),
+        strings: program.strings(),
+        args,
+        now,
+        agent: agent.0,
+        single_precision: program.single_precision(),
+        panic: None,
+    };
+    // SAFETY: `entry` was compiled from `program` (fingerprints match), which is verified; the
+    // state block has the program's size; `temps` holds `program.temps()` counters; `ctx`
+    // points at live data for the whole call, and host panics are caught by the trampolines.
+    let r = unsafe { entry(&mut ctx, state.as_mut_ptr(), f.start) };
+    if let Some(payload) = ctx.panic.take() {
+        std::panic::resume_unwind(payload);
+    }
+    debug_assert!(r & STATUS_FLAG != 0, "a native function returned a label");
+    abi::status(r)
+}
