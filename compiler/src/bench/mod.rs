@@ -8,7 +8,10 @@
 //!   [`demo_tree`] does not depend on the working directory.
 //! - [`world`] is the [`btvm::Host`] those trees call: per-agent soldier records, deterministic
 //!   and cheap per call, with a [`checksum`](world::World::checksum) to compare engines.
+//! - [`handwritten`] is the demo tree written by hand in Rust: the engines' speed baseline.
 
+pub mod generate;
+pub mod handwritten;
 pub mod measure;
 pub mod synthetic;
 pub mod world;
