@@ -6,7 +6,6 @@
 //! answers), so a generated tree also runs against the bench world. The text is a pure function
 //! of `(nodes, seed)`: the same arguments always give the same tree.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use btvm::Prng;
@@ -77,7 +76,7 @@ struct Rng(Prng);
 
 impl Rng {
     fn new(seed: u64) -> Rng {
-        Rng(Prng::from_state(seed ^ 0x5eed_0f_b07))
+        Rng(Prng::from_state(seed ^ 0x0005_eed0_fb07))
     }
 
     /// A number in `0..n` (`n > 0`).
