@@ -1,7 +1,11 @@
-//! Equivalence of the reference interpreter and the bytecode VM on the running-list
-//! (Unvanquished) model: for generated trees and generated scenarios, both engines must accept
-//! or reject the tree alike (same `ErrorKind`) and, when they run it, produce identical traces
-//! (`spec/semantics.md`, 1: "Two engines are equivalent when their traces are identical").
+//! Equivalence of the reference interpreter, the bytecode VM and native code on the
+//! running-list (Unvanquished) model: for generated trees and generated scenarios, every engine
+//! must accept or reject the tree alike (same `ErrorKind`) and, when they run it, produce
+//! identical traces (`spec/semantics.md`, 1: "Two engines are equivalent when their traces are
+//! identical"). Besides the vm and native code, each case also runs on the two taking turns on
+//! the same state blocks (`vm+native`, a different engine at every call) and on native code
+//! compiled with tiny chunks (`native/chunked`: every function split into many native
+//! functions, so chunk drivers and entry dispatch are exercised).
 //!
 //! - Trees come from `support::gen::running_list_tree`: every node kind and knob the model
 //!   supports (sequence/selector with `restart` and `running-list` resume, parallel with every
@@ -39,12 +43,15 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use btvm::native::{NativeCode, NativeConfig};
 use btvm::{AgentId, ImportKind};
 use btvm_compiler::diag::Diagnostic;
 use btvm_compiler::ir::{Expr, Lit, Model, NodeKind, Tree};
 use btvm_compiler::load::{load, LoadOptions};
 use btvm_compiler::reference::Interpreter;
-use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario, ScriptedHost, Trace};
+use btvm_compiler::scenario::{
+    parse_scenario, run, run_engines, EngineKind, Scenario, ScriptedHost, Trace,
+};
 use btvm_compiler::source::{FileId, RealFs, SourceMap};
 use btvm_compiler::syntax::native;
 use proptest::collection::vec;
@@ -481,10 +488,44 @@ fn outcome(r: &Result<Trace, Diagnostic>) -> String {
     }
 }
 
-/// Runs every engine (the vm, native code, and the two taking turns) against the reference;
-/// `Err` describes the first difference.
+/// Native code compiled with chunks of at most three instructions, run through `scn`.
+fn run_chunked(tree: &Tree, scn: &Scenario) -> Result<Trace, Diagnostic> {
+    let program = btvm_compiler::lower::lower(tree, &btvm::Limits::default())
+        .map_err(|mut d| d.swap_remove(0))?;
+    let config = NativeConfig {
+        max_chunk: 3,
+        ..NativeConfig::default()
+    };
+    let code = NativeCode::compile(&program, &config).expect("native code compiles");
+    let engine = btvm::Engine::with_native(&program, &code).expect("compiled from this program");
+    Ok(run_engines(tree, &program, scn, vec![engine]))
+}
+
+/// Runs every engine (the vm, native code, the two taking turns, chunked native code) against
+/// the reference; `Err` describes the first difference.
 fn compare(tree: &Tree, scn: &Scenario, text: &str) -> Result<(), String> {
     let r = run(tree, scn, EngineKind::Reference);
+    let chunked = run_chunked(tree, scn);
+    let r_ok = r.as_ref().map(Trace::to_string).ok();
+    if let (Some(a), Ok(b)) = (&r_ok, &chunked) {
+        if *a != b.to_string() {
+            let what = format!(
+                "reference vs native/chunked: {}",
+                r.as_ref()
+                    .map(|t| t.diff(b).unwrap_or_default())
+                    .unwrap_or_default()
+            );
+            return Err(report(tree, text, &what, &outcome(&r), &outcome(&chunked)));
+        }
+    } else if r_ok.is_some() != chunked.is_ok() {
+        return Err(report(
+            tree,
+            text,
+            "the engines disagree on whether the tree runs (native/chunked)",
+            &outcome(&r),
+            &outcome(&chunked),
+        ));
+    }
     for engine in [EngineKind::Vm, EngineKind::Native, EngineKind::Switching] {
         let v = run(tree, scn, engine);
         let what = match (&r, &v) {
@@ -808,5 +849,9 @@ fn default_bot_runs_alike() {
             );
         }
         assert_eq!(reference.to_string(), trace.to_string());
+    }
+    let chunked = run_chunked(&tree, &scn).unwrap();
+    if let Some(diff) = reference.diff(&chunked) {
+        panic!("engines disagree on default.bt (reference vs native/chunked):\n{diff}");
     }
 }

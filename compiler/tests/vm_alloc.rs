@@ -1,4 +1,5 @@
-//! `Vm::tick` and `Batch::tick` perform no heap allocation, from the very first tick on.
+//! Ticks perform no heap allocation, from the very first tick on: `Vm::tick`, `Engine::tick`
+//! on native code, and `Batch::tick` on both engines.
 //!
 //! A counting global allocator wraps `System`; it counts only while the current thread has
 //! switched counting on (a thread-local flag), so the other tests of this file, running on
@@ -9,7 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use btvm::{AgentId, Batch, Call, Host, Limits, Program, Status, Value, Vm};
+use btvm::{AgentId, Batch, Call, Engine, EngineKind, Host, Limits, Program, Status, Value};
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::native;
 
@@ -279,13 +280,24 @@ fn the_host_allocates_nothing() {
 
 #[test]
 fn vm_tick_allocates_nothing_from_the_first_tick() {
+    tick_allocates_nothing(EngineKind::Vm);
+}
+
+#[test]
+fn native_tick_allocates_nothing_from_the_first_tick() {
+    tick_allocates_nothing(EngineKind::Native);
+}
+
+fn tick_allocates_nothing(kind: EngineKind) {
     let p = program();
     assert!(p.max_calls() >= 2, "calls go two deep");
     assert!(p.temps() >= 4, "two parallels");
     assert!(p.layout().rng.is_some() && p.layout().timer_count >= 2);
     let mut host = FixedHost::new();
     p.bind(&mut host).expect("the host binds everything");
-    let mut vm = Vm::new(&p);
+    // Compiling (native code) allocates; ticking must not.
+    let mut vm = Engine::new(&p, kind);
+    assert_eq!(vm.kind(), kind, "{:?}", vm.fallback());
     let agents = 8;
     let mut states: Vec<Vec<u8>> = (0..agents).map(|_| p.new_state()).collect();
 
@@ -338,10 +350,20 @@ fn vm_tick_allocates_nothing_from_the_first_tick() {
 
 #[test]
 fn batch_tick_allocates_nothing_from_the_first_tick() {
+    batch_allocates_nothing(EngineKind::Vm);
+}
+
+#[test]
+fn native_batch_tick_allocates_nothing_from_the_first_tick() {
+    batch_allocates_nothing(EngineKind::Native);
+}
+
+fn batch_allocates_nothing(kind: EngineKind) {
     let p = program();
     let mut host = FixedHost::new();
     p.bind(&mut host).expect("the host binds everything");
-    let mut batch = Batch::new(&p, 50).expect("the program has a main entry");
+    let mut batch = Batch::with_engine(&p, 50, kind).expect("the program has a main entry");
+    assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
 
     let (first, allocs, deallocs) = counted(|| {
         let statuses = batch.tick(&mut host, 0);
@@ -374,7 +396,7 @@ fn batch_tick_allocates_nothing_from_the_first_tick() {
     );
 
     // An empty batch ticks without allocating too.
-    let mut empty = Batch::new(&p, 0).expect("main entry");
+    let mut empty = Batch::with_engine(&p, 0, kind).expect("main entry");
     let ((), allocs, _) = counted(|| {
         assert!(empty.tick(&mut host, 5).is_empty());
     });

@@ -1,11 +1,12 @@
-//! `Batch::tick` and `Batch::par_tick` are exactly "tick every agent once with `Vm::tick`":
-//! same statuses, same state blocks and the same host calls per agent, whatever the number of
-//! hosts the agents are split over. Plus the load- and tick-time errors: a state block of the
+//! `Batch::tick` and `Batch::par_tick`, on the vm and on native code, are exactly "tick every
+//! agent once with `Vm::tick`": same statuses, same state blocks (byte for byte: the engines
+//! share one layout) and the same host calls per agent, whatever the number of hosts the agents
+//! are split over. Plus the load- and tick-time errors: a state block of the
 //! wrong size, and a host that cannot bind an import.
 
 use btvm::{
-    AgentId, Batch, Call, Host, Import, ImportId, ImportKind, Limits, Phase, Program, Status,
-    Value, Vm, VmError,
+    AgentId, Batch, Call, EngineKind, Host, Import, ImportId, ImportKind, Limits, Phase, Program,
+    Status, Value, Vm, VmError,
 };
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::native;
@@ -218,10 +219,11 @@ fn states_of(batch: &Batch<'_>) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn batched(p: &Program, agents: usize) -> Outcome {
+fn batched(p: &Program, agents: usize, kind: EngineKind) -> Outcome {
     let mut host = Recorder::default();
     p.bind(&mut host).expect("bind");
-    let mut batch = Batch::new(p, agents as u32).expect("main entry");
+    let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
+    assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
     assert_eq!(batch.len(), agents);
     assert_eq!(batch.is_empty(), agents == 0);
     let mut calls = vec![Vec::new(); agents];
@@ -239,12 +241,12 @@ fn batched(p: &Program, agents: usize) -> Outcome {
     }
 }
 
-fn par_batched(p: &Program, agents: usize, hosts: usize) -> Outcome {
+fn par_batched(p: &Program, agents: usize, hosts: usize, kind: EngineKind) -> Outcome {
     let mut hs: Vec<Recorder> = (0..hosts).map(|_| Recorder::default()).collect();
     for h in &mut hs {
         p.bind(h).expect("bind");
     }
-    let mut batch = Batch::new(p, agents as u32).expect("main entry");
+    let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
     let mut calls = vec![Vec::new(); agents];
     let mut statuses = Vec::new();
     let chunk = agents.div_ceil(hosts).max(1);
@@ -323,19 +325,21 @@ fn batch_and_par_tick_match_ticking_agents_one_by_one() {
                     "{name}: every agent made the same calls"
                 );
             }
-            let got = batched(&p, agents);
-            assert_same(
-                &format!("{name}, {agents} agents, Batch::tick"),
-                &got,
-                &want,
-            );
-            for hosts in [1usize, 2, 3, 7] {
-                let got = par_batched(&p, agents, hosts);
+            for kind in [EngineKind::Vm, EngineKind::Native] {
+                let got = batched(&p, agents, kind);
                 assert_same(
-                    &format!("{name}, {agents} agents, par_tick with {hosts} hosts"),
+                    &format!("{name}, {agents} agents, Batch::tick on {kind}"),
                     &got,
                     &want,
                 );
+                for hosts in [1usize, 2, 3, 7] {
+                    let got = par_batched(&p, agents, hosts, kind);
+                    assert_same(
+                        &format!("{name}, {agents} agents, par_tick with {hosts} hosts on {kind}"),
+                        &got,
+                        &want,
+                    );
+                }
             }
         }
     }

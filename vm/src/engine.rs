@@ -151,6 +151,24 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// An engine running `code`, compiled from `program` with a [`NativeConfig`] of the
+    /// caller's choosing (no fallback: code compiled for another program is an error).
+    ///
+    /// [`NativeConfig`]: crate::native::NativeConfig
+    #[cfg(feature = "jit")]
+    pub fn with_native(
+        program: &'p Program,
+        code: &'p crate::native::NativeCode,
+    ) -> Result<Self, crate::native::NativeError> {
+        code.check(program)?;
+        Ok(Engine {
+            program,
+            code: Code::Native(code),
+            fallback: None,
+            scratch: Scratch::new(program),
+        })
+    }
+
     /// The engine actually running.
     pub fn kind(&self) -> EngineKind {
         self.code.kind()

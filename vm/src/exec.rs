@@ -79,9 +79,6 @@ pub struct Scratch {
     stack: Vec<Value>,
     rets: Vec<u32>,
     temps: Vec<u32>,
-    /// Arguments of a native host call, converted from registers (capacity for the largest
-    /// call, so no tick allocates).
-    args: Vec<Value>,
 }
 
 impl Scratch {
@@ -92,14 +89,13 @@ impl Scratch {
             stack: Vec::with_capacity(program.max_stack() as usize + 1),
             rets: Vec::with_capacity(program.max_calls() as usize),
             temps: vec![0; program.temps() as usize],
-            args: Vec::with_capacity(usize::from(u8::MAX)),
         }
     }
 
-    /// The counters and the argument buffer, for the native engine.
+    /// The counters, for the native engine.
     #[cfg(feature = "jit")]
-    pub(crate) fn native_parts(&mut self) -> (&mut Vec<u32>, &mut Vec<Value>) {
-        (&mut self.temps, &mut self.args)
+    pub(crate) fn native_temps(&mut self) -> &mut [u32] {
+        &mut self.temps
     }
 }
 
@@ -291,9 +287,7 @@ pub(crate) fn run<H: Host + ?Sized>(
         return Status::Failure;
     };
     let mut pc = f.start as usize;
-    let Scratch {
-        stack, rets, temps, ..
-    } = scratch;
+    let Scratch { stack, rets, temps } = scratch;
     stack.clear();
     let mut stack = Stack {
         mem: stack,

@@ -15,6 +15,7 @@ pub struct ImportId(pub u32);
 
 /// Index into a [`Strings`](crate::Strings) table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
 pub struct StrId(pub u32);
 
 impl fmt::Display for AgentId {

@@ -8,7 +8,11 @@ use std::fmt;
 /// The conversions below are the single definition of how the dialects' value rules meet:
 /// Unvanquished compares everything as doubles and treats "not zero" as true; CryEngine's
 /// booleans are the 0/1 case of the same rules.
+///
+/// The layout is fixed (`repr(u64)`: a `u64` tag 0–3 in declaration order, then the payload at
+/// byte 8) so native code can lay out host-call arguments as a `[Value]` directly.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u64)]
 pub enum Value {
     /// A boolean.
     Bool(bool),

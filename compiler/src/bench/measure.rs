@@ -25,10 +25,13 @@ pub enum BenchEngine {
     Vm,
     /// Native code.
     Native,
+    /// The demo tree written by hand in Rust ([`handwritten`](super::handwritten)): the
+    /// baseline, only for the embedded demo against the world.
+    HandWritten,
 }
 
 impl BenchEngine {
-    /// Every engine, in table order.
+    /// Every engine that runs any tree, in table order.
     pub const ALL: [BenchEngine; 3] =
         [BenchEngine::Reference, BenchEngine::Vm, BenchEngine::Native];
 
@@ -38,6 +41,7 @@ impl BenchEngine {
             BenchEngine::Reference => "reference",
             BenchEngine::Vm => "vm",
             BenchEngine::Native => "native",
+            BenchEngine::HandWritten => "hand-written",
         }
     }
 
@@ -208,6 +212,31 @@ pub fn run_bench(
                 tally.hash(hosts.world_checksum()),
             ))
         }
+        BenchEngine::HandWritten => {
+            let invalid = |m: String| Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, m);
+            if host != HostKind::World {
+                return Err(invalid(
+                    "the hand-written baseline runs only the demo against the world".into(),
+                ));
+            }
+            let program =
+                crate::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+            let hw = super::handwritten::HandWritten::from_program(&program).map_err(invalid)?;
+            let mut world = World::new(agents);
+            world.bind(program.imports()).map_err(invalid)?;
+            let start = Instant::now();
+            let checksum =
+                super::handwritten::run(&mut world, &hw, cfg.agents, cfg.ticks, cfg.step_ms);
+            let secs = start.elapsed().as_secs_f64();
+            Ok(row(
+                engine,
+                1,
+                secs,
+                cfg,
+                super::handwritten::STATE_BYTES,
+                checksum,
+            ))
+        }
         BenchEngine::Vm | BenchEngine::Native => {
             let program =
                 crate::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
@@ -255,4 +284,91 @@ pub fn run_bench(
             ))
         }
     }
+}
+
+/// How long compiling one tree takes, stage by stage (best of a few runs each).
+#[derive(Clone, Debug)]
+pub struct CompileRow {
+    /// What was compiled.
+    pub label: String,
+    /// IR nodes.
+    pub nodes: usize,
+    /// Parsing and checking, when the tree was compiled from text.
+    pub load: Option<std::time::Duration>,
+    /// Lowering to bytecode, verifier included.
+    pub bytecode: std::time::Duration,
+    /// Bytecode instructions.
+    pub instructions: usize,
+    /// Compiling the program to native code, or why it cannot be.
+    pub native: Result<btvm::native::NativeStats, String>,
+}
+
+/// Runs `f` `reps` times and returns its last result and the shortest time.
+fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (T, std::time::Duration) {
+    let mut best = std::time::Duration::MAX;
+    let mut last = None;
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed());
+        last = Some(v);
+    }
+    // `reps.max(1)` iterations ran, so `last` is set.
+    (last.expect("at least one run"), best)
+}
+
+/// Compile times of `tree` (lowering and native code; `load` is filled by callers that parsed
+/// it from text).
+pub fn compile_stats(label: &str, tree: &Tree, reps: usize) -> Result<CompileRow, Diagnostic> {
+    let (program, bytecode) = best_of(reps, || crate::lower::lower(tree, &Limits::default()));
+    let program = program.map_err(|mut d| d.swap_remove(0))?;
+    let config = btvm::native::NativeConfig::default();
+    // The best compile time of all runs (the stats carry their own timing).
+    let mut native: Result<btvm::native::NativeStats, String> =
+        Err("native compilation did not run".to_string());
+    for _ in 0..reps.max(1) {
+        match btvm::native::NativeCode::compile(&program, &config) {
+            Ok(code) => {
+                let s = code.stats();
+                if native
+                    .as_ref()
+                    .map_or(true, |b| s.compile_time < b.compile_time)
+                {
+                    native = Ok(s);
+                }
+            }
+            Err(e) => {
+                native = Err(e.to_string());
+                break;
+            }
+        }
+    }
+    Ok(CompileRow {
+        label: label.to_string(),
+        nodes: tree.nodes.len(),
+        load: None,
+        bytecode,
+        instructions: program.code().len(),
+        native,
+    })
+}
+
+/// Compile times of a generated bot tree of about `nodes` nodes, parsing included.
+pub fn generated_compile_stats(nodes: usize, reps: usize) -> Result<CompileRow, Diagnostic> {
+    let text = super::generate::unvanquished_tree(nodes, 1);
+    let load_once = || {
+        let mut fs = crate::source::MemFs::new();
+        fs.insert(super::generate::GENERATED_NAME, text.clone());
+        crate::load::load(
+            std::path::Path::new(super::generate::GENERATED_NAME),
+            &fs,
+            &crate::load::LoadOptions::default(),
+            &mut crate::source::SourceMap::new(),
+        )
+    };
+    let (tree, load) = best_of(reps, load_once);
+    let tree = tree.map_err(|mut d| d.swap_remove(0))?;
+    let mut row = compile_stats(&format!("generated {nodes}"), &tree, reps)?;
+    row.load = Some(load);
+    Ok(row)
 }

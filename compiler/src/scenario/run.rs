@@ -186,16 +186,28 @@ pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace
                 .iter()
                 .map(|&k| compiled(&program, k))
                 .collect::<Result<Vec<_>, _>>()?;
-            let mut host = ScriptedHost::new(scenario, &tree.imports);
-            let mut engine = CompiledEngine {
-                engines,
-                states: (0..scenario.agents).map(|_| program.new_state()).collect(),
-                ticks: vec![0; scenario.agents as usize],
-            };
-            drive(&mut engine, scenario, &mut host);
-            Ok(host.into_trace())
+            Ok(run_engines(tree, &program, scenario, engines))
         }
     }
+}
+
+/// Runs `scenario` with compiled engines for `program` (the lowering of `tree`), taking turns
+/// per agent when there are several (see [`EngineKind::Switching`]); for tests that build
+/// engines with their own configuration.
+pub fn run_engines(
+    tree: &Tree,
+    program: &btvm::Program,
+    scenario: &Scenario,
+    engines: Vec<btvm::Engine<'_>>,
+) -> Trace {
+    let mut host = ScriptedHost::new(scenario, &tree.imports);
+    let mut engine = CompiledEngine {
+        engines,
+        states: (0..scenario.agents).map(|_| program.new_state()).collect(),
+        ticks: vec![0; scenario.agents as usize],
+    };
+    drive(&mut engine, scenario, &mut host);
+    host.into_trace()
 }
 
 /// The scenario loop shared by every engine.

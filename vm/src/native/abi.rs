@@ -27,7 +27,8 @@ pub(super) const TAG_FLOAT: i64 = 2;
 pub(super) const TAG_STR: i64 = 3;
 
 /// A [`Value`] as native code stores it: a tag and 64 payload bits (booleans 0/1, integers,
-/// float bits, string ids).
+/// float bits, string ids). Its first bytes coincide with `Value`'s `repr(u64)` layout, which
+/// the layout test below pins down.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 pub(super) struct RawValue {
@@ -39,15 +40,6 @@ pub(super) struct RawValue {
 pub(super) const RAW_SIZE: u32 = 16;
 
 impl RawValue {
-    fn value(self) -> Value {
-        match self.tag as i64 {
-            TAG_BOOL => Value::Bool(self.bits != 0),
-            TAG_INT => Value::Int(self.bits as i64),
-            TAG_FLOAT => Value::Float(f64::from_bits(self.bits)),
-            _ => Value::Str(crate::StrId(self.bits as u32)),
-        }
-    }
-
     fn from_value(v: Value) -> RawValue {
         let (tag, bits) = match v {
             Value::Bool(b) => (TAG_BOOL, u64::from(b)),
@@ -88,8 +80,6 @@ pub(super) struct Ctx {
     /// Points at a `&mut H` on the caller's stack.
     pub host: *mut (),
     pub strings: *const Strings,
-    /// Argument buffer with capacity for the largest call, so conversion never allocates.
-    pub args: *mut Vec<Value>,
     pub now: Millis,
     pub agent: u32,
     pub single_precision: bool,
@@ -97,18 +87,20 @@ pub(super) struct Ctx {
     pub panic: Option<Box<dyn Any + Send>>,
 }
 
-/// Fills `buf` with the arguments native code spilled and returns them.
+/// The arguments native code laid out for a call.
 ///
 /// # Safety
-/// `raw` points at `argc` initialised raw values.
-unsafe fn fill_args(buf: &mut Vec<Value>, raw: *const RawValue, argc: u32) -> &[Value] {
-    buf.clear();
-    if argc > 0 {
-        // SAFETY: native code passes a pointer to `argc` values it has just stored.
-        let raw = unsafe { std::slice::from_raw_parts(raw, argc as usize) };
-        buf.extend(raw.iter().map(|r| r.value()));
+/// `raw` points at `argc` values native code stored in [`Value`]'s `repr(u64)` layout: a tag
+/// 0–3 at byte 0 and the payload at byte 8 (a boolean payload is 0 or 1). **Invariant:** native
+/// code only ever holds tags and payloads that came from valid values (constants, operator
+/// results, host results normalised by [`RawValue::from_value`]), so these are valid `Value`s.
+unsafe fn args_of<'a>(raw: *const RawValue, argc: u32) -> &'a [Value] {
+    if argc == 0 {
+        return &[];
     }
-    buf
+    // SAFETY: the caller's contract: `argc` valid values, 8-aligned (a stack slot aligned to 8),
+    // alive until the call returns.
+    unsafe { std::slice::from_raw_parts(raw.cast::<Value>(), argc as usize) }
 }
 
 /// Runs `f` against the host unless an earlier call of this tick panicked; a panic is caught
@@ -116,7 +108,7 @@ unsafe fn fill_args(buf: &mut Vec<Value>, raw: *const RawValue, argc: u32) -> &[
 ///
 /// # Safety
 /// `ctx` is the context of the running tick: `host` points at a live `&mut H`, `strings` at the
-/// program's strings, `args` at the executor's argument buffer; `raw` holds `argc` values.
+/// program's strings; `raw` holds `argc` values laid out as [`args_of`] requires.
 unsafe fn with_host<H: Host + ?Sized, R>(
     ctx: *mut Ctx,
     import: u32,
@@ -135,11 +127,8 @@ unsafe fn with_host<H: Host + ?Sized, R>(
     let host: &mut H = unsafe { &mut **(ctx.host as *mut &mut H) };
     // SAFETY: the strings belong to the program, which outlives the call.
     let strings = unsafe { &*ctx.strings };
-    // SAFETY: the buffer belongs to the executor, which outlives the call; nothing else uses it
-    // during the call.
-    let buf = unsafe { &mut *ctx.args };
     // SAFETY: `raw` holds `argc` values (the caller's contract).
-    let values = unsafe { fill_args(buf, raw, argc) };
+    let values = unsafe { args_of(raw, argc) };
     let call = Call::new(
         AgentId(ctx.agent),
         ImportId(import),
@@ -278,4 +267,35 @@ pub(super) mod offsets {
     pub const ZERO: i32 = offset_of!(Ctx, zero) as i32;
     pub const TEMPS: i32 = offset_of!(Ctx, temps) as i32;
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Native code writes arguments as `RawValue`s and the trampolines read them as `Value`s:
+    /// the two layouts must agree on the tag and on every payload's first bytes.
+    #[test]
+    fn raw_values_read_back_as_values() {
+        assert_eq!(std::mem::size_of::<Value>(), RAW_SIZE as usize);
+        assert_eq!(std::mem::align_of::<Value>(), 8);
+        let values = [
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Int(-7),
+            Value::Int(i64::MAX),
+            Value::Float(-0.5),
+            Value::Float(f64::NAN),
+            Value::Str(crate::StrId(u32::MAX)),
+        ];
+        let raw: Vec<RawValue> = values.iter().map(|&v| RawValue::from_value(v)).collect();
+        // SAFETY: `raw` holds valid values in the layout `args_of` requires.
+        let back = unsafe { args_of(raw.as_ptr(), raw.len() as u32) };
+        for (a, b) in values.iter().zip(back) {
+            match (a, b) {
+                (Value::Float(x), Value::Float(y)) => assert_eq!(x.to_bits(), y.to_bits()),
+                _ => assert_eq!(a, b),
+            }
+        }
+    }
 }

@@ -217,6 +217,24 @@ impl NativeCode {
         self.stats
     }
 
+    /// Whether this code was compiled from `program`.
+    pub fn check(&self, program: &Program) -> Result<(), NativeError> {
+        if self.fingerprint == program.fingerprint()
+            && self.entries.len() == program.functions().len()
+        {
+            Ok(())
+        } else {
+            Err(NativeError::new(
+                NativeErrorKind::WrongProgram,
+                format!(
+                    "compiled from program {:016x}, asked to run program {:016x}",
+                    self.fingerprint,
+                    program.fingerprint()
+                ),
+            ))
+        }
+    }
+
     /// The fingerprint of the program this code was compiled from.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
@@ -460,7 +478,10 @@ pub(crate) fn run<H: Host + ?Sized>(
         return Status::Failure;
     }
     let mut host_ref: &mut H = host;
-    let (temps, args) = scratch.native_parts();
+    let temps = scratch.native_temps();
+    if temps.len() < program.temps() as usize {
+        return Status::Failure;
+    }
     let mut ctx = Ctx {
         action: abi::action::<H>,
         function: abi::function::<H>,
@@ -470,7 +491,6 @@ pub(crate) fn run<H: Host + ?Sized>(
         temps: temps.as_mut_ptr(),
         host: (&mut host_ref as *mut &mut H).cast(),
         strings: program.strings(),
-        args,
         now,
         agent: agent.0,
         single_precision: program.single_precision(),

@@ -81,6 +81,17 @@ pub(super) fn chunk(
         sigs: HashMap::new(),
         funcs: HashMap::new(),
         args_slot: None,
+        max_argc: (start..end)
+            .filter_map(|pc| match env.program.code().get(pc as usize) {
+                Some(
+                    Instr::Act { argc, .. }
+                    | Instr::CallFn { argc, .. }
+                    | Instr::CallFnCmpK { argc, .. },
+                ) => Some(u32::from(*argc)),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0),
         out_slot: None,
         declare,
     };
@@ -116,6 +127,8 @@ struct Tx<'a, 'b, 'd> {
     sigs: HashMap<Sig, SigRef>,
     funcs: HashMap<u32, cranelift_codegen::ir::FuncRef>,
     args_slot: Option<(StackSlot, u32)>,
+    /// Most arguments any call of the chunk passes (sizes the argument slot).
+    max_argc: u32,
     out_slot: Option<StackSlot>,
     declare: &'d mut dyn FnMut(FuncId, &mut FunctionBuilder<'_>) -> cranelift_codegen::ir::FuncRef,
 }
@@ -581,7 +594,7 @@ impl Tx<'_, '_, '_> {
         let slot = match self.args_slot {
             Some((s, n)) if n >= argc => s,
             _ => {
-                let n = u32::from(u8::MAX);
+                let n = self.max_argc.max(argc);
                 let s = self.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,
                     n * abi::RAW_SIZE,

@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use btvm_compiler::bench::measure::{run_bench, BenchConfig, BenchEngine, BenchRow, HostKind};
+use btvm_compiler::bench::measure::{
+    compile_stats, generated_compile_stats, run_bench, BenchConfig, BenchEngine, BenchRow,
+    CompileRow, HostKind,
+};
 use btvm_compiler::bench::{load_demo, DEMO_NAME};
 use btvm_compiler::source::SourceMap;
 
@@ -39,6 +42,13 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Leave out the hand-written Rust baseline (timed only for the embedded demo).
+    #[arg(long)]
+    no_baseline: bool,
+    /// Also report compile times: lowering to bytecode and compiling to native code, for the
+    /// tree and for generated trees of 1,000 and 10,000 nodes (parsing included).
+    #[arg(long)]
+    compile_stats: bool,
 }
 
 pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
@@ -93,6 +103,37 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
             }
         }
     }
+    if args.file.is_none() && !args.no_baseline && host == HostKind::World {
+        match run_bench(&tree, BenchEngine::HandWritten, 1, host, &cfg) {
+            Ok(r) => rows.push(r),
+            Err(d) => {
+                out.emit(&SourceMap::new(), &[d]);
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let mut compiles = Vec::new();
+    if args.compile_stats {
+        let short = name.rsplit('/').next().unwrap_or(&name).to_string();
+        let runs = [
+            compile_stats(&short, &tree, 5),
+            generated_compile_stats(1_000, 5),
+            generated_compile_stats(10_000, 3),
+        ];
+        for r in runs {
+            match r {
+                Ok(r) => compiles.push(r),
+                Err(d) => {
+                    out.emit(&SourceMap::new(), &[d]);
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    let baseline = rows
+        .iter()
+        .find(|r| r.engine == BenchEngine::HandWritten)
+        .map(|r| r.ns_per_agent_tick);
     let reference = rows
         .iter()
         .find(|r| r.engine == BenchEngine::Reference)
@@ -112,13 +153,15 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
                 )
             })
             .collect();
+        let compiles: Vec<String> = compiles.iter().map(compile_json).collect();
         println!(
-            "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"results\": [{}]}}",
-            name.replace('\\', "\\\\").replace('"', "\\\""),
+            "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
+            json_escape(&name),
             cfg.agents,
             cfg.ticks,
             host_name(host),
-            results.join(", ")
+            results.join(", "),
+            compiles.join(", ")
         );
     } else {
         println!(
@@ -129,22 +172,71 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
             host_name(host)
         );
         println!(
-            "{:<10} {:>7} {:>14} {:>16} {:>14} {:>9}",
-            "engine", "threads", "ns/agent-tick", "agent-ticks/s", "state B/agent", "speedup"
+            "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
+            "engine",
+            "threads",
+            "ns/agent-tick",
+            "agent-ticks/s",
+            "state B/agent",
+            "speedup",
+            "vs hand"
         );
+        let ratio = |base: Option<f64>, r: &BenchRow, inverse: bool| {
+            base.map_or("-".to_string(), |b| {
+                let ns = r.ns_per_agent_tick.max(f64::MIN_POSITIVE);
+                format!("{:.2}x", if inverse { ns / b } else { b / ns })
+            })
+        };
         for r in &rows {
-            let speedup = reference.map_or("-".to_string(), |base| {
-                format!("{:.1}x", base / r.ns_per_agent_tick.max(f64::MIN_POSITIVE))
-            });
             println!(
-                "{:<10} {:>7} {:>14.1} {:>16.0} {:>14} {:>9}",
+                "{:<12} {:>7} {:>14.1} {:>16.0} {:>14} {:>9} {:>8}",
                 r.engine.name(),
                 r.threads,
                 r.ns_per_agent_tick,
                 r.agent_ticks_per_sec,
                 r.state_bytes_per_agent,
-                speedup
+                ratio(reference, r, false),
+                ratio(baseline, r, true)
             );
+        }
+        if !compiles.is_empty() {
+            println!();
+            println!(
+                "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
+                "compile",
+                "nodes",
+                "instrs",
+                "parse ms",
+                "bytecode ms",
+                "native ms",
+                "functions",
+                "code KiB"
+            );
+            for c in &compiles {
+                let ms = |d: std::time::Duration| format!("{:.3}", d.as_secs_f64() * 1e3);
+                let (native, funcs, kib) = match &c.native {
+                    Ok(s) => (
+                        ms(s.compile_time),
+                        s.functions.to_string(),
+                        format!("{:.1}", s.code_bytes as f64 / 1024.0),
+                    ),
+                    Err(_) => ("-".into(), "-".into(), "-".into()),
+                };
+                println!(
+                    "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
+                    c.label,
+                    c.nodes,
+                    c.instructions,
+                    c.load.map_or("-".to_string(), ms),
+                    ms(c.bytecode),
+                    native,
+                    funcs,
+                    kib
+                );
+                if let Err(e) = &c.native {
+                    out.warning(&format!("{}: {e}", c.label));
+                }
+            }
         }
     }
     if rows.windows(2).any(|w| w[0].checksum != w[1].checksum) {
@@ -152,6 +244,31 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+fn json_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn compile_json(c: &CompileRow) -> String {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let native = match &c.native {
+        Ok(s) => format!(
+            "{{\"ms\": {:.3}, \"functions\": {}, \"code_bytes\": {}}}",
+            ms(s.compile_time),
+            s.functions,
+            s.code_bytes
+        ),
+        Err(e) => format!("{{\"error\": \"{}\"}}", json_escape(e)),
+    };
+    format!(
+        "{{\"tree\": \"{}\", \"nodes\": {}, \"instructions\": {}, \"parse_ms\": {}, \"bytecode_ms\": {:.3}, \"native\": {native}}}",
+        json_escape(&c.label),
+        c.nodes,
+        c.instructions,
+        c.load.map_or("null".to_string(), |d| format!("{:.3}", ms(d))),
+        ms(c.bytecode)
+    )
 }
 
 fn host_name(h: HostKind) -> &'static str {

@@ -74,7 +74,16 @@ impl Renderer {
 
     /// Renders a plain error message (no source position).
     pub fn error(&mut self, message: &str) {
-        let cs = CsDiagnostic::<usize>::error().with_message(message);
+        self.plain(CsDiagnostic::<usize>::error(), message);
+    }
+
+    /// Renders a plain warning (no source position).
+    pub fn warning(&mut self, message: &str) {
+        self.plain(CsDiagnostic::<usize>::warning(), message);
+    }
+
+    fn plain(&mut self, cs: CsDiagnostic<usize>, message: &str) {
+        let cs = cs.with_message(message);
         let files = SimpleFiles::<String, String>::new();
         if term::emit_to_write_style(
             &mut self.stream.lock(),
@@ -84,7 +93,7 @@ impl Renderer {
         )
         .is_err()
         {
-            eprintln!("error: {message}");
+            eprintln!("{:?}: {message}", cs.severity);
         }
     }
 }
