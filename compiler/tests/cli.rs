@@ -170,14 +170,14 @@ fn run_on_the_vm_prints_the_reference_trace() {
             engine,
         ])
     };
-    let (r, v) = (args("reference"), args("vm"));
-    assert!(
-        r.status.success() && v.status.success(),
-        "{}",
-        text(&v.stderr)
-    );
+    let r = args("reference");
+    assert!(r.status.success(), "{}", text(&r.stderr));
     assert!(!r.stdout.is_empty());
-    assert_eq!(text(&r.stdout), text(&v.stdout));
+    for engine in ["vm", "native"] {
+        let v = args(engine);
+        assert!(v.status.success(), "{engine}: {}", text(&v.stderr));
+        assert_eq!(text(&r.stdout), text(&v.stdout), "{engine}");
+    }
 }
 
 #[test]
@@ -230,7 +230,42 @@ fn bench_prints_a_table_and_json() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
-    for needle in ["engine", "ns/agent-tick", "reference", "vm", "speedup"] {
+    for needle in [
+        "engine",
+        "ns/agent-tick",
+        "reference",
+        "vm",
+        "native",
+        "hand-written",
+        "speedup",
+        "vs hand",
+    ] {
+        assert!(table.contains(needle), "{needle} missing: {table}");
+    }
+    // Compile statistics: the demo and the generated trees, each with its native compile time.
+    let out = btvm(&[
+        "bench",
+        "--agents",
+        "10",
+        "--ticks",
+        "1",
+        "--engines",
+        "native",
+        "--threads",
+        "1",
+        "--no-baseline",
+        "--compile-stats",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(!table.contains("hand-written"), "{table}");
+    for needle in [
+        "native ms",
+        "bytecode ms",
+        "demo.bt",
+        "generated 1000",
+        "generated 10000",
+    ] {
         assert!(table.contains(needle), "{needle} missing: {table}");
     }
     let out = btvm(&[
