@@ -42,6 +42,11 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// The host the tree calls: `world` (the simulated game; the default when it knows every
+    /// name the tree calls) or `synthetic` (stateless hashed answers, much cheaper per call,
+    /// so the engines' own costs dominate).
+    #[arg(long, value_enum)]
+    host: Option<HostArg>,
     /// Leave out the hand-written Rust baseline (timed only for the embedded demo).
     #[arg(long)]
     no_baseline: bool,
@@ -49,6 +54,15 @@ pub struct BenchArgs {
     /// tree and for generated trees of 1,000 and 10,000 nodes (parsing included).
     #[arg(long)]
     compile_stats: bool,
+}
+
+/// `--host`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum HostArg {
+    /// The simulated world.
+    World,
+    /// Hashed answers.
+    Synthetic,
 }
 
 pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
@@ -85,7 +99,15 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         ticks: args.ticks,
         ..BenchConfig::default()
     };
-    let host = HostKind::for_tree(&tree);
+    let host = match args.host {
+        None => HostKind::for_tree(&tree),
+        Some(HostArg::Synthetic) => HostKind::Synthetic,
+        Some(HostArg::World) if HostKind::for_tree(&tree) == HostKind::World => HostKind::World,
+        Some(HostArg::World) => {
+            out.error("the simulated world does not know every name this tree calls; use `--host synthetic`");
+            return ExitCode::from(2);
+        }
+    };
     let mut rows: Vec<BenchRow> = Vec::new();
     for engine in &args.engines {
         let (engine, counts) = match engine {
