@@ -8,7 +8,7 @@
 
 use crate::engine::{Code, Fallback};
 use crate::exec::Scratch;
-use crate::{AgentId, EngineKind, Host, Millis, Program, Status, VmError};
+use crate::{EngineKind, Host, Millis, Program, Status, VmError};
 
 /// The state of `n` agents running one program.
 #[derive(Clone, Debug)]
@@ -96,18 +96,12 @@ impl<'p> Batch<'p> {
             program,
             code,
             main,
-            size,
             states,
             statuses,
             scratch,
             ..
         } = self;
-        let scratch = &mut scratch[0];
-        for (i, status) in statuses.iter_mut().enumerate() {
-            let state = &mut states[i * *size..(i + 1) * *size];
-            let agent = AgentId(i as u32);
-            *status = code.run(program, scratch, *main, state, agent, host, now);
-        }
+        code.run_many(program, &mut scratch[0], *main, states, 0, statuses, host, now);
         &self.statuses
     }
 
@@ -140,11 +134,16 @@ impl<'p> Batch<'p> {
         }
         jobs.into_par_iter()
             .for_each(|(first, statuses, states, host, scratch)| {
-                for (j, status) in statuses.iter_mut().enumerate() {
-                    let state = &mut states[j * size..(j + 1) * size];
-                    let agent = AgentId((first + j) as u32);
-                    *status = code.run(program, scratch, main, state, agent, host, now);
-                }
+                code.run_many(
+                    program,
+                    scratch,
+                    main,
+                    states,
+                    first as u32,
+                    statuses,
+                    host,
+                    now,
+                );
             });
         &self.statuses
     }

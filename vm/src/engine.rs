@@ -115,6 +115,38 @@ impl<'p> Code<'p> {
             _ => exec::run(program, scratch, func, state, agent, host, now),
         }
     }
+
+    /// Runs function `func` for consecutive agents `first..` (one state block of
+    /// `program.state_size()` bytes per status, contiguous in `states`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_many<H: Host + ?Sized>(
+        self,
+        program: &Program,
+        scratch: &mut Scratch,
+        func: u32,
+        states: &mut [u8],
+        first: u32,
+        statuses: &mut [Status],
+        host: &mut H,
+        now: Millis,
+    ) {
+        match self {
+            #[cfg(feature = "jit")]
+            Code::Native(code) => crate::native::run_many(
+                code, program, scratch, func, states, first, statuses, host, now,
+            ),
+            _ => {
+                let size = program.state_size();
+                for (i, status) in statuses.iter_mut().enumerate() {
+                    let agent = AgentId(first.wrapping_add(i as u32));
+                    *status = match states.get_mut(i * size..(i + 1) * size) {
+                        Some(state) => exec::run(program, scratch, func, state, agent, host, now),
+                        None => Status::Failure,
+                    };
+                }
+            }
+        }
+    }
 }
 
 /// Runs a program for agents whose state blocks the caller owns, on the vm or on native code.

@@ -468,20 +468,53 @@ pub(crate) fn run<H: Host + ?Sized>(
     host: &mut H,
     now: Millis,
 ) -> Status {
+    let mut status = [Status::Failure];
+    run_many(
+        code,
+        program,
+        scratch,
+        func,
+        state,
+        agent.0,
+        &mut status,
+        host,
+        now,
+    );
+    status[0]
+}
+
+/// Runs bytecode function `func` natively for consecutive agents `first..` whose state blocks
+/// are `states` (one per entry of `statuses`, contiguous), writing each agent's status. The
+/// context block is built once for the whole run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_many<H: Host + ?Sized>(
+    code: &NativeCode,
+    program: &Program,
+    scratch: &mut Scratch,
+    func: u32,
+    states: &mut [u8],
+    first: u32,
+    statuses: &mut [Status],
+    host: &mut H,
+    now: Millis,
+) {
+    let size = program.state_size();
     let (Some(&entry), Some(f)) = (
         code.entries.get(func as usize),
         program.functions().get(func as usize),
     ) else {
-        return Status::Failure;
+        statuses.fill(Status::Failure);
+        return;
     };
-    if code.fingerprint != program.fingerprint() || state.len() != program.state_size() {
-        return Status::Failure;
+    let temps = scratch.native_temps();
+    if code.check(program).is_err()
+        || states.len() != size * statuses.len()
+        || temps.len() < program.temps() as usize
+    {
+        statuses.fill(Status::Failure);
+        return;
     }
     let mut host_ref: &mut H = host;
-    let temps = scratch.native_temps();
-    if temps.len() < program.temps() as usize {
-        return Status::Failure;
-    }
     let mut ctx = Ctx {
         action: abi::action::<H>,
         function: abi::function::<H>,
@@ -492,17 +525,25 @@ pub(crate) fn run<H: Host + ?Sized>(
         host: (&mut host_ref as *mut &mut H).cast(),
         strings: program.strings(),
         now,
-        agent: agent.0,
+        agent: first,
         single_precision: program.single_precision(),
         panic: None,
     };
-    // SAFETY: `entry` was compiled from `program` (fingerprints match), which is verified; the
-    // state block has the program's size; `temps` holds `program.temps()` counters; `ctx`
-    // points at live data for the whole call, and host panics are caught by the trampolines.
-    let r = unsafe { entry(&mut ctx, state.as_mut_ptr(), f.start) };
-    if let Some(payload) = ctx.panic.take() {
-        std::panic::resume_unwind(payload);
+    let base = states.as_mut_ptr();
+    for (i, status) in statuses.iter_mut().enumerate() {
+        ctx.agent = first.wrapping_add(i as u32);
+        // In bounds: `states` holds `size` bytes per status (checked above). With a zero-byte
+        // state the pointer is never dereferenced (no offset passes the translator's checks).
+        let state = base.wrapping_add(i * size);
+        // SAFETY: `entry` was compiled from `program` (checked above), which is verified; the
+        // state block at `state` has the program's size; `temps` holds `program.temps()`
+        // counters; `ctx` points at live data for the whole call, and host panics are caught by
+        // the trampolines.
+        let r = unsafe { entry(&mut ctx, state, f.start) };
+        if let Some(payload) = ctx.panic.take() {
+            std::panic::resume_unwind(payload);
+        }
+        debug_assert!(r & STATUS_FLAG != 0, "a native function returned a label");
+        *status = abi::status(r);
     }
-    debug_assert!(r & STATUS_FLAG != 0, "a native function returned a label");
-    abi::status(r)
 }

@@ -183,6 +183,12 @@ impl Tx<'_, '_, '_> {
             let ins = code
                 .get(pc as usize)
                 .ok_or_else(|| format!("instruction {pc} is out of range"))?;
+            if let Some(fused) =
+                self.fused_truth_test(ins, code.get(pc as usize + 1), pc, d as usize)
+            {
+                open = fused;
+                continue;
+            }
             open = self.instr(ins, pc, d as usize)?;
         }
         if open {
@@ -665,6 +671,51 @@ impl Tx<'_, '_, '_> {
         self.b.ins().brif(is_success, bs, &[], bf, &[]);
     }
 
+    /// `call.fn` directly followed by `jump.false`/`jump.true` (a function's truthiness decides a
+    /// branch): the value never needs its tag, since for every value `truthy(v)` equals
+    /// `as_f64(v) != 0`, so the call goes through the double-returning trampoline. Only when no
+    /// jump lands on the `jump.*` (it then has this call as its only predecessor). Returns
+    /// whether control falls through (never), or `None` when the pattern does not apply.
+    fn fused_truth_test(
+        &mut self,
+        ins: &Instr,
+        next: Option<&Instr>,
+        pc: u32,
+        d: usize,
+    ) -> Option<bool> {
+        let (
+            &Instr::CallFn { import, argc },
+            Some(&(Instr::JumpIfFalse { to } | Instr::JumpIfTrue { to })),
+        ) = (ins, next)
+        else {
+            return None;
+        };
+        if pc + 1 >= self.range.1 || self.blocks.contains_key(&(pc + 1)) || d < usize::from(argc) {
+            return None;
+        }
+        let when = matches!(next, Some(Instr::JumpIfTrue { .. }));
+        let x = self.call_f64(import, argc, d);
+        let zero = self.b.ins().f64const(0.0);
+        let c = self.b.ins().fcmp(FloatCC::NotEqual, x, zero);
+        self.branch(c, when, to, pc + 1);
+        Some(false)
+    }
+
+    /// Calls function `import` with the top `argc` values (below depth `d`) through the
+    /// trampoline returning the rounded result as a double.
+    fn call_f64(&mut self, import: crate::program::Imp, argc: u8, d: usize) -> Val {
+        let args = self.spill_args(d, argc);
+        let sig = self.sig(Sig::FunctionF64);
+        let f = self.load_ctx(offsets::FUNCTION_F64);
+        let imp = self.i32c(import.0);
+        let n = self.i32c(u32::from(argc));
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, f, &[self.ctx, imp, args, n]);
+        self.b.inst_results(call)[0]
+    }
+
     /// Translates one instruction at depth `d`; returns whether control falls through.
     fn instr(&mut self, ins: &Instr, pc: u32, d: usize) -> Result<bool, TranslateError> {
         let (pop, _) = ins.stack_effect();
@@ -950,16 +1001,7 @@ impl Tx<'_, '_, '_> {
                 k,
                 to,
             } => {
-                let args = self.spill_args(d, argc);
-                let sig = self.sig(Sig::FunctionF64);
-                let f = self.load_ctx(offsets::FUNCTION_F64);
-                let imp = self.i32c(import.0);
-                let n = self.i32c(u32::from(argc));
-                let call = self
-                    .b
-                    .ins()
-                    .call_indirect(sig, f, &[self.ctx, imp, args, n]);
-                let x = self.b.inst_results(call)[0];
+                let x = self.call_f64(import, argc, d);
                 let kv = self.b.ins().f64const(k);
                 let c = self.compare(op, x, kv);
                 self.branch(c, when, to, pc);
