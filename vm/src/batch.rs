@@ -101,7 +101,16 @@ impl<'p> Batch<'p> {
             scratch,
             ..
         } = self;
-        code.run_many(program, &mut scratch[0], *main, states, 0, statuses, host, now);
+        code.run_many(
+            program,
+            &mut scratch[0],
+            *main,
+            states,
+            0,
+            statuses,
+            host,
+            now,
+        );
         &self.statuses
     }
 
