@@ -4,8 +4,9 @@
 //! identical traces (`spec/semantics.md`, 1: "Two engines are equivalent when their traces are
 //! identical"). Besides the vm and native code, each case also runs on the two taking turns on
 //! the same state blocks (`vm+native`, a different engine at every call) and on native code
-//! compiled with tiny chunks (`native/chunked`: every function split into many native
-//! functions, so chunk drivers and entry dispatch are exercised).
+//! compiled as for large programs with tiny chunks (`native/chunked`: every function split into
+//! many native functions, so chunk drivers and entry dispatch are exercised, and the
+//! running-list bookkeeping called out of line).
 //!
 //! - Trees come from `support::gen::running_list_tree`: every node kind and knob the model
 //!   supports (sequence/selector with `restart` and `running-list` resume, parallel with every
@@ -488,12 +489,14 @@ fn outcome(r: &Result<Trace, Diagnostic>) -> String {
     }
 }
 
-/// Native code compiled with chunks of at most three instructions, run through `scn`.
+/// Native code compiled with chunks of at most three instructions and the running-list
+/// bookkeeping out of line (as for large programs), run through `scn`.
 fn run_chunked(tree: &Tree, scn: &Scenario) -> Result<Trace, Diagnostic> {
     let program = btvm_compiler::lower::lower(tree, &btvm::Limits::default())
         .map_err(|mut d| d.swap_remove(0))?;
     let config = NativeConfig {
         max_chunk: 3,
+        inline_below: 0,
         ..NativeConfig::default()
     };
     let code = NativeCode::compile(&program, &config).expect("native code compiles");

@@ -96,6 +96,11 @@ fn every_config_gives_the_same_results() {
             opt_level: OptLevel::None,
             max_chunk: 1,
             verify_ir: true,
+            inline_below: 0,
+        },
+        NativeConfig {
+            inline_below: 0,
+            ..NativeConfig::default()
         },
         NativeConfig {
             max_chunk: 7,

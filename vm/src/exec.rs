@@ -186,7 +186,7 @@ impl<'p> Vm<'p> {
     }
 }
 
-fn read(state: &[u8], f: Field) -> u32 {
+pub(crate) fn read(state: &[u8], f: Field) -> u32 {
     let at = f.offset as usize;
     match f.width {
         1 => state.get(at).copied().map_or(0, u32::from),
@@ -222,12 +222,12 @@ fn write_u64(state: &mut [u8], at: usize, v: u64) {
     }
 }
 
-fn listed(state: &[u8], l: &Layout, bit: u32) -> bool {
+pub(crate) fn listed(state: &[u8], l: &Layout, bit: u32) -> bool {
     let at = l.list as usize + (bit / 8) as usize;
     state.get(at).is_some_and(|b| b >> (bit % 8) & 1 == 1)
 }
 
-fn clear_list(state: &mut [u8], l: &Layout) {
+pub(crate) fn clear_list(state: &mut [u8], l: &Layout) {
     let at = l.list as usize;
     if let Some(b) = state.get_mut(at..at + l.list_bytes() as usize) {
         b.fill(0);
@@ -236,7 +236,7 @@ fn clear_list(state: &mut [u8], l: &Layout) {
 }
 
 /// Lists `bit` unless it is listed or the list is full.
-fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
+pub(crate) fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
     let count = read(state, l.count);
     if listed(state, l, bit) || count >= l.capacity {
         return;
@@ -245,6 +245,41 @@ fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
         *b |= 1 << (bit % 8);
     }
     write(state, l.count, count + 1);
+}
+
+/// The bookkeeping of `act` once the host answered: `evaluate(action)` updates the
+/// current-action slot, then the running list (spec 4.1). `me` is the action ordinal plus one,
+/// `current` the slot's value before the call. Shared by the vm and the native trampolines, so
+/// the two engines cannot disagree on it.
+#[inline]
+pub(crate) fn after_action(
+    state: &mut [u8],
+    l: &Layout,
+    me: u32,
+    current: u32,
+    bit: u32,
+    status: Status,
+) {
+    match status {
+        Status::Running => {
+            write(state, l.current, me);
+            clear_list(state, l);
+            add_to_list(state, l, bit);
+        }
+        Status::Success => {
+            if current == me {
+                write(state, l.current, 0);
+            }
+            if listed(state, l, bit) {
+                clear_list(state, l);
+            }
+        }
+        Status::Failure => {
+            if current == me {
+                write(state, l.current, 0);
+            }
+        }
+    }
 }
 
 fn target(l: Label) -> usize {
@@ -350,27 +385,7 @@ pub(crate) fn run<H: Host + ?Sized>(
                 );
                 let status = host.action(&call);
                 stack.drop_args(argc);
-                // `evaluate(action)`: the slot, then the running list (spec 4.1).
-                match status {
-                    Status::Running => {
-                        write(state, l.current, me);
-                        clear_list(state, l);
-                        add_to_list(state, l, bit.0);
-                    }
-                    Status::Success => {
-                        if current == me {
-                            write(state, l.current, 0);
-                        }
-                        if listed(state, l, bit.0) {
-                            clear_list(state, l);
-                        }
-                    }
-                    Status::Failure => {
-                        if current == me {
-                            write(state, l.current, 0);
-                        }
-                    }
-                }
+                after_action(state, l, me, current, bit.0, status);
                 pc = target(pick(status, success, failure, running));
             }
             Instr::JumpIfListed { bit, to } => {

@@ -54,8 +54,13 @@ impl RawValue {
     }
 }
 
-/// Calls an action: `(ctx, import, phase, args, argc) -> status`.
+/// Calls an action: `(ctx, import, phase, args, argc) -> status` (inlined bookkeeping).
 pub(super) type ActionFn = unsafe extern "C" fn(*mut Ctx, u32, u32, *const RawValue, u32) -> u32;
+/// Runs a whole `act` instruction: `(ctx, state, import, argc, args, me, bit) -> status` —
+/// the phase from the current-action slot, the host call, then the slot and running-list
+/// bookkeeping (the vm's own `after_action`).
+pub(super) type ActFn =
+    unsafe extern "C" fn(*mut Ctx, *mut u8, u32, u32, *const RawValue, u32, u32) -> u32;
 /// Calls a function, writing its (rounded) result: `(ctx, import, args, argc, out)`.
 pub(super) type FunctionFn =
     unsafe extern "C" fn(*mut Ctx, u32, *const RawValue, u32, *mut RawValue);
@@ -65,21 +70,28 @@ pub(super) type FunctionF64Fn = unsafe extern "C" fn(*mut Ctx, u32, *const RawVa
 pub(super) type RandomFn = unsafe extern "C" fn(*mut Ctx, *mut u8) -> f64;
 /// Zeroes `len` bytes at a pointer (a long running list).
 pub(super) type ZeroFn = unsafe extern "C" fn(*mut u8, usize);
+/// `list.success` / `list.running` out of line: `(ctx, state, bit)`.
+pub(super) type ListFn = unsafe extern "C" fn(*mut Ctx, *mut u8, u32);
 
 /// What native code receives with every call: the host (type-erased), its trampolines and the
 /// tick's parameters. Native code reads the fields at their `offset_of!` offsets.
 #[repr(C)]
 pub(super) struct Ctx {
     pub action: ActionFn,
+    pub act: ActFn,
     pub function: FunctionFn,
     pub function_f64: FunctionF64Fn,
     pub random: RandomFn,
     pub zero: ZeroFn,
+    pub list_success: ListFn,
+    pub list_running: ListFn,
     /// The per-tick counter registers (`Program::temps` of them).
     pub temps: *mut u32,
     /// Points at a `&mut H` on the caller's stack.
     pub host: *mut (),
     pub strings: *const Strings,
+    /// The program's state layout (the state block has `layout.size` bytes).
+    pub layout: *const crate::program::Layout,
     pub now: Millis,
     pub agent: u32,
     pub single_precision: bool,
@@ -146,7 +158,7 @@ unsafe fn with_host<H: Host + ?Sized, R>(
     }
 }
 
-/// The action trampoline for host type `H`.
+/// The action trampoline for host type `H` (the caller did the bookkeeping).
 pub(super) unsafe extern "C" fn action<H: Host + ?Sized>(
     ctx: *mut Ctx,
     import: u32,
@@ -154,7 +166,7 @@ pub(super) unsafe extern "C" fn action<H: Host + ?Sized>(
     raw: *const RawValue,
     argc: u32,
 ) -> u32 {
-    let phase = if phase == 1 {
+    let phase = if i64::from(phase) == PHASE_CONTINUE {
         Phase::Continue
     } else {
         Phase::Enter
@@ -165,6 +177,37 @@ pub(super) unsafe extern "C" fn action<H: Host + ?Sized>(
             h.action(c)
         })
     };
+    status as u32
+}
+
+/// The phase number native code passes for a continuing action (anything else is `enter`).
+pub(super) const PHASE_CONTINUE: i64 = 1;
+
+/// The `act` trampoline for host type `H`: one whole `act` instruction.
+pub(super) unsafe extern "C" fn act<H: Host + ?Sized>(
+    ctx: *mut Ctx,
+    state: *mut u8,
+    import: u32,
+    argc: u32,
+    raw: *const RawValue,
+    me: u32,
+    bit: u32,
+) -> u32 {
+    // SAFETY: called by native code with the running tick's context and state block.
+    let (state, layout) = unsafe { state_of(ctx, state) };
+    let current = crate::exec::read(state, layout.current);
+    let phase = if current == me {
+        Phase::Continue
+    } else {
+        Phase::Enter
+    };
+    // SAFETY: as above; `raw` holds `argc` values.
+    let status = unsafe {
+        with_host::<H, _>(ctx, import, phase, raw, argc, Status::Failure, |h, c| {
+            h.action(c)
+        })
+    };
+    crate::exec::after_action(state, layout, me, current, bit, status);
     status as u32
 }
 
@@ -238,14 +281,46 @@ pub(super) unsafe extern "C" fn random(ctx: *mut Ctx, slot: *mut u8) -> f64 {
     x
 }
 
+/// The state block and layout of the running tick.
+///
+/// # Safety
+/// `ctx` is the running tick's context and `state` its agent's state block.
+unsafe fn state_of<'a>(
+    ctx: *mut Ctx,
+    state: *mut u8,
+) -> (&'a mut [u8], &'a crate::program::Layout) {
+    // SAFETY: the context's layout is the program's; the block has `layout.size` bytes (checked
+    // by the entry point) and nothing else accesses it during the call.
+    unsafe {
+        let layout = &*(*ctx).layout;
+        (
+            std::slice::from_raw_parts_mut(state, layout.size as usize),
+            layout,
+        )
+    }
+}
+
+/// `list.success bit`: a node that succeeded drops the list if it was listed (the vm's code).
+pub(super) unsafe extern "C" fn list_success(ctx: *mut Ctx, state: *mut u8, bit: u32) {
+    // SAFETY: called by native code with the running tick's context and state block.
+    let (state, layout) = unsafe { state_of(ctx, state) };
+    if crate::exec::listed(state, layout, bit) {
+        crate::exec::clear_list(state, layout);
+    }
+}
+
+/// `list.running bit`: a node that is running lists itself (the vm's code).
+pub(super) unsafe extern "C" fn list_running(ctx: *mut Ctx, state: *mut u8, bit: u32) {
+    // SAFETY: called by native code with the running tick's context and state block.
+    let (state, layout) = unsafe { state_of(ctx, state) };
+    crate::exec::add_to_list(state, layout, bit);
+}
+
 /// Zeroes a byte range of the state block.
 pub(super) unsafe extern "C" fn zero(at: *mut u8, len: usize) {
     // SAFETY: native code passes a range it checked against the state size at compile time.
     unsafe { std::ptr::write_bytes(at, 0, len) };
 }
-
-/// The phase number native code passes for a continuing action (anything else is `enter`).
-pub(super) const PHASE_CONTINUE: i64 = 1;
 
 /// Converts a status number returned by native code.
 pub(super) fn status(code: u32) -> Status {
@@ -261,10 +336,13 @@ pub(super) mod offsets {
     use std::mem::offset_of;
 
     pub const ACTION: i32 = offset_of!(Ctx, action) as i32;
+    pub const ACT: i32 = offset_of!(Ctx, act) as i32;
     pub const FUNCTION: i32 = offset_of!(Ctx, function) as i32;
     pub const FUNCTION_F64: i32 = offset_of!(Ctx, function_f64) as i32;
     pub const RANDOM: i32 = offset_of!(Ctx, random) as i32;
     pub const ZERO: i32 = offset_of!(Ctx, zero) as i32;
+    pub const LIST_SUCCESS: i32 = offset_of!(Ctx, list_success) as i32;
+    pub const LIST_RUNNING: i32 = offset_of!(Ctx, list_running) as i32;
     pub const TEMPS: i32 = offset_of!(Ctx, temps) as i32;
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
 }

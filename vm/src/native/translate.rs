@@ -37,6 +37,8 @@ pub(super) struct Env<'a> {
     pub callees: &'a [FuncId],
     /// The pointer type.
     pub ptr: Type,
+    /// Whether `act` and `list.*` bookkeeping is inlined (else called out of line).
+    pub inline_bookkeeping: bool,
     /// What the frontend needs to know about the target.
     pub frontend: cranelift_codegen::isa::TargetFrontendConfig,
 }
@@ -104,10 +106,12 @@ pub(super) fn chunk(
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Sig {
     Action,
+    Act,
     Function,
     FunctionF64,
     Random,
     Zero,
+    List,
 }
 
 struct Tx<'a, 'b, 'd> {
@@ -206,10 +210,20 @@ impl Tx<'_, '_, '_> {
     }
 
     /// The block to jump to for `label`: inside the chunk, its instruction's block; past it, an
-    /// exit returning the label.
+    /// exit returning the label. A label holding a `jump` to another label of the chunk is
+    /// followed (jump threading: fewer blocks for Cranelift, same behaviour, since `jump` has no
+    /// effect). Only jumps inside the chunk are followed, so the labels other chunks are entered
+    /// at stay exactly the ones `chunk_entries` computed.
     fn target(&mut self, label: Label) -> Block {
-        let l = label.0;
-        if (self.range.0..self.range.1).contains(&l) {
+        let (start, end) = self.range;
+        let mut l = label.0;
+        while (start..end).contains(&l) {
+            match self.env.program.code().get(l as usize) {
+                Some(&Instr::Jump { to }) if to.0 > l && (start..end).contains(&to.0) => l = to.0,
+                _ => break,
+            }
+        }
+        if (start..end).contains(&l) {
             *self
                 .blocks
                 .entry(l)
@@ -499,31 +513,29 @@ impl Tx<'_, '_, '_> {
         self.write_field(self.layout.count, zero);
     }
 
-    /// Lists `bit` unless it is listed or the list is full.
+    /// Lists `bit` unless it is listed or the list is full (branch-free: the byte and the
+    /// count are rewritten with what they become).
     fn add_to_list(&mut self, bit: u32) {
         let Some(at) = self.list_byte(bit) else {
             return; // the vm skips the bit; the count would change only after listing it
         };
         let count = self.read_field(self.layout.count);
-        let listed = self.listed(bit);
+        let byte = self.b.ins().uload8(types::I32, mem(), self.state, at);
+        let mask = 1i64 << (bit % 8);
+        let masked = self.b.ins().band_imm_u(byte, mask);
+        let fresh = self.b.ins().icmp_imm_u(IntCC::Equal, masked, 0);
         let room = self.b.ins().icmp_imm_u(
             IntCC::UnsignedLessThan,
             count,
             i64::from(self.layout.capacity),
         );
-        let fresh = self.b.ins().bxor_imm_u(listed, 1);
         let ok = self.b.ins().band(room, fresh);
-        let add = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.ins().brif(ok, add, &[], done, &[]);
-        self.b.switch_to_block(add);
-        let byte = self.b.ins().uload8(types::I32, mem(), self.state, at);
-        let set = self.b.ins().bor_imm_u(byte, 1i64 << (bit % 8));
+        let ok32 = self.b.ins().uextend(types::I32, ok);
+        let more = self.b.ins().iadd(count, ok32);
+        let bit_if_ok = self.b.ins().imul_imm_u(ok32, mask);
+        let set = self.b.ins().bor(byte, bit_if_ok);
         self.b.ins().istore8(mem(), set, self.state, at);
-        let more = self.b.ins().iadd_imm_u(count, 1);
         self.write_field(self.layout.count, more);
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(done);
     }
 
     fn timer_at(&self, timer: u32) -> Option<i32> {
@@ -574,6 +586,10 @@ impl Tx<'_, '_, '_> {
                 s.params.extend([p, i32_, i32_, p, i32_]);
                 s.returns.push(i32_);
             }
+            Sig::Act => {
+                s.params.extend([p, p, i32_, i32_, p, i32_, i32_]);
+                s.returns.push(i32_);
+            }
             Sig::Function => s.params.extend([p, i32_, p, i32_, p]),
             Sig::FunctionF64 => {
                 s.params.extend([p, i32_, p, i32_]);
@@ -584,6 +600,7 @@ impl Tx<'_, '_, '_> {
                 s.returns.push(f64_);
             }
             Sig::Zero => s.params.extend([p, p]),
+            Sig::List => s.params.extend([p, p, i32_]),
         }
         let r = self.b.import_signature(s);
         self.sigs.insert(which, r);
@@ -770,55 +787,26 @@ impl Tx<'_, '_, '_> {
                 running,
             } => {
                 let me = action.0.wrapping_add(1);
+                if self.env.inline_bookkeeping {
+                    self.act_inline(import.0, argc, me, bit.0, d, (success, failure, running));
+                    return Ok(false);
+                }
+                // The phase, the host call and the slot/list bookkeeping happen in the
+                // trampoline (the vm's own code); only the branch on the status stays here.
                 let args = self.spill_args(d, argc);
-                let current = self.read_field(self.layout.current);
-                let is_me = self
-                    .b
-                    .ins()
-                    .icmp_imm_u(IntCC::Equal, current, i64::from(me));
-                let cont = self.i32c(abi::PHASE_CONTINUE as u32);
-                let enter = self.i32c(0);
-                let phase = self.b.ins().select(is_me, cont, enter);
-                let sig = self.sig(Sig::Action);
-                let f = self.load_ctx(offsets::ACTION);
+                let sig = self.sig(Sig::Act);
+                let f = self.load_ctx(offsets::ACT);
                 let imp = self.i32c(import.0);
                 let n = self.i32c(u32::from(argc));
-                let call = self
-                    .b
-                    .ins()
-                    .call_indirect(sig, f, &[self.ctx, imp, phase, args, n]);
-                let status = self.b.inst_results(call)[0];
-                let run_blk = self.b.create_block();
-                let done_blk = self.b.create_block();
-                let is_running =
-                    self.b
-                        .ins()
-                        .icmp_imm_u(IntCC::Equal, status, Status::Running as i64);
-                self.b.ins().brif(is_running, run_blk, &[], done_blk, &[]);
-                // running: this action becomes the current one and the only listed node
-                self.b.switch_to_block(run_blk);
                 let mev = self.i32c(me);
-                self.write_field(self.layout.current, mev);
-                self.clear_list();
-                self.add_to_list(bit.0);
-                let tr = self.target(running);
-                self.b.ins().jump(tr, &[]);
-                // finished: it is no longer the current action
-                self.b.switch_to_block(done_blk);
-                if self.layout.current.width > 0 {
-                    let zero = self.i32c(0);
-                    let cleared = self.b.ins().select(is_me, zero, current);
-                    self.write_field(self.layout.current, cleared);
-                }
-                let is_success =
-                    self.b
-                        .ins()
-                        .icmp_imm_u(IntCC::Equal, status, Status::Success as i64);
-                let succ_blk = self.b.create_block();
-                let tf = self.target(failure);
-                self.b.ins().brif(is_success, succ_blk, &[], tf, &[]);
-                self.b.switch_to_block(succ_blk);
-                self.on_success(bit.0, success);
+                let bitv = self.i32c(bit.0);
+                let call = self.b.ins().call_indirect(
+                    sig,
+                    f,
+                    &[self.ctx, self.state, imp, n, args, mev, bitv],
+                );
+                let status = self.b.inst_results(call)[0];
+                self.branch3(status, false, success, failure, running);
                 return Ok(false);
             }
             Instr::JumpIfListed { bit, to } => {
@@ -827,11 +815,21 @@ impl Tx<'_, '_, '_> {
                 return Ok(false);
             }
             Instr::OnSuccess { bit, to } => {
-                self.on_success(bit.0, to);
+                if self.env.inline_bookkeeping {
+                    self.on_success(bit.0, to);
+                    return Ok(false);
+                }
+                self.list_call(offsets::LIST_SUCCESS, bit.0);
+                let t = self.target(to);
+                self.b.ins().jump(t, &[]);
                 return Ok(false);
             }
             Instr::OnRunning { bit, to } => {
-                self.add_to_list(bit.0);
+                if self.env.inline_bookkeeping {
+                    self.add_to_list(bit.0);
+                } else {
+                    self.list_call(offsets::LIST_RUNNING, bit.0);
+                }
                 let t = self.target(to);
                 self.b.ins().jump(t, &[]);
                 return Ok(false);
@@ -1021,6 +1019,77 @@ impl Tx<'_, '_, '_> {
             }
         }
         Ok(true)
+    }
+
+    /// `act` with the phase and the slot/list bookkeeping inlined (small programs).
+    fn act_inline(
+        &mut self,
+        import: u32,
+        argc: u8,
+        me: u32,
+        bit: u32,
+        d: usize,
+        (success, failure, running): (Label, Label, Label),
+    ) {
+        let args = self.spill_args(d, argc);
+        let current = self.read_field(self.layout.current);
+        let is_me = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, current, i64::from(me));
+        let cont = self.i32c(abi::PHASE_CONTINUE as u32);
+        let enter = self.i32c(0);
+        let phase = self.b.ins().select(is_me, cont, enter);
+        let sig = self.sig(Sig::Action);
+        let f = self.load_ctx(offsets::ACTION);
+        let imp = self.i32c(import);
+        let n = self.i32c(u32::from(argc));
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, f, &[self.ctx, imp, phase, args, n]);
+        let status = self.b.inst_results(call)[0];
+        let run_blk = self.b.create_block();
+        let done_blk = self.b.create_block();
+        let is_running = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, status, Status::Running as i64);
+        self.b.ins().brif(is_running, run_blk, &[], done_blk, &[]);
+        // running: this action becomes the current one and the only listed node
+        self.b.switch_to_block(run_blk);
+        let mev = self.i32c(me);
+        self.write_field(self.layout.current, mev);
+        self.clear_list();
+        self.add_to_list(bit);
+        let tr = self.target(running);
+        self.b.ins().jump(tr, &[]);
+        // finished: it is no longer the current action
+        self.b.switch_to_block(done_blk);
+        if self.layout.current.width > 0 {
+            let zero = self.i32c(0);
+            let cleared = self.b.ins().select(is_me, zero, current);
+            self.write_field(self.layout.current, cleared);
+        }
+        let is_success = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, status, Status::Success as i64);
+        let succ_blk = self.b.create_block();
+        let tf = self.target(failure);
+        self.b.ins().brif(is_success, succ_blk, &[], tf, &[]);
+        self.b.switch_to_block(succ_blk);
+        self.on_success(bit, success);
+    }
+
+    /// Calls the out-of-line `list.*` bookkeeping at context offset `off` for `bit`.
+    fn list_call(&mut self, off: i32, bit: u32) {
+        let sig = self.sig(Sig::List);
+        let f = self.load_ctx(off);
+        let b = self.i32c(bit);
+        self.b
+            .ins()
+            .call_indirect(sig, f, &[self.ctx, self.state, b]);
     }
 
     /// `list.success`: an action or composite that succeeded drops the list when it was
