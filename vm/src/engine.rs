@@ -272,3 +272,64 @@ impl<'p> Engine<'p> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{Function, FunctionKind, Instr, Layout, ProgramModel, ProgramParts};
+    use crate::{Call, Limits, Value};
+
+    /// `root main = const success`: one `finish`.
+    fn tiny() -> Program {
+        let parts = ProgramParts {
+            model: ProgramModel::RunningList,
+            single_precision: false,
+            layout: Layout::default(),
+            strings: Vec::new(),
+            imports: Vec::new(),
+            vars: Vec::new(),
+            temps: 0,
+            functions: vec![Function {
+                name: "main".into(),
+                kind: FunctionKind::Entry,
+                start: 0,
+                end: 1,
+            }],
+            code: vec![Instr::Finish {
+                status: Status::Success,
+            }],
+        };
+        Program::new(parts, &Limits::default()).expect("a valid program")
+    }
+
+    struct NoHost;
+
+    impl Host for NoHost {
+        fn action(&mut self, _: &Call<'_>) -> Status {
+            Status::Failure
+        }
+        fn function(&mut self, _: &Call<'_>) -> Value {
+            Value::Bool(false)
+        }
+    }
+
+    #[test]
+    fn every_kind_runs_and_reports_what_runs() {
+        let p = tiny();
+        for kind in [EngineKind::Vm, EngineKind::Native] {
+            let mut engine = Engine::new(&p, kind);
+            let mut state = p.new_state();
+            let status = engine.tick(&mut state, AgentId(0), &mut NoHost, 0);
+            assert_eq!(status, Ok(Status::Success));
+            if cfg!(feature = "jit") || kind == EngineKind::Vm {
+                assert_eq!(engine.kind(), kind);
+                assert!(engine.fallback().is_none());
+            } else {
+                // Without the `jit` feature, native code falls back to the vm and says why.
+                assert_eq!(engine.kind(), EngineKind::Vm);
+                let why = engine.fallback().expect("a reason").to_string();
+                assert!(why.contains("jit"), "{why}");
+            }
+        }
+    }
+}
