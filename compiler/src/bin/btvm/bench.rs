@@ -218,7 +218,8 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
                 r.agent_ticks_per_sec,
                 r.state_bytes_per_agent,
                 ratio(reference, r, false),
-                ratio(baseline, r, true)
+                // The baseline runs on one thread; other rows are not comparable with it.
+                ratio(baseline.filter(|_| r.threads == 1), r, true)
             );
         }
         if !compiles.is_empty() {
