@@ -12,7 +12,9 @@
 use std::fmt;
 
 use crate::program::{Field, Instr, Label, Layout};
-use crate::{AgentId, Call, Host, ImportId, Millis, Phase, Prng, Program, Status, Value};
+use crate::{
+    AgentId, Call, Engine, EngineKind, Host, ImportId, Millis, Phase, Prng, Program, Status, Value,
+};
 
 /// Why a tick could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,22 +113,21 @@ impl Scratch {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Vm<'p> {
-    program: &'p Program,
-    scratch: Scratch,
+    /// The facade, always on the vm (it owns the scratch and the entry lookup).
+    engine: Engine<'p>,
 }
 
 impl<'p> Vm<'p> {
     /// An executor for `program`.
     pub fn new(program: &'p Program) -> Self {
         Vm {
-            program,
-            scratch: Scratch::new(program),
+            engine: Engine::new(program, EngineKind::Vm),
         }
     }
 
     /// The program.
     pub fn program(&self) -> &'p Program {
-        self.program
+        self.engine.program()
     }
 
     /// Ticks the main tree once for `agent`, whose state is `state`, at time `now`.
@@ -137,11 +138,7 @@ impl<'p> Vm<'p> {
         host: &mut H,
         now: Millis,
     ) -> Result<Status, VmError> {
-        let func = self
-            .program
-            .main()
-            .ok_or_else(|| VmError::NoEntry(String::new()))?;
-        self.run_function(func, state, agent, host, now)
+        self.engine.tick(state, agent, host, now)
     }
 
     /// Runs the named entry once (Unvanquished `selectClass`).
@@ -153,36 +150,7 @@ impl<'p> Vm<'p> {
         host: &mut H,
         now: Millis,
     ) -> Result<Status, VmError> {
-        let func = self
-            .program
-            .entry(entry)
-            .ok_or_else(|| VmError::NoEntry(entry.to_string()))?;
-        self.run_function(func, state, agent, host, now)
-    }
-
-    fn run_function<H: Host + ?Sized>(
-        &mut self,
-        func: u32,
-        state: &mut [u8],
-        agent: AgentId,
-        host: &mut H,
-        now: Millis,
-    ) -> Result<Status, VmError> {
-        if state.len() != self.program.state_size() {
-            return Err(VmError::StateSize {
-                expected: self.program.state_size(),
-                found: state.len(),
-            });
-        }
-        Ok(run(
-            self.program,
-            &mut self.scratch,
-            func,
-            state,
-            agent,
-            host,
-            now,
-        ))
+        self.engine.run_entry(entry, state, agent, host, now)
     }
 }
 
