@@ -11,7 +11,8 @@
 
 use std::fmt;
 
-use crate::program::{Field, Instr, Label, Layout};
+use crate::cursor;
+use crate::program::{Field, Instr, Label, Layout, ProgramModel};
 use crate::{
     AgentId, Call, Engine, EngineKind, Host, ImportId, Millis, Phase, Prng, Program, Status, Value,
 };
@@ -57,11 +58,14 @@ impl fmt::Display for VmError {
 impl std::error::Error for VmError {}
 
 impl Program {
-    /// Binds every import of the program to `host`, once, at load: unknown names are an error.
+    /// Binds every import of the program to `host`, once, at load: unknown names are an
+    /// error, except in the cursor model (Drag[en]gine), which looks names up at run time and
+    /// fails the rule instead (see [`Host::available`]).
     pub fn bind<H: Host + ?Sized>(&self, host: &mut H) -> Result<(), VmError> {
+        let lazy = matches!(self.model(), ProgramModel::Cursor { .. });
         for (i, imp) in self.imports().iter().enumerate() {
             let id = ImportId(u32::try_from(i).unwrap_or(u32::MAX));
-            if !host.bind_import(id, imp) {
+            if !host.bind_import(id, imp) && !lazy {
                 return Err(VmError::UnknownImport {
                     name: imp.name.clone(),
                     kind: imp.kind.name(),
@@ -168,7 +172,7 @@ pub(crate) fn read(state: &[u8], f: Field) -> u32 {
     }
 }
 
-fn write(state: &mut [u8], f: Field, v: u32) {
+pub(crate) fn write(state: &mut [u8], f: Field, v: u32) {
     let at = f.offset as usize;
     let w = usize::from(f.width);
     if let Some(b) = state.get_mut(at..at + w) {
@@ -297,6 +301,11 @@ pub(crate) fn run<H: Host + ?Sized>(
         top: Value::Bool(false),
     };
     rets.clear();
+    let limit = match parts.model {
+        ProgramModel::Cursor { limit } => limit,
+        _ => 0,
+    };
+    let rule_at = |r: usize| parts.rules.get(r).map_or(usize::MAX, |r| r.label as usize);
     loop {
         let Some(ins) = code.get(pc) else {
             return Status::Failure;
@@ -508,6 +517,71 @@ pub(crate) fn run<H: Host + ?Sized>(
                 if stack.pop().truthy() {
                     pc = target(to);
                 }
+            }
+            Instr::Dispatch {} => {
+                if cursor::halted(state, l) {
+                    return Status::Failure;
+                }
+                pc = rule_at(cursor::current(state, l, parts.rules.len()));
+            }
+            Instr::Move { rule, count } => {
+                cursor::set(state, l, rule.0);
+                let Some(c) = temps.get_mut(count.0 as usize) else {
+                    return Status::Failure;
+                };
+                if cursor::step(c, limit, state, l) {
+                    return Status::Failure;
+                }
+                pc = rule_at(rule.0 as usize);
+            }
+            Instr::SetCursor { rule } => cursor::set(state, l, rule.0),
+            Instr::Step { count } => {
+                let Some(c) = temps.get_mut(count.0 as usize) else {
+                    return Status::Failure;
+                };
+                if cursor::step(c, limit, state, l) {
+                    return Status::Failure;
+                }
+            }
+            Instr::Stop {} => {
+                cursor::stop(state, l);
+                return Status::Failure;
+            }
+            Instr::ActCursor {
+                import,
+                argc,
+                success,
+                failure,
+                running,
+            } => {
+                let phase = if cursor::first_run(state, l) {
+                    Phase::Enter
+                } else {
+                    Phase::Continue
+                };
+                let call = Call::new(
+                    agent,
+                    ImportId(import.0),
+                    phase,
+                    stack.args(argc),
+                    now,
+                    strings,
+                );
+                let status = host.action(&call);
+                stack.drop_args(argc);
+                cursor::start(state, l);
+                pc = target(pick(status, success, failure, running));
+            }
+            Instr::Yield { success, running } => {
+                if cursor::first_run(state, l) {
+                    cursor::start(state, l);
+                    pc = target(running);
+                } else {
+                    pc = target(success);
+                }
+            }
+            Instr::PushBound { import } => {
+                stack.push(Value::Bool(host.available(ImportId(import.0))));
             }
         }
     }

@@ -20,8 +20,10 @@
 
 mod batch;
 mod binop;
+mod cursor;
 mod engine;
 mod exec;
+mod halt;
 mod host;
 mod ids;
 mod limits;
@@ -37,6 +39,7 @@ pub use batch::Batch;
 pub use binop::BinOp;
 pub use engine::{Engine, EngineKind, Fallback};
 pub use exec::{Scratch, Vm, VmError};
+pub use halt::Halt;
 pub use host::{Call, Host, Import, ImportKind, Phase};
 pub use ids::{AgentId, ImportId, Millis, StrId};
 pub use limits::Limits;

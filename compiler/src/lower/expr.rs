@@ -25,7 +25,11 @@ impl Lower<'_> {
                     argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
                 });
             }
-            // Every import of a running-list program is bound at load.
+            // The cursor model looks imports up at run time; elsewhere every import is bound
+            // at load.
+            Expr::Bound(i) if self.lazy_imports => {
+                self.asm.emit(Instr::PushBound { import: Imp(i.0) })
+            }
             Expr::Bound(_) => self.asm.emit(Instr::PushBool { value: true }),
             // Rejected by `check_supported`; the reference reads false.
             Expr::Timestamp(..) => self.asm.emit(Instr::PushBool { value: false }),

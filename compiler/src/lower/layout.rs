@@ -114,6 +114,8 @@ impl Slots {
                 timers: timers_at,
                 timer_count: timers,
                 rng: rng_at,
+                cursor: Field::default(),
+                flags: Field::default(),
             },
             bits,
             action,

@@ -14,6 +14,7 @@
 //! builds a program any other way. See `spec/bytecode.md`.
 
 mod asm;
+mod cursor;
 mod expr;
 mod layout;
 
@@ -39,6 +40,9 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
     let span = tree.main_root().map_or(Span::DUMMY, |r| tree.node(r).span);
     let capacity = match tree.config.model {
         Model::RunningList { capacity } => capacity,
+        Model::Cursor { runaway_limit } => {
+            return cursor::lower(tree, limits, runaway_limit, span);
+        }
         other => {
             return Err(vec![Diagnostic::new(
                 ErrorKind::Unsupported,
@@ -55,6 +59,7 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         slots: &slots,
         strings: &strings,
         asm: Asm::default(),
+        lazy_imports: false,
     };
     // Entries first (the main tree is function 0), then one function per subtree.
     let mut bounds = Vec::new();
@@ -78,8 +83,31 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
             end: index[end as usize],
         })
         .collect();
-    let vars = tree
-        .vars
+    let parts = ProgramParts {
+        model: ProgramModel::RunningList,
+        single_precision: tree.config.precision == Precision::Single,
+        layout: slots.layout,
+        strings: string_table(&strings),
+        imports: tree.imports.clone(),
+        vars: var_values(tree, &strings),
+        temps: slots.temps,
+        functions,
+        rules: Vec::new(),
+        code,
+    };
+    verified(parts, limits, span)
+}
+
+/// The string table in `StrId` order.
+fn string_table(strings: &btvm::Strings) -> Vec<String> {
+    (0..strings.len())
+        .map(|i| strings.get(btvm::StrId(i as u32)).to_string())
+        .collect()
+}
+
+/// The variables' initial values.
+fn var_values(tree: &Tree, strings: &btvm::Strings) -> Vec<Value> {
+    tree.vars
         .iter()
         .map(|v| match &v.default {
             Lit::Bool(b) => Value::Bool(*b),
@@ -87,20 +115,11 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
             Lit::Float(x) => Value::Float(*x),
             Lit::Str(s) => Value::Str(strings.lookup(s).unwrap_or(btvm::StrId(u32::MAX))),
         })
-        .collect();
-    let parts = ProgramParts {
-        model: ProgramModel::RunningList,
-        single_precision: tree.config.precision == Precision::Single,
-        layout: slots.layout,
-        strings: (0..strings.len())
-            .map(|i| strings.get(btvm::StrId(i as u32)).to_string())
-            .collect(),
-        imports: tree.imports.clone(),
-        vars,
-        temps: slots.temps,
-        functions,
-        code,
-    };
+        .collect()
+}
+
+/// Runs the verifier over what the lowering produced.
+fn verified(parts: ProgramParts, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
     Program::new(parts, limits).map_err(|e| {
         vec![Diagnostic::new(
             ErrorKind::InvalidProgram,
@@ -133,6 +152,8 @@ struct Lower<'a> {
     slots: &'a Slots,
     strings: &'a btvm::Strings,
     asm: Asm,
+    /// `@bound` asks the host at run time (cursor model); otherwise it is true.
+    lazy_imports: bool,
 }
 
 impl Lower<'_> {

@@ -30,8 +30,12 @@ impl EvalCtx<'_> {
                 .copied()
                 .unwrap_or(Value::Bool(false)),
             Expr::Call(c) => self.call(c, host),
-            // Only the cursor model binds imports lazily; elsewhere every import is bound.
-            Expr::Bound(_) => Value::Bool(true),
+            // Only the cursor model looks imports up at run time; elsewhere every import is
+            // bound at load.
+            Expr::Bound(i) => Value::Bool(
+                !matches!(self.tree.config.model, crate::ir::Model::Cursor { .. })
+                    || host.available(*i),
+            ),
             // Timestamps exist only in models this interpreter does not run yet; `new` rejects
             // trees that use them.
             Expr::Timestamp(..) => Value::Bool(false),

@@ -10,10 +10,11 @@
 //! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
 
+pub(crate) mod cursor;
 pub(crate) mod eval;
 pub(crate) mod running_list;
 
-use btvm::{AgentId, Host, Millis, Prng, Status, Strings, Value};
+use btvm::{AgentId, Halt, Host, Millis, Prng, Status, Strings, Value};
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Lit, Model, NodeId, NodeKind, Tree};
@@ -23,6 +24,8 @@ use crate::ir::{Lit, Model, NodeId, NodeKind, Tree};
 pub struct Interpreter<'t> {
     tree: &'t Tree,
     strings: Strings,
+    /// The rules of a cursor-model tree.
+    rules: Option<cursor::Rules>,
 }
 
 /// One agent's state: everything the tree remembers between ticks.
@@ -40,6 +43,12 @@ pub struct AgentState {
     vars: Vec<Value>,
     /// The agent's PRNG.
     rng: Prng,
+    /// Drag[en]gine `currentRule`: the rule the cursor rests on (cursor model).
+    cursor: u32,
+    /// Drag[en]gine `actionFirstRun` (cursor model).
+    first_run: bool,
+    /// Why the tree stopped, if it did (cursor model).
+    halt: Option<Halt>,
 }
 
 impl AgentState {
@@ -67,6 +76,17 @@ impl AgentState {
             + self.vars.capacity() * std::mem::size_of::<Value>()
     }
 
+    /// Why the agent's tree no longer runs, if it is halted (cursor model).
+    pub fn halt(&self) -> Option<Halt> {
+        self.halt
+    }
+
+    /// The rule the cursor rests on (cursor model; rule numbers as in the bytecode's rule
+    /// table) and the `first_run` flag.
+    pub fn cursor(&self) -> (u32, bool) {
+        (self.cursor, self.first_run)
+    }
+
     /// Resets the behaviour state as the game does on spawn or behaviour change: the running
     /// list and the current action are cleared; timer data is kept (the game never resets it).
     pub fn reset_behavior(&mut self) {
@@ -90,8 +110,13 @@ impl<'t> Interpreter<'t> {
         if let Err(mut diags) = crate::check::check(tree, limits) {
             return Err(diags.swap_remove(0));
         }
+        let mut rules = None;
         match tree.config.model {
             Model::RunningList { .. } => running_list::check_supported(tree)?,
+            Model::Cursor { .. } => {
+                cursor::check_supported(tree)?;
+                rules = Some(cursor::Rules::new(tree));
+            }
             other => {
                 let span = tree
                     .main_root()
@@ -106,6 +131,7 @@ impl<'t> Interpreter<'t> {
         Ok(Interpreter {
             tree,
             strings: eval::intern_strings(tree),
+            rules,
         })
     }
 
@@ -139,7 +165,39 @@ impl<'t> Interpreter<'t> {
             cooldowns: vec![0; self.tree.nodes.len()],
             vars,
             rng: Prng::for_agent(agent.0),
+            cursor: 0,
+            first_run: true,
+            halt: None,
         }
+    }
+
+    /// Makes `state` fresh again (Drag[en]gine `reset()`: the cursor on the root, a stopped
+    /// tree running again).
+    pub fn reset(&self, state: &mut AgentState) {
+        *state = self.new_agent(state.agent);
+    }
+
+    /// The cursor model's rule id of rule `rule` (the name of the rule's top node).
+    pub fn rule_id(&self, rule: u32) -> Option<&str> {
+        let top = *self.rules.as_ref()?.tops.get(rule as usize)?;
+        self.tree.node(top).name.as_deref()
+    }
+
+    /// The cursor model's rule whose id is `id`.
+    pub fn rule_named(&self, id: &str) -> Option<u32> {
+        self.rules.as_ref()?.named(self.tree, id)
+    }
+
+    /// Puts the cursor of `state` on `rule` with `first_run` (restoring a snapshot); the tree
+    /// runs again if it was halted. Returns false if there is no such rule.
+    pub fn set_cursor(&self, state: &mut AgentState, rule: u32, first_run: bool) -> bool {
+        if self.rules.as_ref().is_none_or(|r| rule as usize >= r.tops.len()) {
+            return false;
+        }
+        state.cursor = rule;
+        state.first_run = first_run;
+        state.halt = None;
+        true
     }
 
     /// Ticks the main tree once for one agent at time `now`.
@@ -179,6 +237,18 @@ impl<'t> Interpreter<'t> {
                 capacity: capacity as usize,
             }
             .evaluate(root),
+            Model::Cursor { runaway_limit } => match &self.rules {
+                Some(rules) => cursor::Step {
+                    interp: self,
+                    rules,
+                    state,
+                    host,
+                    now,
+                    limit: runaway_limit,
+                }
+                .step(),
+                None => Status::Failure,
+            },
             _ => Status::Failure,
         }
     }

@@ -1,6 +1,6 @@
 //! The scripted host: answers calls from a [`Scenario`] and records the trace.
 
-use btvm::{Call, Host, Import, Status, Value};
+use btvm::{Call, Host, Import, ImportId, Status, Value};
 use std::collections::HashMap;
 
 use super::{Answer, Scenario, ScriptValue, Trace};
@@ -140,6 +140,16 @@ fn lit_f64(l: &Lit) -> f64 {
 }
 
 impl Host for ScriptedHost<'_> {
+    fn bind_import(&mut self, _id: ImportId, import: &Import) -> bool {
+        !self.scenario.missing.contains(&import.name)
+    }
+
+    fn available(&mut self, id: ImportId) -> bool {
+        self.imports
+            .get(id.index())
+            .is_some_and(|i| !self.scenario.missing.contains(&i.name))
+    }
+
     fn action(&mut self, call: &Call<'_>) -> Status {
         let status = match self.lookup(call) {
             Some(ScriptValue::Status(s)) => s,

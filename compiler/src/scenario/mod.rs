@@ -19,7 +19,7 @@ pub use run::{run, run_engines, Engine, EngineKind};
 pub use trace::Trace;
 
 use btvm::{Millis, Status};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::Lit;
 use crate::source::Span;
@@ -76,6 +76,10 @@ pub struct Scenario {
     pub now_at: BTreeMap<u32, Millis>,
     /// Entry points to run before a tick's main tick.
     pub entries: BTreeMap<u32, Vec<String>>,
+    /// Ticks before which every agent is reset.
+    pub resets: BTreeSet<u32>,
+    /// Imports the host does not have.
+    pub missing: BTreeSet<String>,
     /// What unscripted actions return.
     pub default_action: Status,
     /// What unscripted functions return.
@@ -93,6 +97,8 @@ impl Default for Scenario {
             time_step: 100,
             now_at: BTreeMap::new(),
             entries: BTreeMap::new(),
+            resets: BTreeSet::new(),
+            missing: BTreeSet::new(),
             default_action: Status::Success,
             default_function: Lit::Int(0),
             answers: Vec::new(),

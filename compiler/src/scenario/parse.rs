@@ -318,8 +318,11 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
         }
         "at" => {
             let k = line.count("a tick number")?;
-            let (what, _) = line.word("`now` or `entry`")?;
+            let (what, _) = line.word("`now`, `entry` or `reset`")?;
             match what.as_str() {
+                "reset" => {
+                    scn.resets.insert(k);
+                }
                 "now" => {
                     let t = line.int("a time")?;
                     scn.now_at.insert(k, t);
@@ -332,7 +335,7 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                     return Err(Diagnostic::new(
                         ErrorKind::Syntax,
                         span,
-                        "expected `at K now T` or `at K entry NAME`",
+                        "expected `at K now T`, `at K entry NAME` or `at K reset`",
                     ))
                 }
             }
@@ -350,6 +353,10 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                     ))
                 }
             }
+        }
+        "missing" => {
+            let (name, _) = line.word("an import name")?;
+            scn.missing.insert(name);
         }
         "answer" => {
             let (name, name_span) = line.word("an import name")?;
@@ -391,7 +398,7 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                 span,
                 format!("unknown directive `{other}`"),
             )
-            .with_note("directives: agents, ticks, time, at, default, answer"))
+            .with_note("directives: agents, ticks, time, at, default, missing, answer"))
         }
     }
     line.done()

@@ -1,10 +1,10 @@
 //! Driving an engine through a scenario.
 
-use btvm::{AgentId, Host, Millis, Status};
+use btvm::{AgentId, Halt, Host, Millis, Status};
 
 use super::{Scenario, ScriptedHost, Trace};
 use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::Tree;
+use crate::ir::{Model, Tree};
 use crate::reference::{AgentState, Interpreter};
 use crate::source::Span;
 
@@ -58,6 +58,10 @@ pub trait Engine {
         host: &mut dyn Host,
         now: Millis,
     ) -> Option<Status>;
+    /// Why the agent's tree no longer runs, if it is halted.
+    fn halt(&self, agent: u32) -> Option<Halt>;
+    /// Makes the agent's state fresh.
+    fn reset(&mut self, agent: u32);
 }
 
 struct ReferenceEngine<'t> {
@@ -82,6 +86,16 @@ impl Engine for ReferenceEngine<'_> {
     ) -> Option<Status> {
         let state = self.agents.get_mut(agent as usize)?;
         self.interp.run_entry(entry, state, host, now)
+    }
+
+    fn halt(&self, agent: u32) -> Option<Halt> {
+        self.agents.get(agent as usize)?.halt()
+    }
+
+    fn reset(&mut self, agent: u32) {
+        if let Some(state) = self.agents.get_mut(agent as usize) {
+            self.interp.reset(state);
+        }
     }
 }
 
@@ -126,6 +140,18 @@ impl Engine for CompiledEngine<'_> {
             .run_entry(entry, state, AgentId(agent), host, now)
             .ok()
     }
+
+    fn halt(&self, agent: u32) -> Option<Halt> {
+        let program = self.engines.first()?.program();
+        program.halt(self.states.get(agent as usize)?)
+    }
+
+    fn reset(&mut self, agent: u32) {
+        if let (Some(e), Some(state)) = (self.engines.first(), self.states.get_mut(agent as usize))
+        {
+            e.program().reset(state);
+        }
+    }
 }
 
 /// A compiled engine of `kind`; native code that cannot be produced is an error here (tests
@@ -151,6 +177,23 @@ fn compiled(
 /// Fails if the engine cannot run the tree, or if the scenario names an entry point the tree
 /// does not have.
 pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace, Diagnostic> {
+    if !matches!(tree.config.model, Model::Cursor { .. }) {
+        if let Some(imp) = tree
+            .imports
+            .iter()
+            .find(|i| scenario.missing.contains(&i.name))
+        {
+            return Err(Diagnostic::new(
+                ErrorKind::UnknownName,
+                Span::DUMMY,
+                format!(
+                    "the host has no {} `{}` (the scenario says it is missing)",
+                    imp.kind.name(),
+                    imp.name
+                ),
+            ));
+        }
+    }
     for names in scenario.entries.values() {
         for name in names {
             if tree.entry(name).is_none() {
@@ -171,7 +214,12 @@ pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace
                 .map(|a| interp.new_agent(AgentId(a)))
                 .collect();
             let mut host = ScriptedHost::new(scenario, &tree.imports);
-            drive(&mut ReferenceEngine { interp, agents }, scenario, &mut host);
+            drive(
+                &mut ReferenceEngine { interp, agents },
+                tree,
+                scenario,
+                &mut host,
+            );
             Ok(host.into_trace())
         }
         EngineKind::Vm | EngineKind::Native | EngineKind::Switching => {
@@ -206,12 +254,16 @@ pub fn run_engines(
         states: (0..scenario.agents).map(|_| program.new_state()).collect(),
         ticks: vec![0; scenario.agents as usize],
     };
-    drive(&mut engine, scenario, &mut host);
+    drive(&mut engine, tree, scenario, &mut host);
     host.into_trace()
 }
 
 /// The scenario loop shared by every engine.
-fn drive(engine: &mut dyn Engine, scenario: &Scenario, host: &mut ScriptedHost<'_>) {
+fn drive(engine: &mut dyn Engine, tree: &Tree, scenario: &Scenario, host: &mut ScriptedHost<'_>) {
+    let limit = match tree.config.model {
+        Model::Cursor { runaway_limit } => runaway_limit,
+        _ => 0,
+    };
     for k in 0..scenario.ticks {
         let now = scenario.now(k);
         host.set_tick(k);
@@ -221,13 +273,22 @@ fn drive(engine: &mut dyn Engine, scenario: &Scenario, host: &mut ScriptedHost<'
             } else {
                 host.note(format!("tick {k} now {now}"));
             }
+            if scenario.resets.contains(&k) {
+                engine.reset(agent);
+                host.note("reset".into());
+            }
             for entry in scenario.entries.get(&k).into_iter().flatten() {
                 if let Some(s) = engine.run_entry(agent, entry, host, now) {
                     host.note(format!("entry {entry} {s}"));
                 }
             }
+            let halted = engine.halt(agent).is_some();
             let s = engine.tick(agent, host, now);
-            host.note(format!("root {s}"));
+            host.note(match (halted, engine.halt(agent)) {
+                (true, _) => "stopped".into(),
+                (false, Some(Halt::RunAway)) => format!("error run-away after {limit} rule runs"),
+                _ => format!("root {s}"),
+            });
         }
     }
 }

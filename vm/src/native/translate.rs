@@ -1017,6 +1017,16 @@ impl Tx<'_, '_, '_> {
                 self.branch(c, true, to, pc);
                 return Ok(false);
             }
+            Instr::Dispatch {}
+            | Instr::Move { .. }
+            | Instr::SetCursor { .. }
+            | Instr::Step { .. }
+            | Instr::Stop {}
+            | Instr::ActCursor { .. }
+            | Instr::Yield { .. }
+            | Instr::PushBound { .. } => {
+                return Err(format!("instruction {pc} (`{}`) is not compiled yet", ins.mnemonic()))
+            }
         }
         Ok(true)
     }

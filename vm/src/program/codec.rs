@@ -7,13 +7,13 @@
 
 use super::error::{ProgramError, ProgramErrorKind};
 use super::isa::Instr;
-use super::{Field, Function, FunctionKind, Layout, ProgramModel, ProgramParts};
+use super::{Field, Function, FunctionKind, Layout, ProgramModel, ProgramParts, Rule};
 use crate::{Import, ImportKind, Limits, StrId, Value};
 
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -159,9 +159,13 @@ fn put_field(out: &mut Vec<u8>, f: Field) {
 /// Everything after the header; the fingerprint is computed over these bytes.
 pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
     let mut out = Vec::new();
-    out.push(match parts.model {
-        ProgramModel::RunningList => 0,
-    });
+    match parts.model {
+        ProgramModel::RunningList => out.push(0),
+        ProgramModel::Cursor { limit } => {
+            out.push(1);
+            put_u32(&mut out, limit);
+        }
+    }
     out.push(u8::from(parts.single_precision));
     let l = &parts.layout;
     put_u32(&mut out, l.size);
@@ -173,6 +177,8 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
     }
     out.push(u8::from(l.rng.is_some()));
     put_u32(&mut out, l.rng.unwrap_or(0));
+    put_field(&mut out, l.cursor);
+    put_field(&mut out, l.flags);
     put_len(&mut out, parts.strings.len());
     for s in &parts.strings {
         put_str(&mut out, s);
@@ -207,6 +213,12 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
         });
         put_u32(&mut out, f.start);
         put_u32(&mut out, f.end);
+    }
+    put_len(&mut out, parts.rules.len());
+    for r in &parts.rules {
+        put_u32(&mut out, r.label);
+        out.push(u8::from(r.id.is_some()));
+        put_str(&mut out, r.id.as_deref().unwrap_or(""));
     }
     put_len(&mut out, parts.code.len());
     for i in &parts.code {
@@ -263,6 +275,7 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
 fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
     let model = match r.u8()? {
         0 => ProgramModel::RunningList,
+        1 => ProgramModel::Cursor { limit: r.u32()? },
         m => return Err(r.error(ProgramErrorKind::BadOperand, format!("unknown model {m}"))),
     };
     let single_precision = r.flag()?;
@@ -281,6 +294,8 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             "an absent rng slot has an offset",
         ));
     }
+    let cursor = r.field()?;
+    let flags = r.field()?;
     let layout = Layout {
         size,
         current,
@@ -292,6 +307,8 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         timers,
         timer_count,
         rng: has_rng.then_some(rng_at),
+        cursor,
+        flags,
     };
     let n = r.count(4, "strings")?;
     let mut strings = Vec::with_capacity(n);
@@ -347,6 +364,20 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             end: r.u32()?,
         });
     }
+    let n = r.count(9, "rules")?;
+    let mut rules = Vec::with_capacity(n);
+    for _ in 0..n {
+        let label = r.u32()?;
+        let has_id = r.flag()?;
+        let id = r.string()?;
+        if !has_id && !id.is_empty() {
+            return Err(r.error(ProgramErrorKind::BadOperand, "a rule without an id has one"));
+        }
+        rules.push(Rule {
+            label,
+            id: has_id.then_some(id),
+        });
+    }
     let n = r.count(1, "instructions")?;
     let mut code = Vec::with_capacity(n);
     for _ in 0..n {
@@ -361,6 +392,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         vars,
         temps,
         functions,
+        rules,
         code,
     })
 }

@@ -13,7 +13,8 @@ impl fmt::Display for Program {
         let p = self.parts();
         let l = &p.layout;
         let model = match p.model {
-            ProgramModel::RunningList => "running-list",
+            ProgramModel::RunningList => "running-list".to_string(),
+            ProgramModel::Cursor { limit } => format!("cursor {limit}"),
         };
         writeln!(f, "; btvm program {:016x}", self.fingerprint())?;
         writeln!(
@@ -50,6 +51,19 @@ impl fmt::Display for Program {
             self.tick_budget(),
             p.temps
         )?;
+        if p.layout.cursor.width > 0 {
+            writeln!(
+                f,
+                "; cursor @{}:{}, flags @{}:{}",
+                l.cursor.offset, l.cursor.width, l.flags.offset, l.flags.width
+            )?;
+        }
+        for (i, r) in p.rules.iter().enumerate() {
+            match &r.id {
+                Some(id) => writeln!(f, "; rule{i} at L{} id {}", r.label, Quoted(id))?,
+                None => writeln!(f, "; rule{i} at L{}", r.label)?,
+            }
+        }
         for (i, imp) in p.imports.iter().enumerate() {
             writeln!(
                 f,

@@ -51,6 +51,10 @@ pub struct Str(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ActionNo(pub u32);
 
+/// A rule of the cursor model: an index into the program's rule table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuleNo(pub u32);
+
 /// What an operand refers to, for the verifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OperandRef {
@@ -72,6 +76,8 @@ pub enum OperandRef {
     Str(u32),
     /// An action ordinal.
     Action(u32),
+    /// A cursor rule.
+    Rule(u32),
     /// An immediate that needs no range check.
     Immediate,
 }
@@ -139,6 +145,7 @@ index_operand! {
     Var "var" Var,
     Str "str" Str,
     ActionNo "action" Action,
+    RuleNo "rule" Rule,
 }
 
 impl Operand for u8 {
@@ -426,6 +433,29 @@ isa! {
     0x1b JumpIfFalse "jump.false" { to: Label } pop(1) push(0);
     /// Pop; jump to `to` if the value is truthy.
     0x1c JumpIfTrue "jump.true" { to: Label } pop(1) push(0);
+    /// Cursor model: start a step. A halted agent ends the tick with failure at once;
+    /// otherwise continue at the code of the rule in the cursor slot (the root if the slot
+    /// holds no valid rule).
+    0x20 Dispatch "cursor.dispatch" {} pop(0) push(0);
+    /// Cursor model: `move(rule)` — the cursor becomes `rule` and `first_run` true; count one
+    /// rule run on `count` (a run-away at the limit halts the agent and ends the tick with
+    /// failure); continue at the rule's code.
+    0x21 Move "cursor.move" { rule: RuleNo, count: Temp } pop(0) push(0);
+    /// Cursor model: the cursor becomes `rule` and `first_run` true.
+    0x22 SetCursor "cursor.set" { rule: RuleNo } pop(0) push(0);
+    /// Cursor model: count one rule run on `count`; at the limit, halt the agent (run-away)
+    /// and end the tick with failure.
+    0x23 Step "cursor.step" { count: Temp } pop(0) push(0);
+    /// Cursor model: the root failed: halt the agent (stopped) and end the tick with failure.
+    0x24 Stop "cursor.stop" {} pop(0) push(0);
+    /// Cursor model action: pop `argc` arguments, call the host with phase `enter` if
+    /// `first_run`, else `continue`; clear `first_run`; continue at the label for the status.
+    0x25 ActCursor "act.cursor" { import: Imp, argc: u8, success: Label, failure: Label, running: Label } pop(u32::from(argc)) push(0);
+    /// Cursor model `yield`: if `first_run`, clear it and continue at `running`; else at
+    /// `success`.
+    0x26 Yield "yield" { success: Label, running: Label } pop(0) push(0);
+    /// Push whether the host has import `import` right now (`Host::available`).
+    0x27 PushBound "push.bound" { import: Imp } pop(0) push(1);
 }
 
 impl Instr {
@@ -441,6 +471,11 @@ impl Instr {
                 | Instr::OnSuccess { .. }
                 | Instr::OnRunning { .. }
                 | Instr::Quorum { .. }
+                | Instr::Dispatch {}
+                | Instr::Move { .. }
+                | Instr::Stop {}
+                | Instr::ActCursor { .. }
+                | Instr::Yield { .. }
         )
     }
 }

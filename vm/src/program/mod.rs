@@ -16,7 +16,9 @@ mod verify;
 
 pub use codec::{Reader, MAGIC, VERSION};
 pub use error::{ProgramError, ProgramErrorKind};
-pub use isa::{ActionNo, Bit, Func, Imp, Instr, Label, Operand, OperandRef, Str, Temp, Timer, Var};
+pub use isa::{
+    ActionNo, Bit, Func, Imp, Instr, Label, Operand, OperandRef, RuleNo, Str, Temp, Timer, Var,
+};
 
 use crate::{Import, Limits, Strings, Value};
 
@@ -63,7 +65,19 @@ pub struct Layout {
     /// Byte offset of the PRNG state (`u64`, 0 = not yet seeded), if the program draws random
     /// numbers.
     pub rng: Option<u32>,
+    /// Cursor model: the rule the cursor rests on (an index into the rule table).
+    pub cursor: Field,
+    /// Cursor model: one byte of flags ([`FLAG_STARTED`], [`FLAG_STOPPED`], [`FLAG_RUNAWAY`]).
+    pub flags: Field,
 }
+
+/// Cursor-model flag: the current rule has run (`first_run` is false). Clear in a fresh agent,
+/// so `first_run` starts true.
+pub const FLAG_STARTED: u8 = 1;
+/// Cursor-model flag: the root failed and the tree is stopped until a reset.
+pub const FLAG_STOPPED: u8 = 2;
+/// Cursor-model flag: a step hit the run-away limit and the tree is stopped until a reset.
+pub const FLAG_RUNAWAY: u8 = 4;
 
 impl Layout {
     /// Bytes used by the running-list bit set.
@@ -100,6 +114,20 @@ pub struct Function {
 pub enum ProgramModel {
     /// Unvanquished's running list (`spec/semantics.md` 4.1).
     RunningList,
+    /// Drag[en]gine's cursor (`spec/semantics.md` 4.2).
+    Cursor {
+        /// Rule runs per step before the step is a run-away.
+        limit: u32,
+    },
+}
+
+/// One rule of the cursor model: where its code starts, and its id (for snapshots).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rule {
+    /// The first instruction of the rule's code.
+    pub label: u32,
+    /// The rule id, if the rule has one.
+    pub id: Option<String>,
 }
 
 /// Everything a program is made of, as the lowering produces it. [`Program::new`] verifies it.
@@ -121,6 +149,8 @@ pub struct ProgramParts {
     pub temps: u32,
     /// The functions; entries first, in the tree's entry order (the first is the main tree).
     pub functions: Vec<Function>,
+    /// The cursor model's rule table (empty in other models); rule 0 is the root.
+    pub rules: Vec<Rule>,
     /// The code.
     pub code: Vec<Instr>,
 }
@@ -279,6 +309,30 @@ impl Program {
     /// Counter registers needed per tick.
     pub fn temps(&self) -> u32 {
         self.parts.temps
+    }
+
+    /// The cursor model's rule table (empty in other models).
+    pub fn rules(&self) -> &[Rule] {
+        &self.parts.rules
+    }
+
+    /// Why the agent whose state is `state` no longer runs, if it is halted (cursor model).
+    pub fn halt(&self, state: &[u8]) -> Option<crate::Halt> {
+        let flags = crate::exec::read(state, self.parts.layout.flags) as u8;
+        if flags & FLAG_RUNAWAY != 0 {
+            Some(crate::Halt::RunAway)
+        } else if flags & FLAG_STOPPED != 0 {
+            Some(crate::Halt::Stopped)
+        } else {
+            None
+        }
+    }
+
+    /// Resets an agent: its state becomes fresh (all zeroes), as after [`Program::new_state`].
+    /// In the cursor model this is Drag[en]gine's `reset()`: the cursor returns to the root and
+    /// a stopped tree runs again.
+    pub fn reset(&self, state: &mut [u8]) {
+        state.fill(0);
     }
 
     #[cfg(feature = "jit")]

@@ -12,13 +12,18 @@
 //!   explicitly; no code falls off the end of a function; `finish` only ends entries and
 //!   `return` only ends subtrees;
 //! - subtree calls form no cycle, so the call depth is bounded;
+//! - cursor programs (`ProgramModel::Cursor`) have one entry function, a rule table whose
+//!   labels lie in it, a cursor field wide enough for every rule and a flags byte; cursor
+//!   instructions appear only in cursor programs. Their only backward control flow is
+//!   `cursor.dispatch`/`cursor.move` through the rule table, and every `cursor.move` counts a
+//!   rule run against the run-away limit, so a tick runs at most `limit + 1` forward paths;
 //! - the longest path through a tick (calls included) fits the per-tick instruction budget.
 //!
 //! It never executes code and never panics, whatever the input.
 
 use super::error::{ProgramError, ProgramErrorKind as K};
 use super::isa::{Instr, OperandRef};
-use super::{FunctionKind, Layout, ProgramParts};
+use super::{FunctionKind, Layout, ProgramModel, ProgramParts};
 use crate::{BinOp, ImportKind, Limits, Value};
 
 /// What verification proved, kept by the program for the engines.
@@ -59,6 +64,7 @@ pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> 
     layout(&p.layout, limits)?;
     tables(p)?;
     functions(p)?;
+    cursor(p)?;
     let mut max_stack = 0;
     let mut targets = vec![false; p.code.len()];
     for (fi, f) in p.functions.iter().enumerate() {
@@ -91,7 +97,15 @@ fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {
     }
     let bad = |m: String| Err(err(K::BadLayout, m));
     let mut regions: Vec<(&str, u64, u64)> = Vec::new();
-    for (name, f) in [("current", l.current), ("count", l.count)] {
+    if !matches!(l.flags.width, 0 | 1) {
+        return bad(format!("the flags field is {} bytes wide", l.flags.width));
+    }
+    regions.push(("flags", u64::from(l.flags.offset), u64::from(l.flags.width)));
+    for (name, f) in [
+        ("current", l.current),
+        ("count", l.count),
+        ("cursor", l.cursor),
+    ] {
         if !matches!(f.width, 0 | 1 | 2 | 4) {
             return bad(format!("the {name} field is {} bytes wide", f.width));
         }
@@ -158,6 +172,83 @@ fn tables(p: &ProgramParts) -> Result<(), ProgramError> {
         }
     }
     Ok(())
+}
+
+/// The cursor model's tables and fields, or their absence in other models.
+fn cursor(p: &ProgramParts) -> Result<(), ProgramError> {
+    let l = &p.layout;
+    match p.model {
+        ProgramModel::Cursor { limit } => {
+            if limit == 0 {
+                return Err(err(K::BadOperand, "a run-away limit of 0".into()));
+            }
+            let [f] = &p.functions[..] else {
+                return Err(err(
+                    K::BadContinuation,
+                    format!(
+                        "a cursor program has one entry function, not {}",
+                        p.functions.len()
+                    ),
+                ));
+            };
+            if f.kind != FunctionKind::Entry {
+                return Err(err(
+                    K::BadContinuation,
+                    "a cursor program's function is not an entry".into(),
+                ));
+            }
+            if p.rules.is_empty() {
+                return Err(err(K::BadOperand, "a cursor program without rules".into()));
+            }
+            if l.flags.width != 1 || l.cursor.width == 0 {
+                return Err(err(
+                    K::BadLayout,
+                    "a cursor program needs a cursor field and a flags byte".into(),
+                ));
+            }
+            if (p.rules.len() - 1) as u64 > l.cursor.max() {
+                return Err(err(
+                    K::BadLayout,
+                    format!("{} rules do not fit the cursor field", p.rules.len()),
+                ));
+            }
+            if let Some(r) = p.rules.iter().find(|r| r.label < f.start || r.label >= f.end) {
+                return Err(err(
+                    K::BadJump,
+                    format!("rule label {} lies outside `{}`", r.label, f.name),
+                ));
+            }
+        }
+        ProgramModel::RunningList => {
+            if !p.rules.is_empty() || l.cursor.width != 0 || l.flags.width != 0 {
+                return Err(err(
+                    K::BadLayout,
+                    "a running-list program with cursor-model state".into(),
+                ));
+            }
+            if let Some(pc) = p.code.iter().position(is_cursor_instr) {
+                return Err(err(
+                    K::BadOperand,
+                    format!("cursor-model instruction at {pc} in a running-list program"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Instructions that only cursor programs may hold.
+fn is_cursor_instr(i: &Instr) -> bool {
+    matches!(
+        i,
+        Instr::Dispatch {}
+            | Instr::Move { .. }
+            | Instr::SetCursor { .. }
+            | Instr::Step { .. }
+            | Instr::Stop {}
+            | Instr::ActCursor { .. }
+            | Instr::Yield { .. }
+    )
 }
 
 fn functions(p: &ProgramParts) -> Result<(), ProgramError> {
@@ -251,6 +342,7 @@ fn body(
                 OperandRef::Var(i) => ("variable", i, len32(p.vars.len())),
                 OperandRef::Str(i) => ("string", i, len32(p.strings.len())),
                 OperandRef::Action(i) => ("action", i, p.layout.actions),
+                OperandRef::Rule(i) => ("rule", i, len32(p.rules.len())),
                 OperandRef::Immediate => return,
             };
             if idx >= len {
@@ -271,7 +363,7 @@ fn body(
             }
         };
         let problem = match *ins {
-            Instr::Act { import, argc, .. } => {
+            Instr::Act { import, argc, .. } | Instr::ActCursor { import, argc, .. } => {
                 arity(import.0, argc, ImportKind::Action).map(|m| (K::Arity, m))
             }
             Instr::CallFn { import, argc } => {
@@ -322,6 +414,15 @@ fn body(
     // Stack depths: jumps only go forward, so one pass in order sees every predecessor first.
     let mut depth: Vec<Option<u32>> = vec![None; end - start];
     depth[0] = Some(0);
+    // Rules are entered by `cursor.dispatch` and `cursor.move` with an empty stack.
+    for r in &p.rules {
+        if let Some(slot) = (r.label as usize)
+            .checked_sub(start)
+            .and_then(|k| depth.get_mut(k))
+        {
+            *slot = Some(0);
+        }
+    }
     let mut max = 0;
     for pc in start..end {
         let Some(d) = depth[pc - start] else {
@@ -353,6 +454,7 @@ fn body(
                 | Instr::JumpIfCmp { .. }
                 | Instr::JumpIfCmpK { .. }
                 | Instr::CallFnCmpK { .. }
+                | Instr::PushBound { .. }
                 | Instr::Jump { .. }
         );
         if node_level && d != pop {
@@ -484,6 +586,16 @@ fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> 
         }
         depth[f] = calls_here;
         cost[f] = longest[0];
+        if let ProgramModel::Cursor { limit } = p.model {
+            // Each `cursor.move` counts a rule run, so a tick is at most `limit + 1` forward
+            // paths, each starting at the function's start or at a rule.
+            let seg = p
+                .rules
+                .iter()
+                .filter_map(|r| longest.get((r.label as usize).checked_sub(start)?).copied())
+                .fold(longest[0], u64::max);
+            cost[f] = seg.saturating_mul(u64::from(limit) + 1);
+        }
         if func.kind == FunctionKind::Entry {
             if cost[f] > limits.max_tick_instructions {
                 return Err(err(

@@ -1,0 +1,310 @@
+//! Lowering of the cursor model (Drag[en]gine, `spec/semantics.md` §4.2).
+//!
+//! The whole tree is one entry function:
+//!
+//! ```text
+//!   temp.zero t0              ; the step's rule-run counter
+//!   cursor.dispatch           ; halted → failure; else jump to the cursor's rule
+//! rule 0: …                   ; each rule's code, in arena order (the rule table's labels)
+//! ```
+//!
+//! A rule is compiled with three continuations like any node, but they lead to its parent
+//! list's "child finished" code instead of the next sibling: bubbling up is a static jump. A
+//! list rule's code is its entry, then its children's rules, then one handler per child and
+//! outcome; every handler starts with `cursor.step` (the finished child's run is counted) and
+//! ends with `cursor.move` (to another child: counted, then straight to its code) or with
+//! `cursor.set` to itself and a jump to its own continuation. Decorators above a list run on
+//! entry (guards) and on its finishing status (maps); a move bypasses them, as in the
+//! reference interpreter.
+//!
+//! This module never builds a program without the verifier.
+
+use btvm::program::{Field, Imp, Instr, Label, Layout, ProgramModel, ProgramParts, RuleNo, Temp};
+use btvm::{Limits, Program, Status};
+
+use super::asm::Asm;
+use super::layout::Slots;
+use super::{string_table, var_values, verified, Cont, Lower};
+use crate::diag::Diagnostic;
+use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
+use crate::reference::cursor::{check_supported, Rules};
+use crate::source::Span;
+
+/// The step counter register.
+const COUNT: Temp = Temp(0);
+
+/// Compiles a cursor-model tree.
+pub(super) fn lower(
+    tree: &Tree,
+    limits: &Limits,
+    limit: u32,
+    span: Span,
+) -> Result<Program, Vec<Diagnostic>> {
+    check_supported(tree).map_err(|d| vec![d])?;
+    let Some(root) = tree.main_root() else {
+        return Err(vec![Diagnostic::new(
+            crate::diag::ErrorKind::InvalidValue,
+            span,
+            "the tree has no root",
+        )]);
+    };
+    let strings = crate::reference::eval::intern_strings(tree);
+    let rules = Rules::new(tree);
+    let slots = Slots::new(tree, 0);
+    let mut lw = Lower {
+        tree,
+        slots: &slots,
+        strings: &strings,
+        asm: Asm::default(),
+        lazy_imports: true,
+    };
+    let mut starts = vec![0u32; rules.tops.len()];
+    let fn_start = lw.asm.here();
+    lw.asm.emit(Instr::Zero { temp: COUNT });
+    lw.asm.emit(Instr::Dispatch {});
+    let k = Cont {
+        s: lw.asm.label(),
+        f: lw.asm.label(),
+        r: lw.asm.label(),
+    };
+    let mut cl = CursorLower {
+        lw: &mut lw,
+        rules: &rules,
+        starts: &mut starts,
+        running: k.r,
+    };
+    cl.rule(root, k);
+    let asm = &mut cl.lw.asm;
+    asm.place(k.s);
+    asm.emit(Instr::Step { count: COUNT });
+    asm.emit(Instr::Finish {
+        status: Status::Success,
+    });
+    asm.place(k.f);
+    asm.emit(Instr::Step { count: COUNT });
+    asm.emit(Instr::Stop {});
+    asm.place(k.r);
+    asm.emit(Instr::Finish {
+        status: Status::Running,
+    });
+    let fn_end = asm.here();
+    let (code, index) = lw.asm.finish();
+    let at = |pos: u32| index[pos as usize];
+    let rule_table = rules
+        .tops
+        .iter()
+        .zip(&starts)
+        .map(|(&top, &pos)| btvm::program::Rule {
+            label: at(pos),
+            id: tree.node(top).name.clone(),
+        })
+        .collect();
+    let parts = ProgramParts {
+        model: ProgramModel::Cursor { limit },
+        single_precision: tree.config.precision == Precision::Single,
+        layout: layout(tree, rules.tops.len()),
+        strings: string_table(&strings),
+        imports: tree.imports.clone(),
+        vars: var_values(tree, &strings),
+        temps: 1,
+        functions: vec![btvm::program::Function {
+            name: tree.roots[0].name.clone(),
+            kind: btvm::program::FunctionKind::Entry,
+            start: at(fn_start),
+            end: at(fn_end),
+        }],
+        rules: rule_table,
+        code,
+    };
+    verified(parts, limits, span)
+}
+
+/// The state of a cursor agent: the flags byte, the cursor, then the PRNG if used.
+fn layout(tree: &Tree, rules: usize) -> Layout {
+    let width = match rules.saturating_sub(1) {
+        0..=0xff => 1,
+        0x100..=0xffff => 2,
+        _ => 4,
+    };
+    let mut rng = false;
+    tree.for_each_expr(|e| rng |= matches!(e, crate::ir::Expr::Random));
+    let flags = Field {
+        offset: 0,
+        width: 1,
+    };
+    let cursor = Field { offset: 1, width };
+    let mut size = 1 + u32::from(width);
+    let rng_at = rng.then(|| {
+        let a = size;
+        size += 8;
+        a
+    });
+    Layout {
+        size,
+        rng: rng_at,
+        cursor,
+        flags,
+        ..Layout::default()
+    }
+}
+
+struct CursorLower<'l, 'a> {
+    lw: &'l mut Lower<'a>,
+    rules: &'l Rules,
+    /// Each rule's first position in the assembler (becomes its rule-table label).
+    starts: &'l mut Vec<u32>,
+    /// `finish running`: a running rule ends the step with the cursor on it.
+    running: Label,
+}
+
+impl CursorLower<'_, '_> {
+    fn asm(&mut self) -> &mut Asm {
+        &mut self.lw.asm
+    }
+
+    fn jump(&mut self, to: Label) {
+        self.asm().emit(Instr::Jump { to });
+    }
+
+    /// A rule whose top node is `top`, finishing at `k`.
+    fn rule(&mut self, top: NodeId, k: Cont) {
+        let me = self.rules.of(top);
+        self.starts[me as usize] = self.lw.asm.here();
+        self.chain(top, me, k);
+    }
+
+    /// A node of rule `me`'s decorator chain, or its leaf or list.
+    fn chain(&mut self, id: NodeId, me: u32, k: Cont) {
+        let tree = self.lw.tree;
+        let node = tree.node(id);
+        let child = node.children.first().copied();
+        match &node.kind {
+            NodeKind::Guard(g) => {
+                self.lw.branch(&g.cond, k.f, false);
+                if let Some(c) = child {
+                    self.chain(c, me, k);
+                }
+            }
+            NodeKind::MapStatus(m) => {
+                let mapped = Cont {
+                    s: k.on(m.success),
+                    f: k.on(m.failure),
+                    r: k.on(m.running),
+                };
+                if let Some(c) = child {
+                    self.chain(c, me, mapped);
+                }
+            }
+            NodeKind::Invert => {
+                if let Some(c) = child {
+                    self.chain(
+                        c,
+                        me,
+                        Cont {
+                            s: k.f,
+                            f: k.s,
+                            r: k.r,
+                        },
+                    );
+                }
+            }
+            NodeKind::Action(call) => {
+                for a in &call.args {
+                    self.lw.value(&a.value);
+                }
+                self.asm().emit(Instr::ActCursor {
+                    import: Imp(call.import.0),
+                    argc: u8::try_from(call.args.len()).unwrap_or(u8::MAX),
+                    success: k.s,
+                    failure: k.f,
+                    running: k.r,
+                });
+            }
+            NodeKind::Condition(e) => {
+                self.lw.branch(e, k.f, false);
+                self.jump(k.s);
+            }
+            NodeKind::Const(s) => self.jump(k.on(*s)),
+            NodeKind::Yield => self.asm().emit(Instr::Yield {
+                success: k.s,
+                running: k.r,
+            }),
+            NodeKind::Sequence(c) => self.list(true, c, &node.children, me, k),
+            NodeKind::Selector(c) => self.list(false, c, &node.children, me, k),
+            // `check_supported` rejected every other kind.
+            _ => self.jump(k.f),
+        }
+    }
+
+    fn move_to(&mut self, rule: u32) {
+        self.asm().emit(Instr::Move {
+            rule: RuleNo(rule),
+            count: COUNT,
+        });
+    }
+
+    /// Jumps to `to` when the list's `when` condition is false.
+    fn unless_when(&mut self, c: &Composite, to: Label) {
+        if let Some(e) = &c.cond {
+            self.lw.branch(e, to, false);
+        }
+    }
+
+    /// A list rule: entry, children, then the "child finished" handlers (spec §4.2).
+    fn list(&mut self, seq: bool, c: &Composite, children: &[NodeId], me: u32, k: Cont) {
+        if children.is_empty() {
+            return self.jump(k.f);
+        }
+        let kids: Vec<u32> = children.iter().map(|&ch| self.rules.of(ch)).collect();
+        self.unless_when(c, k.f);
+        self.move_to(kids[0]);
+        let handlers: Vec<(Label, Label)> = children
+            .iter()
+            .map(|_| (self.lw.asm.label(), self.lw.asm.label()))
+            .collect();
+        for (i, &ch) in children.iter().enumerate() {
+            let (s, f) = handlers[i];
+            let r = self.running;
+            self.rule(ch, Cont { s, f, r });
+        }
+        // The list finishes with failure: the cursor comes back to it.
+        let fail = self.lw.asm.label();
+        for (i, &(s, f)) in handlers.iter().enumerate() {
+            let next = kids.get(i + 1).copied();
+            self.asm().place(s);
+            self.asm().emit(Instr::Step { count: COUNT });
+            match (seq, next) {
+                (true, _) => {
+                    self.unless_when(c, fail);
+                    match next {
+                        Some(n) => self.move_to(n),
+                        None if c.looping => self.move_to(kids[0]),
+                        None => self.finish(me, k.s),
+                    }
+                }
+                (false, _) if c.looping => {
+                    self.unless_when(c, fail);
+                    self.move_to(kids[0]);
+                }
+                (false, _) => self.finish(me, k.s),
+            }
+            self.asm().place(f);
+            self.asm().emit(Instr::Step { count: COUNT });
+            match (seq, next) {
+                (false, Some(n)) => {
+                    self.unless_when(c, fail);
+                    self.move_to(n);
+                }
+                _ => self.jump(fail),
+            }
+        }
+        self.asm().place(fail);
+        self.finish(me, k.f);
+    }
+
+    /// `setCurrentRule(self)`, then continue at `to` (the list's own continuation).
+    fn finish(&mut self, me: u32, to: Label) {
+        self.asm().emit(Instr::SetCursor { rule: RuleNo(me) });
+        self.jump(to);
+    }
+}

@@ -1,0 +1,348 @@
+//! The Drag[en]gine execution model, written to mirror `BTContext.stepBehaviorTree` and the
+//! rules' `run` methods (`spec/semantics.md` §4.2).
+//!
+//! Per agent: the cursor (one rule), the `first_run` flag and whether the tree is halted. A
+//! step runs the cursor's rule; a finished rule bubbles up to its parent list rule, which
+//! either moves the cursor to another child (run in the same step) or finishes in turn. The
+//! step counts rule runs and ends with a run-away error at the limit.
+//!
+//! [`Rules`] (which nodes are rules, and their parents) is shared with the lowering, so the
+//! bytecode numbers rules exactly as this interpreter sees them.
+
+use btvm::{Call, Halt, Host, Millis, Phase, Status};
+
+use super::eval::EvalCtx;
+use super::{AgentState, Interpreter};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{Composite, Expr, GuardEval, NodeId, NodeKind, Resume, Tree};
+
+/// The rules of a cursor tree: the main root and every child of a `cursor` list, numbered in
+/// arena order (so the root is rule 0).
+#[derive(Clone, Debug)]
+pub(crate) struct Rules {
+    /// The top node of each rule.
+    pub tops: Vec<NodeId>,
+    /// The parent rule of each rule (`None` for the root).
+    pub parent: Vec<Option<u32>>,
+    /// The rule number of each node that is a rule's top.
+    pub index: Vec<Option<u32>>,
+}
+
+impl Rules {
+    /// Finds the rules of `tree` (which passed [`check_supported`]).
+    pub fn new(tree: &Tree) -> Rules {
+        let mut found: Vec<(NodeId, Option<NodeId>)> = Vec::new();
+        let mut stack: Vec<(NodeId, Option<NodeId>)> =
+            tree.main_root().map(|r| (r, None)).into_iter().collect();
+        while let Some((top, parent)) = stack.pop() {
+            found.push((top, parent));
+            let end = chain_end(tree, top);
+            if matches!(
+                tree.node(end).kind,
+                NodeKind::Sequence(_) | NodeKind::Selector(_)
+            ) {
+                stack.extend(tree.node(end).children.iter().map(|&c| (c, Some(top))));
+            }
+        }
+        found.sort_by_key(|&(top, _)| top);
+        let mut index = vec![None; tree.nodes.len()];
+        for (i, &(top, _)) in found.iter().enumerate() {
+            index[top.index()] = Some(i as u32);
+        }
+        let parent = found
+            .iter()
+            .map(|&(_, p)| p.and_then(|p| index[p.index()]))
+            .collect();
+        Rules {
+            tops: found.into_iter().map(|(t, _)| t).collect(),
+            parent,
+            index,
+        }
+    }
+
+    /// The rule number of a rule's top node.
+    pub fn of(&self, top: NodeId) -> u32 {
+        self.index.get(top.index()).copied().flatten().unwrap_or(0)
+    }
+
+    /// The rule whose id is `name`.
+    pub fn named(&self, tree: &Tree, name: &str) -> Option<u32> {
+        self.tops
+            .iter()
+            .position(|&t| tree.node(t).name.as_deref() == Some(name))
+            .map(|i| i as u32)
+    }
+}
+
+/// The last node of a rule's decorator chain: a leaf or a list.
+pub(crate) fn chain_end(tree: &Tree, mut id: NodeId) -> NodeId {
+    while let NodeKind::Guard(_) | NodeKind::MapStatus(_) | NodeKind::Invert = tree.node(id).kind
+    {
+        match tree.node(id).children.first() {
+            Some(&c) => id = c,
+            None => break,
+        }
+    }
+    id
+}
+
+/// Rejects trees this model does not define: other kinds or knobs, entries besides `main`,
+/// subtrees (Drag[en]gine subtrees are built in place).
+pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
+    let span = tree
+        .main_root()
+        .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
+    if tree.roots.len() != 1 || !tree.subtrees.is_empty() {
+        return Err(Diagnostic::new(
+            ErrorKind::Unsupported,
+            span,
+            "a cursor-model tree has one entry and no included subtrees",
+        ));
+    }
+    for n in &tree.nodes {
+        let ok = match &n.kind {
+            NodeKind::Sequence(c) | NodeKind::Selector(c) => c.resume == Resume::Cursor,
+            NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
+            NodeKind::MapStatus(_)
+            | NodeKind::Invert
+            | NodeKind::Action(_)
+            | NodeKind::Condition(_)
+            | NodeKind::Const(_)
+            | NodeKind::Yield => true,
+            _ => false,
+        };
+        let uses_tables = n.kind.exprs().iter().any(|e| {
+            let mut bad = false;
+            e.walk(|x| bad |= matches!(x, Expr::Timestamp(..)));
+            bad
+        });
+        if !ok || uses_tables {
+            return Err(Diagnostic::new(
+                ErrorKind::Unsupported,
+                n.span,
+                format!(
+                    "`{}` with these knobs is not part of the cursor (Drag[en]gine) model",
+                    n.kind.keyword()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What running a rule did.
+enum Run {
+    /// It finished (or ran) with a status; the cursor did not move off it.
+    Done(Status),
+    /// It moved the cursor to another rule.
+    Moved,
+}
+
+/// One step of one agent.
+pub(super) struct Step<'a, 't> {
+    pub interp: &'a Interpreter<'t>,
+    pub rules: &'a Rules,
+    pub state: &'a mut AgentState,
+    pub host: &'a mut dyn Host,
+    pub now: Millis,
+    pub limit: u32,
+}
+
+impl Step<'_, '_> {
+    /// `stepBehaviorTree`, plus the integration's stop on root failure or run-away.
+    pub fn step(&mut self) -> Status {
+        if self.state.halt.is_some() {
+            return Status::Failure;
+        }
+        let mut count = 0u32;
+        loop {
+            let mut rule = self.state.cursor;
+            let mut out = self.run_rule(rule, None);
+            loop {
+                let status = match out {
+                    Run::Done(Status::Running) => return Status::Running,
+                    Run::Done(s) => Some(s),
+                    Run::Moved => None,
+                };
+                count += 1;
+                if count == self.limit {
+                    self.state.halt = Some(Halt::RunAway);
+                    return Status::Failure;
+                }
+                let Some(s) = status else {
+                    break; // the cursor moved: run the new current rule
+                };
+                // The rule finished without moving the cursor: bubble up.
+                match self.rules.parent.get(rule as usize).copied().flatten() {
+                    None => {
+                        if s == Status::Failure {
+                            self.state.halt = Some(Halt::Stopped);
+                        }
+                        return s;
+                    }
+                    Some(p) => {
+                        out = self.run_rule(p, Some((rule, s)));
+                        rule = p;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs rule `rule`: entered (`finished` is `None`) or told that its child rule finished.
+    fn run_rule(&mut self, rule: u32, finished: Option<(u32, Status)>) -> Run {
+        let top = self.rules.tops[rule as usize];
+        self.run_node(top, rule, finished)
+    }
+
+    fn run_node(&mut self, id: NodeId, rule: u32, finished: Option<(u32, Status)>) -> Run {
+        let tree = self.interp.tree;
+        let node = tree.node(id);
+        let child = node.children.first().copied();
+        match &node.kind {
+            NodeKind::Guard(g) => {
+                // A guard tests its condition when its rule is entered, not when a child of
+                // the list below it finishes.
+                if finished.is_none() && !self.test(&g.cond) {
+                    return Run::Done(Status::Failure);
+                }
+                self.run_node(child.unwrap_or(id), rule, finished)
+            }
+            NodeKind::MapStatus(m) => match self.run_node(child.unwrap_or(id), rule, finished) {
+                Run::Done(Status::Success) => Run::Done(m.success),
+                Run::Done(Status::Failure) => Run::Done(m.failure),
+                Run::Done(Status::Running) => Run::Done(m.running),
+                Run::Moved => Run::Moved,
+            },
+            NodeKind::Invert => match self.run_node(child.unwrap_or(id), rule, finished) {
+                Run::Done(Status::Success) => Run::Done(Status::Failure),
+                Run::Done(Status::Failure) => Run::Done(Status::Success),
+                other => other,
+            },
+            NodeKind::Action(call) => {
+                let phase = if self.state.first_run {
+                    Phase::Enter
+                } else {
+                    Phase::Continue
+                };
+                let (mut ctx, host) = self.split();
+                let args = ctx.args(&call.args, host);
+                let c = Call::new(
+                    self.state.agent,
+                    call.import,
+                    phase,
+                    &args,
+                    self.now,
+                    &self.interp.strings,
+                );
+                let status = self.host.action(&c);
+                self.state.first_run = false;
+                Run::Done(status)
+            }
+            NodeKind::Condition(e) => Run::Done(if self.test(e) {
+                Status::Success
+            } else {
+                Status::Failure
+            }),
+            NodeKind::Const(s) => Run::Done(*s),
+            NodeKind::Yield => {
+                if self.state.first_run {
+                    self.state.first_run = false;
+                    Run::Done(Status::Running)
+                } else {
+                    Run::Done(Status::Success)
+                }
+            }
+            NodeKind::Sequence(c) => self.list(true, c, &node.children, rule, finished),
+            NodeKind::Selector(c) => self.list(false, c, &node.children, rule, finished),
+            // `check_supported` rejected every other kind.
+            _ => Run::Done(Status::Failure),
+        }
+    }
+
+    /// `BTRuleSequence.run` / `BTRuleChoice.run`, with `D` = failure (doNotFail is a map above).
+    fn list(
+        &mut self,
+        seq: bool,
+        c: &Composite,
+        children: &[NodeId],
+        me: u32,
+        finished: Option<(u32, Status)>,
+    ) -> Run {
+        let kids: Vec<u32> = children.iter().map(|&k| self.rules.of(k)).collect();
+        let Some((child, status)) = finished else {
+            // Entry.
+            if kids.is_empty() || !self.when(c) {
+                return Run::Done(Status::Failure);
+            }
+            return self.move_to(kids[0]);
+        };
+        let i = kids.iter().position(|&k| k == child).unwrap_or(kids.len());
+        let next = kids.get(i + 1).copied();
+        match (seq, status) {
+            (true, Status::Success) => {
+                if !self.when(c) {
+                    self.finish(me, Status::Failure)
+                } else if let Some(n) = next {
+                    self.move_to(n)
+                } else if c.looping {
+                    self.move_to(kids[0])
+                } else {
+                    self.finish(me, Status::Success)
+                }
+            }
+            (false, Status::Failure) => match next {
+                Some(n) if self.when(c) => self.move_to(n),
+                _ => self.finish(me, Status::Failure),
+            },
+            (false, Status::Success) if c.looping => {
+                if self.when(c) {
+                    self.move_to(kids[0])
+                } else {
+                    self.finish(me, Status::Failure)
+                }
+            }
+            (false, Status::Success) => self.finish(me, Status::Success),
+            _ => self.finish(me, Status::Failure),
+        }
+    }
+
+    /// The list's own conditions (true without any).
+    fn when(&mut self, c: &Composite) -> bool {
+        c.cond.as_ref().is_none_or(|e| self.test(e))
+    }
+
+    /// `setCurrentRule(rule)`.
+    fn set_cursor(&mut self, rule: u32) {
+        self.state.cursor = rule;
+        self.state.first_run = true;
+    }
+
+    fn move_to(&mut self, rule: u32) -> Run {
+        self.set_cursor(rule);
+        Run::Moved
+    }
+
+    /// The list finishes: the cursor comes back to it, and its status bubbles up.
+    fn finish(&mut self, me: u32, s: Status) -> Run {
+        self.set_cursor(me);
+        Run::Done(s)
+    }
+
+    fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
+        let ctx = EvalCtx {
+            tree: self.interp.tree,
+            strings: &self.interp.strings,
+            agent: self.state.agent,
+            now: self.now,
+            vars: &self.state.vars,
+            rng: &mut self.state.rng,
+        };
+        (ctx, &mut *self.host)
+    }
+
+    fn test(&mut self, e: &Expr) -> bool {
+        let (mut ctx, host) = self.split();
+        ctx.eval(e, host).truthy()
+    }
+}

@@ -1,0 +1,78 @@
+//! The cursor model's state operations (Drag[en]gine, `spec/semantics.md` §4.2), shared by
+//! the vm and the native trampolines so the two engines cannot disagree on them.
+//!
+//! The state holds the rule the cursor rests on ([`Layout::cursor`]) and one flags byte
+//! ([`Layout::flags`]): [`FLAG_STARTED`] (the inverse of `first_run`, so a fresh agent starts
+//! with `first_run` true), [`FLAG_STOPPED`] and [`FLAG_RUNAWAY`]. This module never calls the
+//! host and never panics: a state block whose cursor holds no valid rule resumes at the root.
+
+use crate::exec::{read, write};
+use crate::program::{Layout, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED};
+
+/// The rule to resume at: the cursor slot, or the root (0) if it holds no valid rule.
+#[inline]
+pub(crate) fn current(state: &[u8], l: &Layout, rules: usize) -> usize {
+    let r = read(state, l.cursor) as usize;
+    if r < rules {
+        r
+    } else {
+        0
+    }
+}
+
+#[inline]
+fn flags(state: &[u8], l: &Layout) -> u8 {
+    read(state, l.flags) as u8
+}
+
+#[inline]
+fn set_flags(state: &mut [u8], l: &Layout, f: u8) {
+    write(state, l.flags, u32::from(f));
+}
+
+/// Whether the agent's tree is halted (stopped or run-away).
+#[inline]
+pub(crate) fn halted(state: &[u8], l: &Layout) -> bool {
+    flags(state, l) & (FLAG_STOPPED | FLAG_RUNAWAY) != 0
+}
+
+/// `move(rule)` without the jump: the cursor becomes `rule`, `first_run` true.
+#[inline]
+pub(crate) fn set(state: &mut [u8], l: &Layout, rule: u32) {
+    write(state, l.cursor, rule);
+    let f = flags(state, l);
+    set_flags(state, l, f & !FLAG_STARTED);
+}
+
+/// Whether `first_run` is set.
+#[inline]
+pub(crate) fn first_run(state: &[u8], l: &Layout) -> bool {
+    flags(state, l) & FLAG_STARTED == 0
+}
+
+/// Clears `first_run` (an action ran, or a yield yielded).
+#[inline]
+pub(crate) fn start(state: &mut [u8], l: &Layout) {
+    let f = flags(state, l);
+    set_flags(state, l, f | FLAG_STARTED);
+}
+
+/// Counts one rule run; at the limit, halts the agent as a run-away and returns `true`.
+#[inline]
+pub(crate) fn step(count: &mut u32, limit: u32, state: &mut [u8], l: &Layout) -> bool {
+    *count = count.saturating_add(1);
+    if *count == limit {
+        let f = flags(state, l);
+        set_flags(state, l, f | FLAG_RUNAWAY);
+        true
+    } else {
+        false
+    }
+}
+
+/// The root failed: the tree stops until a reset.
+#[inline]
+pub(crate) fn stop(state: &mut [u8], l: &Layout) {
+    let f = flags(state, l);
+    set_flags(state, l, f | FLAG_STOPPED);
+}
