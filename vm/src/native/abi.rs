@@ -54,6 +54,8 @@ impl RawValue {
     }
 }
 
+/// Asks the host whether it has an import: `(ctx, import) -> 0/1` (`Host::available`).
+pub(super) type AvailableFn = unsafe extern "C" fn(*mut Ctx, u32) -> u32;
 /// Calls an action: `(ctx, import, phase, args, argc) -> status` (inlined bookkeeping).
 pub(super) type ActionFn = unsafe extern "C" fn(*mut Ctx, u32, u32, *const RawValue, u32) -> u32;
 /// Runs a whole `act` instruction: `(ctx, state, import, argc, args, me, bit) -> status` —
@@ -85,6 +87,7 @@ pub(super) struct Ctx {
     pub zero: ZeroFn,
     pub list_success: ListFn,
     pub list_running: ListFn,
+    pub available: AvailableFn,
     /// The per-tick counter registers (`Program::temps` of them).
     pub temps: *mut u32,
     /// Points at a `&mut H` on the caller's stack.
@@ -218,6 +221,23 @@ fn rounded(v: Value, single: bool) -> Value {
     }
 }
 
+/// The availability trampoline for host type `H` (`push.bound`).
+pub(super) unsafe extern "C" fn available<H: Host + ?Sized>(ctx: *mut Ctx, import: u32) -> u32 {
+    // SAFETY: called by native code with the context of the running tick; no arguments.
+    let has = unsafe {
+        with_host::<H, _>(
+            ctx,
+            import,
+            Phase::Enter,
+            std::ptr::null(),
+            0,
+            false,
+            |h, c| h.available(c.import),
+        )
+    };
+    u32::from(has)
+}
+
 /// The function trampoline for host type `H`.
 pub(super) unsafe extern "C" fn function<H: Host + ?Sized>(
     ctx: *mut Ctx,
@@ -343,6 +363,7 @@ pub(super) mod offsets {
     pub const ZERO: i32 = offset_of!(Ctx, zero) as i32;
     pub const LIST_SUCCESS: i32 = offset_of!(Ctx, list_success) as i32;
     pub const LIST_RUNNING: i32 = offset_of!(Ctx, list_running) as i32;
+    pub const AVAILABLE: i32 = offset_of!(Ctx, available) as i32;
     pub const TEMPS: i32 = offset_of!(Ctx, temps) as i32;
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
 }

@@ -294,7 +294,7 @@ fn define_all(
     let mut chunk_ids = Vec::new();
     let mut callees = Vec::new();
     for (f, func) in program.functions().iter().enumerate() {
-        let plan = plan::plan(code, func, config.max_chunk);
+        let plan = plan::plan(code, program.rules(), func, config.max_chunk);
         let mut ids = Vec::new();
         for (k, _) in plan.chunks().enumerate() {
             let id = module
@@ -326,7 +326,7 @@ fn define_all(
     for (f, func) in program.functions().iter().enumerate() {
         let plan = &plans[f];
         let chunks: Vec<(u32, u32)> = plan.chunks().collect();
-        let entries = chunk_entries(code, plan, func.start, &chunks);
+        let entries = chunk_entries(code, program.rules(), plan, func.start, &chunks);
         for (k, &range) in chunks.iter().enumerate() {
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, chunk_ids[f][k].as_u32());
@@ -348,7 +348,8 @@ fn define_all(
         if chunks.len() > 1 {
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, callees[f].as_u32());
-            driver(module, &mut ctx, &mut fctx, &chunk_ids[f], &chunks);
+            let looping = !program.rules().is_empty();
+            driver(module, &mut ctx, &mut fctx, &chunk_ids[f], &chunks, looping);
             define(module, callees[f], &mut ctx, stats)?;
         }
     }
@@ -382,6 +383,7 @@ fn define(
 /// label of it that an earlier chunk jumps or falls through to.
 fn chunk_entries(
     code: &[crate::program::Instr],
+    rules: &[crate::program::Rule],
     plan: &plan::Plan,
     start: u32,
     chunks: &[(u32, u32)],
@@ -402,7 +404,7 @@ fn chunk_entries(
                     entries[j].insert(t);
                 }
             };
-            plan::targets(ins, &mut note);
+            plan::targets(ins, rules, &mut note);
             if ins.falls_through() {
                 note(pc + 1);
             }
@@ -412,13 +414,16 @@ fn chunk_entries(
 }
 
 /// A driver calls a split function's chunks in order: each returns a status (done) or the
-/// label to continue at, which (jumps going forward) belongs to a later chunk.
+/// label to continue at, which (jumps going forward) belongs to a later chunk. With `looping`
+/// (the cursor model, whose `cursor.move` may go back to an earlier rule) the driver starts
+/// over after each chunk and calls the chunk that owns the label, until a status comes back.
 fn driver(
     module: &mut JITModule,
     ctx: &mut Context,
     fctx: &mut FunctionBuilderContext,
     ids: &[FuncId],
     chunks: &[(u32, u32)],
+    looping: bool,
 ) {
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let entry = b.create_block();
@@ -431,7 +436,11 @@ fn driver(
     let call = b.ins().call(f0, &[cx, state, first]);
     let v = b.inst_results(call)[0];
     b.def_var(r, v);
-    for (k, &(_, end)) in chunks.iter().enumerate().skip(1) {
+    let head = b.create_block();
+    b.ins().jump(head, &[]);
+    b.switch_to_block(head);
+    let skip = usize::from(!looping);
+    for (k, &(_, end)) in chunks.iter().enumerate().skip(skip) {
         let run = b.create_block();
         let next = b.create_block();
         let cur = b.use_var(r);
@@ -447,7 +456,7 @@ fn driver(
         let call = b.ins().call(fk, &[cx, state, cur]);
         let v = b.inst_results(call)[0];
         b.def_var(r, v);
-        b.ins().jump(next, &[]);
+        b.ins().jump(if looping { head } else { next }, &[]);
         b.switch_to_block(next);
     }
     let out = b.use_var(r);
@@ -536,6 +545,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         zero: abi::zero,
         list_success: abi::list_success,
         list_running: abi::list_running,
+        available: abi::available::<H>,
         temps: temps.as_mut_ptr(),
         host: (&mut host_ref as *mut &mut H).cast(),
         strings: program.strings(),

@@ -10,7 +10,7 @@
 //!
 //! This module must never emit code; it only reads instructions.
 
-use crate::program::{Function, Instr, OperandRef};
+use crate::program::{Function, Instr, OperandRef, Rule};
 
 /// How one bytecode function is compiled.
 #[derive(Clone, Debug)]
@@ -38,19 +38,31 @@ impl Plan {
     }
 }
 
-/// The jump targets an instruction may continue at besides the next instruction.
-pub(super) fn targets(ins: &Instr, mut f: impl FnMut(u32)) {
+/// The jump targets an instruction may continue at besides the next instruction: its label
+/// operands, and for the cursor model's `cursor.dispatch`/`cursor.move` the rules' code.
+pub(super) fn targets(ins: &Instr, rules: &[Rule], mut f: impl FnMut(u32)) {
     ins.operands(|o| {
         if let OperandRef::Label(t) = o {
             f(t);
         }
     });
+    match ins {
+        Instr::Dispatch {} => rules.iter().for_each(|r| f(r.label)),
+        Instr::Move { rule, .. } => {
+            if let Some(r) = rules.get(rule.0 as usize) {
+                f(r.label);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Plans `func` of `code`. The program is verified, so every jump goes forward and stays in
-/// the function, and every reachable instruction has one depth; anything else is skipped
-/// rather than trusted.
-pub(super) fn plan(code: &[Instr], func: &Function, max_chunk: u32) -> Plan {
+/// the function (the cursor model's rule table aside, whose labels all have an empty stack),
+/// and every reachable instruction has one depth; anything else is skipped rather than
+/// trusted. The walk in order still sees a depth for every instruction: a rule reached only
+/// backwards is entered by `cursor.dispatch`, which comes first.
+pub(super) fn plan(code: &[Instr], rules: &[Rule], func: &Function, max_chunk: u32) -> Plan {
     let (start, end) = (func.start, func.end.min(code.len() as u32));
     let len = end.saturating_sub(start) as usize;
     let mut depth: Vec<Option<u32>> = vec![None; len];
@@ -67,7 +79,7 @@ pub(super) fn plan(code: &[Instr], func: &Function, max_chunk: u32) -> Plan {
                 slot.get_or_insert(after);
             }
         };
-        targets(ins, &mut reach);
+        targets(ins, rules, &mut reach);
         if ins.falls_through() {
             reach(start + i as u32 + 1);
         }
@@ -87,7 +99,7 @@ pub(super) fn plan(code: &[Instr], func: &Function, max_chunk: u32) -> Plan {
             cuts.push(pc);
         }
         if here.is_some() {
-            targets(&code[pc as usize], |t| {
+            targets(&code[pc as usize], rules, |t| {
                 let deep = t
                     .checked_sub(start)
                     .and_then(|k| depth.get(k as usize).copied().flatten())

@@ -24,7 +24,7 @@ use cranelift_module::FuncId;
 
 use super::abi::{self, offsets, STATUS_FLAG, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_STR};
 use super::plan::Plan;
-use crate::program::{Instr, Label, Layout};
+use crate::program::{Instr, Label, Layout, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED};
 use crate::{BinOp, Program, Status, Value};
 
 /// Why a chunk could not be translated (only for programs the verifier should have rejected).
@@ -87,6 +87,7 @@ pub(super) fn chunk(
             .filter_map(|pc| match env.program.code().get(pc as usize) {
                 Some(
                     Instr::Act { argc, .. }
+                    | Instr::ActCursor { argc, .. }
                     | Instr::CallFn { argc, .. }
                     | Instr::CallFnCmpK { argc, .. },
                 ) => Some(u32::from(*argc)),
@@ -112,6 +113,7 @@ enum Sig {
     Random,
     Zero,
     List,
+    Available,
 }
 
 struct Tx<'a, 'b, 'd> {
@@ -166,6 +168,13 @@ impl Tx<'_, '_, '_> {
             switch.emit(&mut self.b, label, bad);
             self.b.switch_to_block(bad);
             self.finish(Status::Failure);
+        }
+        // Rules of the chunk may be entered backwards (`cursor.move`): their blocks must exist
+        // before the walk passes them.
+        for r in self.env.program.rules() {
+            if (start..end).contains(&r.label) {
+                self.target(Label(r.label));
+            }
         }
         let mut open = false;
         for pc in start..end {
@@ -601,6 +610,10 @@ impl Tx<'_, '_, '_> {
             }
             Sig::Zero => s.params.extend([p, p]),
             Sig::List => s.params.extend([p, p, i32_]),
+            Sig::Available => {
+                s.params.extend([p, i32_]);
+                s.returns.push(i32_);
+            }
         }
         let r = self.b.import_signature(s);
         self.sigs.insert(which, r);
@@ -1017,18 +1030,174 @@ impl Tx<'_, '_, '_> {
                 self.branch(c, true, to, pc);
                 return Ok(false);
             }
-            Instr::Dispatch {}
-            | Instr::Move { .. }
-            | Instr::SetCursor { .. }
-            | Instr::Step { .. }
-            | Instr::Stop {}
-            | Instr::ActCursor { .. }
-            | Instr::Yield { .. }
-            | Instr::PushBound { .. } => {
-                return Err(format!("instruction {pc} (`{}`) is not compiled yet", ins.mnemonic()))
+            Instr::Dispatch {} => {
+                self.dispatch();
+                return Ok(false);
+            }
+            Instr::Move { rule, count } => {
+                self.set_cursor(rule.0);
+                self.step(count.0);
+                match self.env.program.rules().get(rule.0 as usize) {
+                    Some(r) => {
+                        let t = self.target(Label(r.label));
+                        self.b.ins().jump(t, &[]);
+                    }
+                    None => self.finish(Status::Failure),
+                }
+                return Ok(false);
+            }
+            Instr::SetCursor { rule } => self.set_cursor(rule.0),
+            Instr::Step { count } => self.step(count.0),
+            Instr::Stop {} => {
+                self.or_flags(FLAG_STOPPED);
+                self.finish(Status::Failure);
+                return Ok(false);
+            }
+            Instr::ActCursor {
+                import,
+                argc,
+                success,
+                failure,
+                running,
+            } => {
+                let args = self.spill_args(d, argc);
+                let first = self.first_run();
+                let cont = self.i32c(abi::PHASE_CONTINUE as u32);
+                let enter = self.i32c(0);
+                let phase = self.b.ins().select(first, enter, cont);
+                let sig = self.sig(Sig::Action);
+                let f = self.load_ctx(offsets::ACTION);
+                let imp = self.i32c(import.0);
+                let n = self.i32c(u32::from(argc));
+                let call = self
+                    .b
+                    .ins()
+                    .call_indirect(sig, f, &[self.ctx, imp, phase, args, n]);
+                let status = self.b.inst_results(call)[0];
+                self.or_flags(FLAG_STARTED);
+                self.branch3(status, false, success, failure, running);
+                return Ok(false);
+            }
+            Instr::Yield { success, running } => {
+                let first = self.first_run();
+                let (yes, no) = (self.b.create_block(), self.target(success));
+                self.b.ins().brif(first, yes, &[], no, &[]);
+                self.b.switch_to_block(yes);
+                self.or_flags(FLAG_STARTED);
+                let t = self.target(running);
+                self.b.ins().jump(t, &[]);
+                return Ok(false);
+            }
+            Instr::PushBound { import } => {
+                let sig = self.sig(Sig::Available);
+                let f = self.load_ctx(offsets::AVAILABLE);
+                let imp = self.i32c(import.0);
+                let call = self.b.ins().call_indirect(sig, f, &[self.ctx, imp]);
+                let has = self.b.inst_results(call)[0];
+                let bits = self.b.ins().uextend(types::I64, has);
+                let tag = self.b.ins().iconst(types::I64, TAG_BOOL);
+                self.set(d, tag, bits);
             }
         }
         Ok(true)
+    }
+
+    // ---- the cursor model ----------------------------------------------------------------
+
+    /// `cursor.dispatch`: a halted agent fails at once; otherwise an indexed jump to the
+    /// cursor's rule (the root when the slot holds no valid rule), as `cursor::current`.
+    fn dispatch(&mut self) {
+        let flags = self.read_field(self.layout.flags);
+        let halted = self
+            .b
+            .ins()
+            .band_imm_u(flags, i64::from(FLAG_STOPPED | FLAG_RUNAWAY));
+        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(halted, stop, &[], go, &[]);
+        self.b.switch_to_block(stop);
+        self.finish(Status::Failure);
+        self.b.switch_to_block(go);
+        let rules: Vec<u32> = self.env.program.rules().iter().map(|r| r.label).collect();
+        let Some(&root) = rules.first() else {
+            return self.finish(Status::Failure);
+        };
+        let cur = self.read_field(self.layout.cursor);
+        let ok = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, cur, rules.len() as i64);
+        let zero = self.i32c(0);
+        let idx = self.b.ins().select(ok, cur, zero);
+        let mut switch = Switch::new();
+        for (i, &l) in rules.iter().enumerate() {
+            let blk = self.target(Label(l));
+            switch.set_entry(i as u128, blk);
+        }
+        let fallback = self.target(Label(root));
+        switch.emit(&mut self.b, idx, fallback);
+    }
+
+    /// `cursor::set`: the cursor becomes `rule`, `first_run` true.
+    fn set_cursor(&mut self, rule: u32) {
+        let r = self.i32c(rule);
+        self.write_field(self.layout.cursor, r);
+        let flags = self.read_field(self.layout.flags);
+        let cleared = self
+            .b
+            .ins()
+            .band_imm_u(flags, i64::from(!FLAG_STARTED & 0xff));
+        self.write_field(self.layout.flags, cleared);
+    }
+
+    fn or_flags(&mut self, bits: u8) {
+        let flags = self.read_field(self.layout.flags);
+        let set = self.b.ins().bor_imm_u(flags, i64::from(bits));
+        self.write_field(self.layout.flags, set);
+    }
+
+    /// Whether `first_run` is set (`i8` 0/1).
+    fn first_run(&mut self) -> Val {
+        let flags = self.read_field(self.layout.flags);
+        let started = self.b.ins().band_imm_u(flags, i64::from(FLAG_STARTED));
+        self.b.ins().icmp_imm_u(IntCC::Equal, started, 0)
+    }
+
+    /// `cursor::step`: counts a rule run on counter `temp`; at the limit the agent halts as a
+    /// run-away and the tick ends with failure. Continues in a fresh block otherwise.
+    fn step(&mut self, temp: u32) {
+        let limit = match self.env.program.model() {
+            crate::program::ProgramModel::Cursor { limit } => limit,
+            _ => 0,
+        };
+        let Some((p, off)) = self.temp_addr(temp) else {
+            return self.finish_and_continue();
+        };
+        let t = self.b.ins().load(types::I32, mem(), p, off);
+        let more = self.b.ins().iadd_imm_u(t, 1);
+        let full = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, t, i64::from(u32::MAX));
+        let next = self.b.ins().select(full, t, more);
+        self.b.ins().store(mem(), next, p, off);
+        let hit = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, next, i64::from(limit));
+        let (runaway, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(hit, runaway, &[], go, &[]);
+        self.b.switch_to_block(runaway);
+        self.or_flags(FLAG_RUNAWAY);
+        self.finish(Status::Failure);
+        self.b.switch_to_block(go);
+    }
+
+    /// A tick that cannot go on (a counter the program does not have, which the verifier
+    /// rules out): fail, and keep translating in an unreachable block.
+    fn finish_and_continue(&mut self) {
+        self.finish(Status::Failure);
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
     }
 
     /// `act` with the phase and the slot/list bookkeeping inlined (small programs).
