@@ -82,6 +82,55 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
     }
 }
 
+/// Names every Drag[en]gine game has: the standard `timer.*` actions and conditions.
+pub const DRAGENGINE_STANDARD_NAMES: [&str; 4] =
+    ["timer.start", "timer.stop", "timer.wait", "timer.running"];
+
+/// `btvm check --strict`: in a tree whose host looks names up at run time (the cursor model),
+/// every action and condition the tree calls must be a standard name or one of `known`;
+/// otherwise (a name the game may lack would fail at run time) it is an `UnknownName` error at
+/// each node that first calls it. Other models check their names at load, so this finds
+/// nothing there.
+pub fn strict_names(tree: &Tree, known: &[String]) -> Vec<Diagnostic> {
+    if !matches!(tree.config.model, Model::Cursor { .. }) {
+        return Vec::new();
+    }
+    let is_known =
+        |name: &str| DRAGENGINE_STANDARD_NAMES.contains(&name) || known.iter().any(|k| k == name);
+    let mut reported = vec![false; tree.imports.len()];
+    let mut diags = Vec::new();
+    for n in &tree.nodes {
+        let mut called = Vec::new();
+        if let NodeKind::Action(c) = &n.kind {
+            called.push(c.import);
+        }
+        for e in n.kind.exprs() {
+            e.walk(|x| {
+                if let crate::ir::Expr::Call(c) = x {
+                    called.push(c.import);
+                }
+            });
+        }
+        for id in called {
+            let Some(imp) = tree.imports.get(id.index()) else {
+                continue;
+            };
+            if !reported[id.index()] && !is_known(&imp.name) {
+                reported[id.index()] = true;
+                diags.push(
+                    Diagnostic::new(
+                        ErrorKind::UnknownName,
+                        n.span,
+                        format!("the game may have no {} `{}`", imp.kind.name(), imp.name),
+                    )
+                    .with_note("without --strict it fails at run time; name it with --known"),
+                );
+            }
+        }
+    }
+    diags
+}
+
 /// Local facts about one entry or subtree body.
 struct Body {
     /// Height of the body without following includes (a leaf is 1).

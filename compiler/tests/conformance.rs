@@ -61,13 +61,15 @@ fn every_case_on_every_engine() {
         failures.len()
     );
     if filter.is_none() {
-        let unvanquished = files
-            .iter()
-            .filter(|p| p.to_string_lossy().contains("/unvanquished/"))
-            .count();
-        assert!(
-            unvanquished >= 40,
-            "expected at least 40 Unvanquished cases, found {unvanquished}"
-        );
+        for (dialect, least) in [("unvanquished", 40), ("dragengine", 30)] {
+            let n = files
+                .iter()
+                .filter(|p| p.to_string_lossy().contains(&format!("/{dialect}/")))
+                .count();
+            assert!(
+                n >= least,
+                "expected at least {least} {dialect} cases, found {n}"
+            );
+        }
     }
 }

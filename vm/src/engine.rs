@@ -295,6 +295,7 @@ mod tests {
                 start: 0,
                 end: 1,
             }],
+            rules: Vec::new(),
             code: vec![Instr::Finish {
                 status: Status::Success,
             }],

@@ -76,8 +76,7 @@ impl Rules {
 
 /// The last node of a rule's decorator chain: a leaf or a list.
 pub(crate) fn chain_end(tree: &Tree, mut id: NodeId) -> NodeId {
-    while let NodeKind::Guard(_) | NodeKind::MapStatus(_) | NodeKind::Invert = tree.node(id).kind
-    {
+    while let NodeKind::Guard(_) | NodeKind::MapStatus(_) | NodeKind::Invert = tree.node(id).kind {
         match tree.node(id).children.first() {
             Some(&c) => id = c,
             None => break,

@@ -14,7 +14,9 @@ pub(crate) mod cursor;
 pub(crate) mod eval;
 pub(crate) mod running_list;
 
-use btvm::{AgentId, Halt, Host, Millis, Prng, Status, Strings, Value};
+use btvm::{
+    AgentId, CursorSnapshot, Halt, Host, Millis, Prng, SnapshotError, Status, Strings, Value,
+};
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Lit, Model, NodeId, NodeKind, Tree};
@@ -188,16 +190,46 @@ impl<'t> Interpreter<'t> {
         self.rules.as_ref()?.named(self.tree, id)
     }
 
-    /// Puts the cursor of `state` on `rule` with `first_run` (restoring a snapshot); the tree
-    /// runs again if it was halted. Returns false if there is no such rule.
-    pub fn set_cursor(&self, state: &mut AgentState, rule: u32, first_run: bool) -> bool {
-        if self.rules.as_ref().is_none_or(|r| rule as usize >= r.tops.len()) {
-            return false;
+    /// Saves where the cursor of `state` rests, by rule id (cursor model), exactly as
+    /// [`btvm::Program::snapshot`] does for a compiled agent.
+    pub fn snapshot(&self, state: &AgentState) -> Result<CursorSnapshot, SnapshotError> {
+        if self.rules.is_none() {
+            return Err(SnapshotError::NotCursorModel);
         }
-        state.cursor = rule;
-        state.first_run = first_run;
-        state.halt = None;
-        true
+        let id = self
+            .rule_id(state.cursor)
+            .ok_or(SnapshotError::NoRuleId { rule: state.cursor })?;
+        Ok(CursorSnapshot {
+            rule: Some(id.to_string()),
+            first_run: state.first_run,
+        })
+    }
+
+    /// Restores a saved cursor into `state`, as [`btvm::Program::restore`] does.
+    pub fn restore(
+        &self,
+        state: &mut AgentState,
+        snap: &CursorSnapshot,
+    ) -> Result<(), SnapshotError> {
+        if self.rules.is_none() {
+            return Err(SnapshotError::NotCursorModel);
+        }
+        let rule = match &snap.rule {
+            Some(id) => Some(
+                self.rule_named(id)
+                    .ok_or_else(|| SnapshotError::UnknownRule(id.clone()))?,
+            ),
+            None => None,
+        };
+        let rng = state.rng.clone();
+        self.reset(state);
+        state.rng = rng;
+        match rule {
+            Some(r) => state.cursor = r,
+            None => state.halt = Some(Halt::Stopped),
+        }
+        state.first_run = snap.first_run;
+        Ok(())
     }
 
     /// Ticks the main tree once for one agent at time `now`.

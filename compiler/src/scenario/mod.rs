@@ -15,7 +15,7 @@ mod trace;
 pub use case::{Case, CaseExpectation, CaseFile};
 pub use host::ScriptedHost;
 pub use parse::parse_scenario;
-pub use run::{run, run_engines, Engine, EngineKind};
+pub use run::{run, run_engines, run_session, Engine, EngineKind, Outcome, Session};
 pub use trace::Trace;
 
 use btvm::{Millis, Status};

@@ -1,6 +1,6 @@
 //! Driving an engine through a scenario.
 
-use btvm::{AgentId, Halt, Host, Millis, Status};
+use btvm::{AgentId, CursorSnapshot, Halt, Host, Millis, SnapshotError, Status};
 
 use super::{Scenario, ScriptedHost, Trace};
 use crate::diag::{Diagnostic, ErrorKind};
@@ -62,6 +62,35 @@ pub trait Engine {
     fn halt(&self, agent: u32) -> Option<Halt>;
     /// Makes the agent's state fresh.
     fn reset(&mut self, agent: u32);
+    /// Saves the agent's cursor (cursor model).
+    fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError>;
+    /// Restores a saved cursor into the agent's state.
+    fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError>;
+}
+
+/// Where a run starts and stops, for runs that are saved and resumed (`btvm run --save-at`,
+/// `--restore`).
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    /// The first tick to run (a resumed run continues at the tick it was saved before).
+    pub from: u32,
+    /// Stop before this tick and save every agent's cursor.
+    pub save_at: Option<u32>,
+    /// Restore these cursors (one per agent, in agent order) before the first tick.
+    pub restore: Option<Vec<CursorSnapshot>>,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The trace of the ticks run.
+    pub trace: Trace,
+    /// The saved cursors (with [`Session::save_at`]), one per agent.
+    pub saved: Option<Vec<CursorSnapshot>>,
+}
+
+fn no_agent() -> SnapshotError {
+    SnapshotError::Malformed("no such agent".into())
 }
 
 struct ReferenceEngine<'t> {
@@ -96,6 +125,16 @@ impl Engine for ReferenceEngine<'_> {
         if let Some(state) = self.agents.get_mut(agent as usize) {
             self.interp.reset(state);
         }
+    }
+
+    fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError> {
+        let state = self.agents.get(agent as usize).ok_or_else(no_agent)?;
+        self.interp.snapshot(state)
+    }
+
+    fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError> {
+        let state = self.agents.get_mut(agent as usize).ok_or_else(no_agent)?;
+        self.interp.restore(state, snap)
     }
 }
 
@@ -152,6 +191,17 @@ impl Engine for CompiledEngine<'_> {
             e.program().reset(state);
         }
     }
+
+    fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError> {
+        let program = self.engines.first().ok_or_else(no_agent)?.program();
+        program.snapshot(self.states.get(agent as usize).ok_or_else(no_agent)?)
+    }
+
+    fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError> {
+        let program = self.engines.first().ok_or_else(no_agent)?.program();
+        let state = self.states.get_mut(agent as usize).ok_or_else(no_agent)?;
+        program.restore(state, snap)
+    }
 }
 
 /// A compiled engine of `kind`; native code that cannot be produced is an error here (tests
@@ -177,6 +227,19 @@ fn compiled(
 /// Fails if the engine cannot run the tree, or if the scenario names an entry point the tree
 /// does not have.
 pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace, Diagnostic> {
+    run_session(tree, scenario, engine, &Session::default()).map(|o| o.trace)
+}
+
+/// [`run`] over part of a scenario: from tick `session.from`, optionally restoring saved
+/// cursors first, and optionally stopping before tick `session.save_at` to save them. A run
+/// saved at tick N and resumed from N with the saved cursors gives the same trace as one run,
+/// as long as the scenario's answers do not count calls (use constants or `@K` schedules).
+pub fn run_session(
+    tree: &Tree,
+    scenario: &Scenario,
+    engine: EngineKind,
+    session: &Session,
+) -> Result<Outcome, Diagnostic> {
     if !matches!(tree.config.model, Model::Cursor { .. }) {
         if let Some(imp) = tree
             .imports
@@ -214,13 +277,17 @@ pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace
                 .map(|a| interp.new_agent(AgentId(a)))
                 .collect();
             let mut host = ScriptedHost::new(scenario, &tree.imports);
-            drive(
+            let saved = drive(
                 &mut ReferenceEngine { interp, agents },
                 tree,
                 scenario,
+                session,
                 &mut host,
-            );
-            Ok(host.into_trace())
+            )?;
+            Ok(Outcome {
+                trace: host.into_trace(),
+                saved,
+            })
         }
         EngineKind::Vm | EngineKind::Native | EngineKind::Switching => {
             let program = crate::lower::lower(tree, &btvm::Limits::default())
@@ -234,8 +301,26 @@ pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace
                 .iter()
                 .map(|&k| compiled(&program, k))
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(run_engines(tree, &program, scenario, engines))
+            let mut host = ScriptedHost::new(scenario, &tree.imports);
+            let mut engine = compiled_engine(&program, scenario, engines);
+            let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
+            Ok(Outcome {
+                trace: host.into_trace(),
+                saved,
+            })
         }
+    }
+}
+
+fn compiled_engine<'p>(
+    program: &btvm::Program,
+    scenario: &Scenario,
+    engines: Vec<btvm::Engine<'p>>,
+) -> CompiledEngine<'p> {
+    CompiledEngine {
+        engines,
+        states: (0..scenario.agents).map(|_| program.new_state()).collect(),
+        ticks: vec![0; scenario.agents as usize],
     }
 }
 
@@ -249,22 +334,53 @@ pub fn run_engines(
     engines: Vec<btvm::Engine<'_>>,
 ) -> Trace {
     let mut host = ScriptedHost::new(scenario, &tree.imports);
-    let mut engine = CompiledEngine {
-        engines,
-        states: (0..scenario.agents).map(|_| program.new_state()).collect(),
-        ticks: vec![0; scenario.agents as usize],
-    };
-    drive(&mut engine, tree, scenario, &mut host);
+    let mut engine = compiled_engine(program, scenario, engines);
+    // A whole scenario without saving cannot fail.
+    let _ = drive(&mut engine, tree, scenario, &Session::default(), &mut host);
     host.into_trace()
 }
 
 /// The scenario loop shared by every engine.
-fn drive(engine: &mut dyn Engine, tree: &Tree, scenario: &Scenario, host: &mut ScriptedHost<'_>) {
+fn drive(
+    engine: &mut dyn Engine,
+    tree: &Tree,
+    scenario: &Scenario,
+    session: &Session,
+    host: &mut ScriptedHost<'_>,
+) -> Result<Option<Vec<CursorSnapshot>>, Diagnostic> {
     let limit = match tree.config.model {
         Model::Cursor { runaway_limit } => runaway_limit,
         _ => 0,
     };
-    for k in 0..scenario.ticks {
+    let snapshot_error = |agent: u32, e: SnapshotError| {
+        Diagnostic::new(
+            ErrorKind::InvalidValue,
+            Span::DUMMY,
+            format!("agent {agent}: {e}"),
+        )
+    };
+    if let Some(snaps) = &session.restore {
+        if snaps.len() != scenario.agents as usize {
+            return Err(Diagnostic::new(
+                ErrorKind::InvalidValue,
+                Span::DUMMY,
+                format!(
+                    "the saved state holds {} agents; the scenario runs {}",
+                    snaps.len(),
+                    scenario.agents
+                ),
+            ));
+        }
+        for (agent, snap) in (0..scenario.agents).zip(snaps) {
+            engine
+                .restore(agent, snap)
+                .map_err(|e| snapshot_error(agent, e))?;
+        }
+    }
+    let end = session
+        .save_at
+        .map_or(scenario.ticks, |s| s.min(scenario.ticks));
+    for k in session.from..end {
         let now = scenario.now(k);
         host.set_tick(k);
         for agent in 0..scenario.agents {
@@ -291,4 +407,11 @@ fn drive(engine: &mut dyn Engine, tree: &Tree, scenario: &Scenario, host: &mut S
             });
         }
     }
+    if session.save_at.is_none() {
+        return Ok(None);
+    }
+    (0..scenario.agents)
+        .map(|agent| engine.snapshot(agent).map_err(|e| snapshot_error(agent, e)))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }

@@ -212,7 +212,11 @@ fn cursor(p: &ProgramParts) -> Result<(), ProgramError> {
                     format!("{} rules do not fit the cursor field", p.rules.len()),
                 ));
             }
-            if let Some(r) = p.rules.iter().find(|r| r.label < f.start || r.label >= f.end) {
+            if let Some(r) = p
+                .rules
+                .iter()
+                .find(|r| r.label < f.start || r.label >= f.end)
+            {
                 return Err(err(
                     K::BadJump,
                     format!("rule label {} lies outside `{}`", r.label, f.name),

@@ -8,10 +8,10 @@ mod render;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use btvm_compiler::ir::Tree;
+use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load, Format, LoadOptions};
 use btvm_compiler::lower::lower;
-use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario};
+use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
 use btvm_compiler::source::{RealFs, SourceMap};
 use btvm_compiler::syntax::native;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -44,6 +44,14 @@ enum Command {
         /// Print nothing for valid files.
         #[arg(short, long)]
         quiet: bool,
+        /// Drag[en]gine: report actions and conditions the game may not have as errors, instead
+        /// of letting them fail at run time. Known names are the standard `timer.*` ones and
+        /// those given with `--known`.
+        #[arg(long)]
+        strict: bool,
+        /// With `--strict`: names the game has (comma-separated, repeatable).
+        #[arg(long, value_delimiter = ',', requires = "strict")]
+        known: Vec<String>,
     },
     /// Run a tree under a scenario and print the trace (every host call and each tick's root
     /// status).
@@ -68,6 +76,20 @@ enum Command {
         /// Print only the root status lines and a summary, not every host call.
         #[arg(long)]
         summary: bool,
+        /// Stop before tick N and save every agent's cursor to the `--save` file (Drag[en]gine
+        /// trees; one state record per agent, in the original's format).
+        #[arg(long, value_name = "N", requires = "save")]
+        save_at: Option<u32>,
+        /// Where `--save-at` writes the saved cursors.
+        #[arg(long, value_name = "FILE", requires = "save_at")]
+        save: Option<PathBuf>,
+        /// Restore the cursors saved in FILE before the first tick; combine with `--from` to
+        /// continue the saved run where it stopped.
+        #[arg(long, value_name = "FILE")]
+        restore: Option<PathBuf>,
+        /// Start at tick N instead of 0 (the scenario's times and schedules still count from 0).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        from: u32,
     },
     /// Compile a tree to a bytecode program file.
     Compile {
@@ -101,9 +123,13 @@ enum Command {
 
 #[derive(clap::Args, Debug)]
 struct InputArgs {
-    /// The source format; by default it follows the extension (.bt unvanquished, .btn native).
+    /// The source format; by default it follows the extension (.bt unvanquished, .debt
+    /// dragengine, .btn native).
     #[arg(long, value_parser = parse_format)]
     dialect: Option<Format>,
+    /// Drag[en]gine: rule runs per step before the step is a run-away error (default 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    runaway_limit: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -133,7 +159,15 @@ fn main() -> ExitCode {
             files,
             input,
             quiet,
-        } => check(&files, &input, quiet, &mut out),
+            strict,
+            known,
+        } => check(
+            &files,
+            &input,
+            quiet,
+            strict.then_some(&known[..]),
+            &mut out,
+        ),
         Command::Run {
             file,
             input,
@@ -142,6 +176,10 @@ fn main() -> ExitCode {
             agents,
             engine,
             summary,
+            save_at,
+            save,
+            restore,
+            from,
         } => {
             let opts = RunOpts {
                 scenario,
@@ -149,6 +187,10 @@ fn main() -> ExitCode {
                 agents,
                 engine,
                 summary,
+                save_at,
+                save,
+                restore,
+                from,
             };
             run_cmd(&file, &input, &opts, &mut out)
         }
@@ -175,20 +217,47 @@ fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree
         format: input.dialect,
         ..LoadOptions::default()
     };
-    match load(path, &RealFs, &options, &mut sources) {
-        Ok(tree) => Some((tree, sources)),
+    let mut tree = match load(path, &RealFs, &options, &mut sources) {
+        Ok(tree) => tree,
         Err(diags) => {
             out.emit(&sources, &diags);
-            None
+            return None;
+        }
+    };
+    if let Some(n) = input.runaway_limit {
+        match &mut tree.config.model {
+            Model::Cursor { runaway_limit } => *runaway_limit = n,
+            _ => {
+                out.error(&format!(
+                    "`--runaway-limit` applies to Drag[en]gine (cursor-model) trees; `{}` is not one",
+                    path.display()
+                ));
+                return None;
+            }
         }
     }
+    Some((tree, sources))
 }
 
-fn check(files: &[PathBuf], input: &InputArgs, quiet: bool, out: &mut Renderer) -> ExitCode {
+fn check(
+    files: &[PathBuf],
+    input: &InputArgs,
+    quiet: bool,
+    strict: Option<&[String]>,
+    out: &mut Renderer,
+) -> ExitCode {
     let mut failed = 0usize;
     for path in files {
         match load_tree(path, input, out) {
             Some((tree, sources)) => {
+                if let Some(known) = strict {
+                    let diags = btvm_compiler::check::strict_names(&tree, known);
+                    if !diags.is_empty() {
+                        out.emit(&sources, &diags);
+                        failed += 1;
+                        continue;
+                    }
+                }
                 if !quiet {
                     println!(
                         "{}: ok ({} nodes, {} included behaviors, {} files)",
@@ -219,6 +288,10 @@ struct RunOpts {
     agents: Option<u32>,
     engine: EngineArg,
     summary: bool,
+    save_at: Option<u32>,
+    save: Option<PathBuf>,
+    restore: Option<PathBuf>,
+    from: u32,
 }
 
 fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -> ExitCode {
@@ -256,8 +329,30 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
         EngineArg::Vm => EngineKind::Vm,
         EngineArg::Native => EngineKind::Native,
     };
-    match run(&tree, &scenario, engine) {
-        Ok(trace) => {
+    let restore = match &opts.restore {
+        None => None,
+        Some(p) => match read_snapshots(p) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                out.error(&e);
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let session = Session {
+        from: opts.from,
+        save_at: opts.save_at,
+        restore,
+    };
+    match run_session(&tree, &scenario, engine, &session) {
+        Ok(outcome) => {
+            if let (Some(path), Some(saved)) = (&opts.save, &outcome.saved) {
+                if let Err(e) = write_snapshots(path, saved) {
+                    out.error(&e);
+                    return ExitCode::FAILURE;
+                }
+            }
+            let trace = outcome.trace;
             if opts.summary {
                 let mut counts = [0usize; 3];
                 for l in trace.lines() {
@@ -292,6 +387,29 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
             ExitCode::FAILURE
         }
     }
+}
+
+/// Reads the cursor records `btvm run --save` wrote, one per agent.
+fn read_snapshots(path: &Path) -> Result<Vec<btvm::CursorSnapshot>, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let mut rest = &bytes[..];
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let (snap, more) =
+            btvm::CursorSnapshot::decode(rest).map_err(|e| format!("`{}`: {e}", path.display()))?;
+        out.push(snap);
+        rest = more;
+    }
+    Ok(out)
+}
+
+fn write_snapshots(path: &Path, snaps: &[btvm::CursorSnapshot]) -> Result<(), String> {
+    let mut bytes = Vec::new();
+    for s in snaps {
+        s.encode(&mut bytes).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }
 
 /// Loads and lowers a tree, rendering diagnostics on failure.
