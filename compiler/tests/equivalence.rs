@@ -543,11 +543,43 @@ fn compare(tree: &Tree, scn: &Scenario, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A cursor-model (Drag[en]gine) tree and a scenario for it, with resets and imports the host
+/// lacks (`missing`).
+fn cursor_case() -> impl Strategy<Value = (Tree, String)> {
+    (
+        gen::cursor_tree(RlConfig::default()),
+        scenario_spec(),
+        vec(0..MAX_TICKS, 0..3),
+        vec(any::<usize>(), 0..3),
+    )
+        .prop_map(|(tree, spec, resets, missing)| {
+            let mut text = render(&tree, &spec);
+            for k in resets {
+                let _ = writeln!(text, "at {k} reset");
+            }
+            for m in missing {
+                let name = &tree.imports[m % tree.imports.len()].name;
+                let _ = writeln!(text, "missing {}", quote(name));
+            }
+            (tree, text)
+        })
+}
+
 proptest! {
     #![proptest_config(config())]
 
     #[test]
     fn every_engine_gives_the_reference_trace((tree, text) in case()) {
+        let scn = parse_scenario(FileId(0), &text).map_err(|d| {
+            TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
+        })?;
+        compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
+    }
+
+    /// The same for the cursor model: reference, vm, native, the two taking turns and chunked
+    /// native code (whose chunk drivers loop, since moves go back to earlier rules).
+    #[test]
+    fn every_engine_gives_the_reference_trace_on_cursor_trees((tree, text) in cursor_case()) {
         let scn = parse_scenario(FileId(0), &text).map_err(|d| {
             TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
         })?;
@@ -856,5 +888,81 @@ fn default_bot_runs_alike() {
     let chunked = run_chunked(&tree, &scn).unwrap();
     if let Some(diff) = reference.diff(&chunked) {
         panic!("engines disagree on default.bt (reference vs native/chunked):\n{diff}");
+    }
+}
+
+/// The cursor generator reaches what its property is meant to cover: every rule kind, loops
+/// and `when` conditions, and traces with run-aways, stopped trees, resets, missing imports
+/// and continuing actions.
+#[test]
+fn cursor_generator_reaches_every_feature() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = cursor_case();
+    let mut seen = BTreeSet::new();
+    for _ in 0..300 {
+        let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
+        seen.extend(support::features(&tree));
+        for n in &tree.nodes {
+            if let NodeKind::Sequence(c) | NodeKind::Selector(c) = &n.kind {
+                if c.looping {
+                    seen.insert("x:loop".to_string());
+                }
+                if c.cond.is_some() {
+                    seen.insert("x:when".to_string());
+                }
+            }
+            if n.name.is_some() {
+                seen.insert("x:rule-id".to_string());
+            }
+        }
+        let scn = parse_scenario(FileId(0), &text).expect("generated scenarios parse");
+        let trace = run(&tree, &scn, EngineKind::Reference).expect("cursor trees run");
+        for l in trace.lines() {
+            for (key, pat) in [
+                ("t:run-away", "error run-away"),
+                ("t:stopped", "stopped"),
+                ("t:reset", "reset"),
+                ("t:continue", " continue -> "),
+                ("t:enter", " enter -> "),
+                ("t:running", "root running"),
+                ("t:success", "root success"),
+            ] {
+                if l.contains(pat) {
+                    seen.insert(key.to_string());
+                }
+            }
+        }
+        if text.contains("\nmissing ") {
+            seen.insert("x:missing".to_string());
+        }
+    }
+    for want in [
+        "node:sequence",
+        "node:selector",
+        "node:guard",
+        "node:condition",
+        "node:invert",
+        "node:map",
+        "node:action",
+        "node:const",
+        "node:yield",
+        "resume:cursor",
+        "expr:bound:action",
+        "x:loop",
+        "x:when",
+        "x:rule-id",
+        "x:missing",
+        "t:run-away",
+        "t:stopped",
+        "t:reset",
+        "t:continue",
+        "t:enter",
+        "t:running",
+        "t:success",
+    ] {
+        assert!(
+            seen.contains(want),
+            "the cursor generator never produced {want}"
+        );
     }
 }

@@ -1262,6 +1262,11 @@ impl Remap {
             }
             NodeKind::Condition(e) => self.expr(e),
             NodeKind::Guard(g) => self.expr(&mut g.cond),
+            NodeKind::Sequence(c) | NodeKind::Selector(c) => {
+                if let Some(e) = &mut c.cond {
+                    self.expr(e);
+                }
+            }
             NodeKind::Include(s) if includes.is_empty() => {
                 n.kind = NodeKind::Const(Status::ALL[s.0 as usize % 3]);
             }
@@ -1378,5 +1383,186 @@ pub fn running_list_tree(cfg: RlConfig) -> BoxedStrategy<Tree> {
                 b.finish().expect("generated trees always have a root")
             },
         )
+        .boxed()
+}
+
+// ---- cursor (Drag[en]gine model) trees ------------------------------------------------------
+
+/// The leaves of a cursor-model rule: actions (0 to `max_args` arguments), conditions, every
+/// constant and `yield`.
+fn cursor_leaf(scope: &Scope, cfg: &RlConfig) -> BoxedStrategy<NodeBuf> {
+    let e = rl_expr(scope, cfg);
+    let max_args = cfg.max_args;
+    let mut leaves: Vec<(u32, BoxedStrategy<NodeBuf>)> = vec![
+        (
+            2,
+            e.clone()
+                .prop_map(|c| mk(NodeKind::Condition(c), None, Vec::new()))
+                .boxed(),
+        ),
+        (
+            2,
+            status()
+                .prop_map(|s| mk(NodeKind::Const(s), None, Vec::new()))
+                .boxed(),
+        ),
+        (2, Just(mk(NodeKind::Yield, None, Vec::new())).boxed()),
+    ];
+    if !scope.actions.is_empty() {
+        leaves.push((
+            7,
+            (
+                select(scope.actions.clone()),
+                prop_oneof![
+                    2 => Just(Vec::new()),
+                    1 => vec(arg(e), 1..=max_args.max(1)),
+                ],
+            )
+                .prop_map(|(import, args)| {
+                    mk(
+                        NodeKind::Action(CallExpr { import, args }),
+                        None,
+                        Vec::new(),
+                    )
+                })
+                .boxed(),
+        ));
+    }
+    Union::new_weighted(leaves).boxed()
+}
+
+/// The decorators a cursor rule may carry: every-tick guard, invert, map (any mapping, so
+/// also a running result from a finished list, and `doNotFail`'s failure → success).
+fn cursor_decorator(e: BoxedStrategy<Expr>) -> BoxedStrategy<NodeKind> {
+    prop_oneof![
+        3 => e.prop_map(|cond| NodeKind::Guard(Guard {
+            cond,
+            eval: GuardEval::EveryTick,
+        })),
+        1 => Just(NodeKind::Invert),
+        1 => Just(NodeKind::MapStatus(StatusMap {
+            failure: Status::Success,
+            success: Status::Success,
+            running: Status::Running,
+        })),
+        1 => (status(), status(), status()).prop_map(|(failure, success, running)| {
+            NodeKind::MapStatus(StatusMap { failure, success, running })
+        }),
+    ]
+    .boxed()
+}
+
+/// A rule of the cursor model: up to two decorators over a leaf or over a `cursor` sequence or
+/// selector (any `loop`, any `when` condition) whose children are rules; about half the rules
+/// carry an id.
+pub fn cursor_rule(scope: &Scope, cfg: &RlConfig) -> BoxedStrategy<NodeBuf> {
+    let e = rl_expr(scope, cfg);
+    let dec = cursor_decorator(e.clone());
+    let wrap = move |core: BoxedStrategy<NodeBuf>| {
+        let ids = option::weighted(0.5, select(&[".a", ".b", "x", ".run", "r.1"][..]));
+        (vec(dec.clone(), 0..=2), core, ids)
+            .prop_map(|(ds, core, id)| {
+                let mut n = ds.into_iter().fold(core, |n, d| mk(d, None, vec![n]));
+                n.name = id.map(str::to_string);
+                n
+            })
+            .boxed()
+    };
+    let leaf = cursor_leaf(scope, cfg);
+    let max_children = cfg.max_children;
+    wrap(leaf.clone())
+        .prop_recursive(cfg.node_depth.min(5), cfg.node_size, 4, move |inner| {
+            let composite = (
+                any::<bool>(),
+                any::<bool>(),
+                option::weighted(0.4, e.clone()),
+            )
+                .prop_map(|(seq, looping, cond)| {
+                    let c = Composite {
+                        resume: Resume::Cursor,
+                        looping,
+                        cond,
+                    };
+                    if seq {
+                        NodeKind::Sequence(c)
+                    } else {
+                        NodeKind::Selector(c)
+                    }
+                });
+            let list = (composite, vec(inner, 0..=max_children))
+                .prop_map(|(k, children)| mk(k, None, children))
+                .boxed();
+            prop_oneof![
+                1 => wrap(leaf.clone()),
+                3 => wrap(list),
+            ]
+        })
+        .boxed()
+}
+
+/// A Drag[en]gine-model tree: one `main` rule from [`cursor_rule`], 1 to `max_actions` actions
+/// and 1 to `max_functions` functions, 0 to `max_vars` variables, a run-away limit from 1 to
+/// 120 (small ones often, so steps hit it), either precision.
+pub fn cursor_tree(cfg: RlConfig) -> BoxedStrategy<Tree> {
+    let scope = Scope {
+        actions: (0..cfg.max_actions as u32).map(ImportId).collect(),
+        functions: (0..cfg.max_functions as u32).map(ImportId).collect(),
+        imports: (cfg.max_actions + cfg.max_functions) as u32,
+        vars: cfg.max_vars as u32,
+        timestamps: 0,
+        subtrees: 0,
+    };
+    (
+        vec(rl_import_name(), 1..=cfg.max_actions),
+        vec(rl_import_name(), 1..=cfg.max_functions),
+        vec(rl_var(), 0..=cfg.max_vars),
+        cursor_rule(&scope, &cfg),
+        prop_oneof![2 => 1u32..12, 1 => 12u32..=120],
+        select(&[Precision::Single, Precision::Double][..]),
+    )
+        .prop_map(|(actions, functions, vars, mut body, limit, precision)| {
+            let mut b = TreeBuilder::new(Dialect::Dragengine);
+            b.config(TreeConfig {
+                model: Model::Cursor {
+                    runaway_limit: limit,
+                },
+                precision,
+                ..TreeConfig::for_dialect(Dialect::Dragengine)
+            });
+            let imports: Vec<Import> = make_unique(actions)
+                .into_iter()
+                .map(|name| (name, ImportKind::Action))
+                .chain(
+                    make_unique(functions)
+                        .into_iter()
+                        .map(|name| (name, ImportKind::Function)),
+                )
+                .map(|(name, kind)| Import {
+                    name,
+                    kind,
+                    min_args: 0,
+                    max_args: 3,
+                    long_running: true,
+                })
+                .collect();
+            let scope = Scope::new(&imports, vars.len(), 0, 0);
+            let remap = Remap {
+                actions: scope.actions,
+                functions: scope.functions,
+                imports: scope.imports,
+                vars: scope.vars,
+            };
+            for i in imports {
+                b.import(i);
+            }
+            let (names, vars): (Vec<_>, Vec<_>) =
+                vars.into_iter().map(|(n, t, d)| (n, (t, d))).unzip();
+            for (name, (ty, default)) in make_unique(names).into_iter().zip(vars) {
+                b.var(Var { name, ty, default });
+            }
+            remap.node(&mut body, &(0..0));
+            b.root("main", body);
+            b.finish().expect("generated trees always have a root")
+        })
         .boxed()
 }
