@@ -109,6 +109,7 @@ fn front_end(
         Format::Dialect(Dialect::Unvanquished) => {
             syntax::unvanquished::load(path, fs, limits, sources)
         }
+        Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load(path, fs, limits, sources),
         Format::Dialect(d) => Err(vec![Diagnostic::new(
             ErrorKind::Unsupported,
             Span::DUMMY,

@@ -402,3 +402,60 @@ fn batch_allocates_nothing(kind: EngineKind) {
     });
     assert_eq!(allocs, 0);
 }
+
+/// A Drag[en]gine (cursor-model) tree: moves forwards and backwards, `when` conditions,
+/// `@bound`, `yield`, run-aways and halted agents, resets between ticks.
+const CURSOR_TREE: &str = r#"btvm 1;
+dialect dragengine;
+model cursor 9;
+import action walk 0..2;
+import action look 0..0;
+import function near 0..1;
+root main = selector @"root" cursor loop when (near("x") < 0.8) {
+    sequence @".s" cursor loop {
+        guard every-tick (@bound(action walk) && near() > 0.2) { action @".walk" walk("speed", 2) }
+        map success success running { action @".look" look() }
+        yield @".y"
+    }
+    action @".idle" look()
+}
+"#;
+
+#[test]
+fn cursor_ticks_allocate_nothing_on_either_engine() {
+    let limits = Limits::default();
+    let mut sources = SourceMap::new();
+    let file = sources.add("cursor.btn", CURSOR_TREE.to_string());
+    let tree = native::parse(file, CURSOR_TREE, &limits).expect("the tree parses");
+    let p = btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers");
+    for kind in [EngineKind::Vm, EngineKind::Native] {
+        let mut host = FixedHost::new();
+        let mut engine = Engine::new(&p, kind);
+        assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
+        let mut states: Vec<Vec<u8>> = (0..8).map(|_| p.new_state()).collect();
+        let mut halted = 0;
+        let ((), allocs, deallocs) = counted(|| {
+            for tick in 0..300i64 {
+                for (i, state) in states.iter_mut().enumerate() {
+                    if p.halt(state).is_some() {
+                        halted += 1;
+                        p.reset(state);
+                    }
+                    let s = engine
+                        .tick(state, AgentId(i as u32), &mut host, tick * 50)
+                        .expect("tick");
+                    host.roots[s as usize] += 1;
+                }
+            }
+        });
+        assert_eq!(
+            (allocs, deallocs),
+            (0, 0),
+            "{kind:?} ticks allocated or freed"
+        );
+        assert_coverage(&p, &host);
+        assert!(halted > 0, "some agent halted and was reset");
+        // The looping root selector never succeeds: it fails (halting) or runs.
+        assert!(host.roots[0] > 0 && host.roots[2] > 0, "{:?}", host.roots);
+    }
+}

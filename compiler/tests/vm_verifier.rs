@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use btvm::program::{
-    ActionNo, Bit, Func, Function, FunctionKind, Imp, Instr, Label, ProgramParts, Str, Temp, Timer,
-    Var,
+    ActionNo, Bit, Func, Function, FunctionKind, Imp, Instr, Label, ProgramModel, ProgramParts,
+    Str, Temp, Timer, Var,
 };
 use btvm::{
     AgentId, Batch, Call, Host, ImportKind, Limits, Program, ProgramErrorKind as K, Status, StrId,
@@ -68,6 +68,22 @@ root main = selector running-list {
     condition (f() > 1 || f() < -1)
     invert { condition (!f()) }
     const success
+}
+"#;
+
+/// A Drag[en]gine (cursor-model) tree: a rule table, moves in both directions, `when`,
+/// `@bound`, `yield`, a small run-away limit.
+const TREE_CURSOR: &str = r#"btvm 1;
+dialect dragengine;
+model cursor 6;
+import action walk 0..2;
+import function near 0..0;
+root main = selector @"root" cursor loop when (near()) {
+    sequence @".s" cursor loop {
+        guard every-tick (@bound(action walk)) { action @".w" walk("a", 1) }
+        yield @".y"
+    }
+    map success success running { action @".x" walk() }
 }
 "#;
 
@@ -161,7 +177,82 @@ fn programs() -> Vec<(&'static str, Program)> {
             lower("stateless", &parse_native("stateless.btn", TREE_STATELESS)),
         ),
         ("bt", lower("bt", &load_bt())),
+        (
+            "cursor",
+            lower("cursor", &parse_native("cursor.btn", TREE_CURSOR)),
+        ),
     ]
+}
+
+fn program_cursor() -> Program {
+    lower("cursor", &parse_native("cursor.btn", TREE_CURSOR))
+}
+
+#[test]
+fn bad_cursor_programs() {
+    let base = || program_cursor().parts().clone();
+    verify(base(), &limits()).expect("the cursor program verifies");
+    let first = |p: &ProgramParts, pred: &dyn Fn(&Instr) -> bool| {
+        p.code
+            .iter()
+            .position(pred)
+            .expect("the program has such an instruction")
+    };
+    // A move to a rule the table lacks.
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::Move { .. }));
+    if let Instr::Move { rule, .. } = &mut p.code[at] {
+        rule.0 = p.rules.len() as u32;
+    }
+    expect(p, K::IndexOutOfRange);
+    // A rule whose code lies outside the function.
+    let mut p = base();
+    p.rules[1].label = p.code.len() as u32;
+    expect(p, K::BadJump);
+    // A rule leading back to the dispatch (an uncounted loop), and a second dispatch.
+    let mut p = base();
+    p.rules[1].label = 0;
+    expect(p, K::BadJump);
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::Finish { .. }));
+    p.code[at] = Instr::Dispatch {};
+    expect(p, K::BadContinuation);
+    // A rule entered where the stack is not empty (inside an action's arguments).
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::ActCursor { argc: 2, .. }));
+    p.rules[1].label = at as u32;
+    expect(p, K::StackMismatch);
+    // No run-away limit, no rules, no cursor field, a cursor too narrow for the rules.
+    let mut p = base();
+    p.model = ProgramModel::Cursor { limit: 0 };
+    expect(p, K::BadOperand);
+    let mut p = base();
+    p.rules.clear();
+    expect(p, K::BadOperand);
+    let mut p = base();
+    p.layout.cursor.width = 0;
+    expect(p, K::BadLayout);
+    let mut p = base();
+    p.rules = (0..300).map(|_| p.rules[0].clone()).collect();
+    expect(p, K::BadLayout);
+    // A cursor program with a second function.
+    let mut p = base();
+    append_subtree(
+        &mut p,
+        "extra",
+        &[Instr::Return {
+            status: Status::Success,
+        }],
+    );
+    expect(p, K::BadContinuation);
+    // Cursor state or instructions in a running-list program.
+    let mut p = base();
+    p.model = ProgramModel::RunningList;
+    expect(p, K::BadLayout);
+    let mut p = program_all().parts().clone();
+    let at = first(&p, &|i| matches!(i, Instr::Finish { .. }));
+    p.code[at] = Instr::Stop {};
+    expect(p, K::BadOperand);
 }
 
 fn program_all() -> Program {
@@ -278,7 +369,7 @@ fn real_programs_round_trip_exactly() {
     for (name, p) in programs() {
         let bytes = p.encode();
         assert_eq!(&bytes[..8], b"BTVMPROG", "{name}");
-        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1, "{name}");
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2, "{name}");
         let stored = u64::from_le_bytes(bytes[10..HEADER].try_into().unwrap());
         assert_eq!(stored, p.fingerprint(), "{name}");
         assert_eq!(fnv1a(&bytes[HEADER..]), stored, "{name}");
@@ -429,10 +520,10 @@ fn file_level_errors_have_their_kinds() {
     assert_eq!(kind(b"btvmprog\x01\x00", &limits()), K::BadMagic);
 
     let mut b = bytes.clone();
-    b[8..10].copy_from_slice(&2u16.to_le_bytes());
-    assert_eq!(kind(&b, &limits()), K::BadVersion);
-    b[8..10].copy_from_slice(&0u16.to_le_bytes());
-    assert_eq!(kind(&b, &limits()), K::BadVersion);
+    for version in [0u16, 1, 3] {
+        b[8..10].copy_from_slice(&version.to_le_bytes());
+        assert_eq!(kind(&b, &limits()), K::BadVersion);
+    }
 
     let mut b = bytes.clone();
     b.push(0);
@@ -489,7 +580,7 @@ fn file_level_errors_have_their_kinds() {
 
     // Model byte and single-precision flag.
     let mut b = bytes.clone();
-    b[HEADER] = 1;
+    b[HEADER] = 2;
     patch_fingerprint(&mut b);
     assert_eq!(kind(&b, &limits()), K::BadOperand);
     let mut b = bytes.clone();
@@ -499,8 +590,8 @@ fn file_level_errors_have_their_kinds() {
 
     // A huge string count is refused before anything is allocated. Before the strings: model,
     // precision, then the layout (size, current (5), actions, count (5), five u32s, has_rng,
-    // rng).
-    let strings_at = HEADER + 2 + 4 + 5 + 4 + 5 + 20 + 1 + 4;
+    // rng, cursor (5), flags (5)).
+    let strings_at = HEADER + 2 + 4 + 5 + 4 + 5 + 20 + 1 + 4 + 5 + 5;
     assert_eq!(
         u32::from_le_bytes(bytes[strings_at..strings_at + 4].try_into().unwrap()) as usize,
         p.parts().strings.len()

@@ -57,11 +57,13 @@ pub(crate) fn start(state: &mut [u8], l: &Layout) {
     set_flags(state, l, f | FLAG_STARTED);
 }
 
-/// Counts one rule run; at the limit, halts the agent as a run-away and returns `true`.
+/// Counts one rule run on the tick's step counter (which the engine, not the program, owns and
+/// zeroes at the start of every tick); at the limit, halts the agent as a run-away and returns
+/// `true`. `>=` rather than `==`, so no counter value can ever run past the limit.
 #[inline]
 pub(crate) fn step(count: &mut u32, limit: u32, state: &mut [u8], l: &Layout) -> bool {
     *count = count.saturating_add(1);
-    if *count == limit {
+    if *count >= limit {
         let f = flags(state, l);
         set_flags(state, l, f | FLAG_RUNAWAY);
         true

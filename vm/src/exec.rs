@@ -306,6 +306,8 @@ pub(crate) fn run<H: Host + ?Sized>(
         _ => 0,
     };
     let rule_at = |r: usize| parts.rules.get(r).map_or(usize::MAX, |r| r.label as usize);
+    // The cursor model's rule runs this tick (owned here, never by the program).
+    let mut steps = 0u32;
     loop {
         let Some(ins) = code.get(pc) else {
             return Status::Failure;
@@ -524,22 +526,16 @@ pub(crate) fn run<H: Host + ?Sized>(
                 }
                 pc = rule_at(cursor::current(state, l, parts.rules.len()));
             }
-            Instr::Move { rule, count } => {
+            Instr::Move { rule } => {
                 cursor::set(state, l, rule.0);
-                let Some(c) = temps.get_mut(count.0 as usize) else {
-                    return Status::Failure;
-                };
-                if cursor::step(c, limit, state, l) {
+                if cursor::step(&mut steps, limit, state, l) {
                     return Status::Failure;
                 }
                 pc = rule_at(rule.0 as usize);
             }
             Instr::SetCursor { rule } => cursor::set(state, l, rule.0),
-            Instr::Step { count } => {
-                let Some(c) = temps.get_mut(count.0 as usize) else {
-                    return Status::Failure;
-                };
-                if cursor::step(c, limit, state, l) {
+            Instr::Step {} => {
+                if cursor::step(&mut steps, limit, state, l) {
                     return Status::Failure;
                 }
             }

@@ -3,7 +3,6 @@
 //! The whole tree is one entry function:
 //!
 //! ```text
-//!   temp.zero t0              ; the step's rule-run counter
 //!   cursor.dispatch           ; halted → failure; else jump to the cursor's rule
 //! rule 0: …                   ; each rule's code, in arena order (the rule table's labels)
 //! ```
@@ -19,7 +18,7 @@
 //!
 //! This module never builds a program without the verifier.
 
-use btvm::program::{Field, Imp, Instr, Label, Layout, ProgramModel, ProgramParts, RuleNo, Temp};
+use btvm::program::{Field, Imp, Instr, Label, Layout, ProgramModel, ProgramParts, RuleNo};
 use btvm::{Limits, Program, Status};
 
 use super::asm::Asm;
@@ -29,9 +28,6 @@ use crate::diag::Diagnostic;
 use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
 use crate::reference::cursor::{check_supported, Rules};
 use crate::source::Span;
-
-/// The step counter register.
-const COUNT: Temp = Temp(0);
 
 /// Compiles a cursor-model tree.
 pub(super) fn lower(
@@ -60,7 +56,6 @@ pub(super) fn lower(
     };
     let mut starts = vec![0u32; rules.tops.len()];
     let fn_start = lw.asm.here();
-    lw.asm.emit(Instr::Zero { temp: COUNT });
     lw.asm.emit(Instr::Dispatch {});
     let k = Cont {
         s: lw.asm.label(),
@@ -76,12 +71,12 @@ pub(super) fn lower(
     cl.rule(root, k);
     let asm = &mut cl.lw.asm;
     asm.place(k.s);
-    asm.emit(Instr::Step { count: COUNT });
+    asm.emit(Instr::Step {});
     asm.emit(Instr::Finish {
         status: Status::Success,
     });
     asm.place(k.f);
-    asm.emit(Instr::Step { count: COUNT });
+    asm.emit(Instr::Step {});
     asm.emit(Instr::Stop {});
     asm.place(k.r);
     asm.emit(Instr::Finish {
@@ -106,7 +101,7 @@ pub(super) fn lower(
         strings: string_table(&strings),
         imports: tree.imports.clone(),
         vars: var_values(tree, &strings),
-        temps: 1,
+        temps: 0,
         functions: vec![btvm::program::Function {
             name: tree.roots[0].name.clone(),
             kind: btvm::program::FunctionKind::Entry,
@@ -237,10 +232,7 @@ impl CursorLower<'_, '_> {
     }
 
     fn move_to(&mut self, rule: u32) {
-        self.asm().emit(Instr::Move {
-            rule: RuleNo(rule),
-            count: COUNT,
-        });
+        self.asm().emit(Instr::Move { rule: RuleNo(rule) });
     }
 
     /// Jumps to `to` when the list's `when` condition is false.
@@ -272,7 +264,7 @@ impl CursorLower<'_, '_> {
         for (i, &(s, f)) in handlers.iter().enumerate() {
             let next = kids.get(i + 1).copied();
             self.asm().place(s);
-            self.asm().emit(Instr::Step { count: COUNT });
+            self.asm().emit(Instr::Step {});
             match (seq, next) {
                 (true, _) => {
                     self.unless_when(c, fail);
@@ -289,7 +281,7 @@ impl CursorLower<'_, '_> {
                 (false, _) => self.finish(me, k.s),
             }
             self.asm().place(f);
-            self.asm().emit(Instr::Step { count: COUNT });
+            self.asm().emit(Instr::Step {});
             match (seq, next) {
                 (false, Some(n)) => {
                     self.unless_when(c, fail);

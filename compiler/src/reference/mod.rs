@@ -221,7 +221,7 @@ impl<'t> Interpreter<'t> {
             ),
             None => None,
         };
-        let rng = state.rng.clone();
+        let rng = state.rng;
         self.reset(state);
         state.rng = rng;
         match rule {

@@ -4,5 +4,6 @@
 //! diagnostics. Front-ends read files only through a [`FileSystem`](crate::source::FileSystem)
 //! and check nesting depth before recursing, so no input can overflow the stack.
 
+pub mod dragengine;
 pub mod native;
 pub mod unvanquished;

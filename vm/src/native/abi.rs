@@ -97,6 +97,8 @@ pub(super) struct Ctx {
     pub layout: *const crate::program::Layout,
     pub now: Millis,
     pub agent: u32,
+    /// The cursor model's rule runs this tick; zeroed before every agent's tick.
+    pub steps: u32,
     pub single_precision: bool,
     /// A panic caught in a host call, resumed by the entry point after native code returns.
     pub panic: Option<Box<dyn Any + Send>>,
@@ -366,6 +368,7 @@ pub(super) mod offsets {
     pub const AVAILABLE: i32 = offset_of!(Ctx, available) as i32;
     pub const TEMPS: i32 = offset_of!(Ctx, temps) as i32;
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
+    pub const STEPS: i32 = offset_of!(Ctx, steps) as i32;
 }
 
 #[cfg(test)]

@@ -552,12 +552,14 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         layout: program.layout(),
         now,
         agent: first,
+        steps: 0,
         single_precision: program.single_precision(),
         panic: None,
     };
     let base = states.as_mut_ptr();
     for (i, status) in statuses.iter_mut().enumerate() {
         ctx.agent = first.wrapping_add(i as u32);
+        ctx.steps = 0;
         // In bounds: `states` holds `size` bytes per status (checked above). With a zero-byte
         // state the pointer is never dereferenced (no offset passes the translator's checks).
         let state = base.wrapping_add(i * size);

@@ -1034,9 +1034,9 @@ impl Tx<'_, '_, '_> {
                 self.dispatch();
                 return Ok(false);
             }
-            Instr::Move { rule, count } => {
+            Instr::Move { rule } => {
                 self.set_cursor(rule.0);
-                self.step(count.0);
+                self.step();
                 match self.env.program.rules().get(rule.0 as usize) {
                     Some(r) => {
                         let t = self.target(Label(r.label));
@@ -1047,7 +1047,7 @@ impl Tx<'_, '_, '_> {
                 return Ok(false);
             }
             Instr::SetCursor { rule } => self.set_cursor(rule.0),
-            Instr::Step { count } => self.step(count.0),
+            Instr::Step {} => self.step(),
             Instr::Stop {} => {
                 self.or_flags(FLAG_STOPPED);
                 self.finish(Status::Failure);
@@ -1142,10 +1142,7 @@ impl Tx<'_, '_, '_> {
         let r = self.i32c(rule);
         self.write_field(self.layout.cursor, r);
         let flags = self.read_field(self.layout.flags);
-        let cleared = self
-            .b
-            .ins()
-            .band_imm_u(flags, i64::from(!FLAG_STARTED & 0xff));
+        let cleared = self.b.ins().band_imm_u(flags, i64::from(!FLAG_STARTED));
         self.write_field(self.layout.flags, cleared);
     }
 
@@ -1162,42 +1159,33 @@ impl Tx<'_, '_, '_> {
         self.b.ins().icmp_imm_u(IntCC::Equal, started, 0)
     }
 
-    /// `cursor::step`: counts a rule run on counter `temp`; at the limit the agent halts as a
-    /// run-away and the tick ends with failure. Continues in a fresh block otherwise.
-    fn step(&mut self, temp: u32) {
+    /// `cursor::step`: counts a rule run on the context's step counter (zeroed by the entry
+    /// point before each agent's tick, and kept there because a tick may span several
+    /// chunks); at the limit the agent halts as a run-away and the tick ends with failure.
+    /// Continues in a fresh block otherwise.
+    fn step(&mut self) {
         let limit = match self.env.program.model() {
             crate::program::ProgramModel::Cursor { limit } => limit,
             _ => 0,
         };
-        let Some((p, off)) = self.temp_addr(temp) else {
-            return self.finish_and_continue();
-        };
-        let t = self.b.ins().load(types::I32, mem(), p, off);
+        let t = self.load_ctx_ty(types::I32, offsets::STEPS);
         let more = self.b.ins().iadd_imm_u(t, 1);
         let full = self
             .b
             .ins()
             .icmp_imm_u(IntCC::Equal, t, i64::from(u32::MAX));
         let next = self.b.ins().select(full, t, more);
-        self.b.ins().store(mem(), next, p, off);
-        let hit = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::Equal, next, i64::from(limit));
+        self.b.ins().store(mem(), next, self.ctx, offsets::STEPS);
+        let hit =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, next, i64::from(limit));
         let (runaway, go) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(hit, runaway, &[], go, &[]);
         self.b.switch_to_block(runaway);
         self.or_flags(FLAG_RUNAWAY);
         self.finish(Status::Failure);
         self.b.switch_to_block(go);
-    }
-
-    /// A tick that cannot go on (a counter the program does not have, which the verifier
-    /// rules out): fail, and keep translating in an unreachable block.
-    fn finish_and_continue(&mut self) {
-        self.finish(Status::Failure);
-        let dead = self.b.create_block();
-        self.b.switch_to_block(dead);
     }
 
     /// `act` with the phase and the slot/list bookkeeping inlined (small programs).

@@ -438,14 +438,14 @@ isa! {
     /// holds no valid rule).
     0x20 Dispatch "cursor.dispatch" {} pop(0) push(0);
     /// Cursor model: `move(rule)` — the cursor becomes `rule` and `first_run` true; count one
-    /// rule run on `count` (a run-away at the limit halts the agent and ends the tick with
-    /// failure); continue at the rule's code.
-    0x21 Move "cursor.move" { rule: RuleNo, count: Temp } pop(0) push(0);
+    /// rule run on the tick's step counter (a run-away at the limit halts the agent and ends
+    /// the tick with failure); continue at the rule's code.
+    0x21 Move "cursor.move" { rule: RuleNo } pop(0) push(0);
     /// Cursor model: the cursor becomes `rule` and `first_run` true.
     0x22 SetCursor "cursor.set" { rule: RuleNo } pop(0) push(0);
-    /// Cursor model: count one rule run on `count`; at the limit, halt the agent (run-away)
-    /// and end the tick with failure.
-    0x23 Step "cursor.step" { count: Temp } pop(0) push(0);
+    /// Cursor model: count one rule run on the tick's step counter; at the limit, halt the
+    /// agent (run-away) and end the tick with failure.
+    0x23 Step "cursor.step" {} pop(0) push(0);
     /// Cursor model: the root failed: halt the agent (stopped) and end the tick with failure.
     0x24 Stop "cursor.stop" {} pop(0) push(0);
     /// Cursor model action: pop `argc` arguments, call the host with phase `enter` if

@@ -14,9 +14,11 @@
 //! - subtree calls form no cycle, so the call depth is bounded;
 //! - cursor programs (`ProgramModel::Cursor`) have one entry function, a rule table whose
 //!   labels lie in it, a cursor field wide enough for every rule and a flags byte; cursor
-//!   instructions appear only in cursor programs. Their only backward control flow is
-//!   `cursor.dispatch`/`cursor.move` through the rule table, and every `cursor.move` counts a
-//!   rule run against the run-away limit, so a tick runs at most `limit + 1` forward paths;
+//!   instructions appear only in cursor programs. They start with their only
+//!   `cursor.dispatch`, no rule label points at it, and their only other backward control
+//!   flow is `cursor.move` through the rule table; every `cursor.move` counts a rule run on a
+//!   counter the engine owns and zeroes per tick, halting at the run-away limit, so a tick runs
+//!   at most `limit + 1` forward paths;
 //! - the longest path through a tick (calls included) fits the per-tick instruction budget.
 //!
 //! It never executes code and never panics, whatever the input.
@@ -212,14 +214,27 @@ fn cursor(p: &ProgramParts) -> Result<(), ProgramError> {
                     format!("{} rules do not fit the cursor field", p.rules.len()),
                 ));
             }
+            // The step starts with the one `cursor.dispatch`, which no rule leads back to:
+            // every backward jump is then a counted `cursor.move`.
+            if p.code.get(f.start as usize) != Some(&Instr::Dispatch {})
+                || p.code
+                    .iter()
+                    .skip(f.start as usize + 1)
+                    .any(|i| *i == Instr::Dispatch {})
+            {
+                return Err(err(
+                    K::BadContinuation,
+                    "a cursor program starts with its only `cursor.dispatch`".into(),
+                ));
+            }
             if let Some(r) = p
                 .rules
                 .iter()
-                .find(|r| r.label < f.start || r.label >= f.end)
+                .find(|r| r.label <= f.start || r.label >= f.end)
             {
                 return Err(err(
                     K::BadJump,
-                    format!("rule label {} lies outside `{}`", r.label, f.name),
+                    format!("rule label {} lies outside `{}`'s rules", r.label, f.name),
                 ));
             }
         }

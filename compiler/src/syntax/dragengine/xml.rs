@@ -1,0 +1,510 @@
+//! One `.debt` file's XML to [`FileRules`]: the element grammar, attributes, the common
+//! elements (`parameter`, `condition`, `conditionMode`) and every grammar error with its span.
+//!
+//! The XML itself is parsed by `roxmltree` (no DTDs, so no custom entities); its errors become
+//! [`ErrorKind::Syntax`] diagnostics at the reported position. Tag names are compared exactly
+//! as written in the source (case-sensitive, a namespace prefix is part of the name), as the
+//! original loader compares them. Rule nesting is checked against `Limits::max_depth` before
+//! each recursive step, so no input can make this file recurse deeper than that limit.
+//!
+//! This file knows nothing about ids, imports, subtree files or the IR.
+
+use btvm::Limits;
+use roxmltree::{Document, Node, ParsingOptions, TextPos};
+
+use super::ast::{FileRules, Located, Mode, Rule, RuleKind};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::source::{FileId, Span};
+
+/// Most distinct parameters one rule may have: they are passed as two arguments each, and a
+/// call takes at most 255 arguments.
+pub(super) const MAX_PARAMS: usize = 127;
+
+type PResult<T> = Result<T, Diagnostic>;
+
+/// The elements of the grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tag {
+    Action,
+    Success,
+    Failure,
+    Running,
+    Yield,
+    Sequence,
+    Choice,
+    Subtree,
+    Parameter,
+    Condition,
+    ConditionMode,
+}
+
+impl Tag {
+    fn from_name(name: &str) -> Option<Tag> {
+        Some(match name {
+            "action" => Tag::Action,
+            "success" => Tag::Success,
+            "failure" => Tag::Failure,
+            "running" => Tag::Running,
+            "yield" => Tag::Yield,
+            "sequence" => Tag::Sequence,
+            "choice" => Tag::Choice,
+            "subtree" | "subTree" => Tag::Subtree,
+            "parameter" => Tag::Parameter,
+            "condition" => Tag::Condition,
+            "conditionMode" => Tag::ConditionMode,
+            _ => return None,
+        })
+    }
+
+    fn is_rule(self) -> bool {
+        !matches!(self, Tag::Parameter | Tag::Condition | Tag::ConditionMode)
+    }
+}
+
+const RULES: &str =
+    "`<action>`, `<success>`, `<failure>`, `<running>`, `<yield>`, `<sequence>`, `<choice>`, `<subtree>`";
+const COMMON: &str = "`<parameter>`, `<condition>`, `<conditionMode>`";
+
+/// Parses the text of one file (`file` in the source map).
+pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<FileRules> {
+    let options = ParsingOptions {
+        allow_dtd: false,
+        ..ParsingOptions::default()
+    };
+    let doc = Document::parse_with_options(text, options).map_err(|e| xml_error(text, file, &e))?;
+    let p = Parser { text, file, limits };
+    let root = doc.root_element();
+    let root_span = p.start_tag(root);
+    let name = p.tag_name(root);
+    if name != "behaviorTree" {
+        return Err(Diagnostic::new(
+            ErrorKind::Syntax,
+            root_span,
+            format!("the root element is `<{name}>`; a `.debt` file's root is `<behaviorTree>`"),
+        ));
+    }
+    let mut rules = Vec::new();
+    for child in root.children().filter(Node::is_element) {
+        match Tag::from_name(p.tag_name(child)) {
+            Some(tag) if tag.is_rule() => rules.push(p.child_rule(child, tag, 0)?),
+            Some(_) => {
+                return Err(Diagnostic::new(
+                    ErrorKind::Syntax,
+                    p.start_tag(child),
+                    format!(
+                        "`<{}>` must be inside a rule, not directly in `<behaviorTree>`",
+                        p.tag_name(child)
+                    ),
+                ))
+            }
+            None => return Err(p.unknown(child, "behaviorTree", RULES)),
+        }
+    }
+    Ok(FileRules { root_span, rules })
+}
+
+struct Parser<'t> {
+    text: &'t str,
+    file: FileId,
+    limits: &'t Limits,
+}
+
+/// The common elements of one rule, as they accumulate.
+struct Common {
+    params: Vec<(String, String)>,
+    conditions: Vec<Located>,
+    mode: Mode,
+}
+
+impl<'t> Parser<'t> {
+    fn span(&self, r: std::ops::Range<usize>) -> Span {
+        Span::new(self.file, r.start, r.end)
+    }
+
+    /// The element's name as written (with any namespace prefix).
+    fn tag_name(&self, node: Node) -> &'t str {
+        let start = node.range().start + 1;
+        let rest = self.text.get(start..).unwrap_or("");
+        let len = rest
+            .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+            .unwrap_or(rest.len());
+        &rest[..len]
+    }
+
+    /// The span of the element's start tag, `<` to `>`.
+    fn start_tag(&self, node: Node) -> Span {
+        let r = node.range();
+        let mut from = r.start + 1 + self.tag_name(node).len();
+        for a in node.attributes() {
+            from = from.max(a.range().end);
+        }
+        let end = self
+            .text
+            .get(from..r.end)
+            .and_then(|s| s.find('>'))
+            .map_or(r.end, |i| from + i + 1);
+        Span::new(self.file, r.start, end)
+    }
+
+    /// Parses the rule element `node`, a child of a rule at `parent_depth` (0 for the top).
+    /// The depth is checked here, before recursing.
+    fn child_rule(&self, node: Node, tag: Tag, parent_depth: u32) -> PResult<Rule> {
+        let depth = parent_depth.saturating_add(1);
+        if depth > self.limits.max_depth {
+            return Err(Diagnostic::new(
+                ErrorKind::NestTooDeep,
+                self.start_tag(node),
+                format!(
+                    "rules are nested more than {} levels deep",
+                    self.limits.max_depth
+                ),
+            ));
+        }
+        self.rule(node, tag, depth)
+    }
+
+    fn rule(&self, node: Node, tag: Tag, depth: u32) -> PResult<Rule> {
+        let span = self.start_tag(node);
+        let id = match node.attribute_node("id") {
+            None => None,
+            Some(a) if a.value().is_empty() => {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    self.span(a.range()),
+                    "a rule id cannot be empty",
+                )
+                .with_note("leave the `id` attribute out for a rule without an id"));
+            }
+            Some(a) => Some(Located {
+                text: a.value().to_string(),
+                span: self.span(a.range_value()),
+            }),
+        };
+        let flag = |name: &str| node.attribute(name) == Some("true");
+        let (looping, do_not_fail) = match tag {
+            Tag::Action => (false, flag("doNotFail")),
+            Tag::Sequence | Tag::Choice | Tag::Subtree => (flag("loop"), flag("doNotFail")),
+            _ => (false, false),
+        };
+        let mut common = Common {
+            params: Vec::new(),
+            conditions: Vec::new(),
+            mode: Mode::AllTrue,
+        };
+        let kind = match tag {
+            Tag::Subtree => RuleKind::Subtree(self.subtree_path(node, span)?),
+            Tag::Sequence | Tag::Choice => {
+                let mut children = Vec::new();
+                for child in node.children().filter(Node::is_element) {
+                    match Tag::from_name(self.tag_name(child)) {
+                        Some(t) if t.is_rule() => children.push(self.child_rule(child, t, depth)?),
+                        Some(t) => self.common(child, t, &mut common)?,
+                        None => {
+                            return Err(self.unknown(
+                                child,
+                                self.tag_name(node),
+                                &format!("{RULES}, {COMMON}"),
+                            ))
+                        }
+                    }
+                }
+                if tag == Tag::Sequence {
+                    RuleKind::Sequence(children)
+                } else {
+                    RuleKind::Choice(children)
+                }
+            }
+            _ => {
+                for child in node.children().filter(Node::is_element) {
+                    match Tag::from_name(self.tag_name(child)) {
+                        Some(t) if t.is_rule() => {
+                            return Err(Diagnostic::new(
+                                ErrorKind::Syntax,
+                                self.start_tag(child),
+                                format!("`<{}>` cannot contain rules", self.tag_name(node)),
+                            )
+                            .with_note(format!(
+                                "only `<sequence>`, `<choice>` and the top level hold rules; \
+                                 this element may contain {COMMON}"
+                            )))
+                        }
+                        Some(t) => self.common(child, t, &mut common)?,
+                        None => return Err(self.unknown(child, self.tag_name(node), COMMON)),
+                    }
+                }
+                match tag {
+                    Tag::Action => RuleKind::Action {
+                        name: self.action_name(node, span)?,
+                    },
+                    Tag::Success => RuleKind::Success,
+                    Tag::Failure => RuleKind::Failure,
+                    Tag::Running => RuleKind::Running,
+                    _ => RuleKind::Yield,
+                }
+            }
+        };
+        Ok(Rule {
+            kind,
+            span,
+            id,
+            looping,
+            do_not_fail,
+            params: common.params,
+            conditions: common.conditions,
+            mode: common.mode,
+        })
+    }
+
+    fn action_name(&self, node: Node, span: Span) -> PResult<String> {
+        match node.attribute_node("name") {
+            None => Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                span,
+                "`<action>` needs a `name` attribute",
+            )
+            .with_note("for example `<action name=\"timer.wait\"/>`")),
+            Some(a) if a.value().is_empty() => Err(Diagnostic::new(
+                ErrorKind::InvalidValue,
+                self.span(a.range()),
+                "an action name cannot be empty",
+            )),
+            Some(a) => Ok(a.value().to_string()),
+        }
+    }
+
+    /// The path of a `<subtree>`: its first text; child elements are errors.
+    fn subtree_path(&self, node: Node, span: Span) -> PResult<Located> {
+        if let Some(child) = node.children().find(Node::is_element) {
+            let name = self.tag_name(child);
+            let d = Diagnostic::new(
+                ErrorKind::Syntax,
+                self.start_tag(child),
+                format!("`<{}>` cannot contain `<{name}>`", self.tag_name(node)),
+            );
+            return Err(match Tag::from_name(name) {
+                Some(t) if !t.is_rule() => d.with_note(
+                    "a subtree cannot carry conditions or parameters; put them on a \
+                     `<sequence>` around it or inside the subtree file",
+                ),
+                _ => d.with_note("a subtree element holds only the path of the file to include"),
+            });
+        }
+        match node.children().find(Node::is_text) {
+            Some(t) if !t.text().unwrap_or("").is_empty() => Ok(Located {
+                text: t.text().unwrap_or("").to_string(),
+                span: self.span(t.range()),
+            }),
+            _ => Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                span,
+                format!(
+                    "`<{}>` needs the path of a file as its text",
+                    self.tag_name(node)
+                ),
+            )
+            .with_note("for example `<subtree>subtrees/patrol.debt</subtree>`")),
+        }
+    }
+
+    /// Reads a common element into `common`.
+    fn common(&self, node: Node, tag: Tag, common: &mut Common) -> PResult<()> {
+        let span = self.start_tag(node);
+        let text = self.text_of(node)?;
+        match tag {
+            Tag::Parameter => {
+                let Some(name) = node.attribute("name") else {
+                    return Err(Diagnostic::new(
+                        ErrorKind::Syntax,
+                        span,
+                        "`<parameter>` needs a `name` attribute",
+                    ));
+                };
+                let value = text.map_or(String::new(), |t| t.text);
+                if let Some(p) = common.params.iter_mut().find(|p| p.0 == name) {
+                    p.1 = value;
+                } else {
+                    if common.params.len() == MAX_PARAMS {
+                        return Err(Diagnostic::new(
+                            ErrorKind::Arity,
+                            span,
+                            format!("a rule can have at most {MAX_PARAMS} different parameters"),
+                        )
+                        .with_note("each parameter is passed as two arguments (name, value)"));
+                    }
+                    common.params.push((name.to_string(), value));
+                }
+            }
+            Tag::Condition => match text {
+                Some(t) if !t.text.is_empty() => common.conditions.push(t),
+                _ => {
+                    return Err(Diagnostic::new(
+                        ErrorKind::InvalidValue,
+                        span,
+                        "`<condition>` needs the name of a condition as its text",
+                    ))
+                }
+            },
+            _ => {
+                let (value, at) = text.map_or((String::new(), span), |t| (t.text, t.span));
+                match Mode::from_name(&value) {
+                    Some(m) => common.mode = m,
+                    None => {
+                        return Err(Diagnostic::new(
+                            ErrorKind::InvalidValue,
+                            at,
+                            format!("unknown condition mode `{value}`"),
+                        )
+                        .with_note("the modes are `allTrue` (the default), `anyTrue`, `anyFalse` and `allFalse`"))
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The first text child of a text-only element; child elements are errors.
+    fn text_of(&self, node: Node) -> PResult<Option<Located>> {
+        if let Some(child) = node.children().find(Node::is_element) {
+            return Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                self.start_tag(child),
+                format!(
+                    "`<{}>` holds only text, not `<{}>`",
+                    self.tag_name(node),
+                    self.tag_name(child)
+                ),
+            ));
+        }
+        Ok(node.children().find(Node::is_text).map(|t| Located {
+            text: t.text().unwrap_or("").to_string(),
+            span: self.span(t.range()),
+        }))
+    }
+
+    fn unknown(&self, node: Node, parent: &str, expected: &str) -> Diagnostic {
+        Diagnostic::new(
+            ErrorKind::UnknownName,
+            self.start_tag(node),
+            format!(
+                "unknown element `<{}>` in `<{parent}>`",
+                self.tag_name(node)
+            ),
+        )
+        .with_note(format!(
+            "`<{parent}>` may contain {expected} (names are case-sensitive)"
+        ))
+    }
+}
+
+/// A `roxmltree` error as a diagnostic at the position it reports.
+fn xml_error(text: &str, file: FileId, e: &roxmltree::Error) -> Diagnostic {
+    use roxmltree::Error as E;
+    let at_end = Span::new(file, text.len(), text.len());
+    let (kind, span, message) = match e {
+        E::NoRootNode => (
+            ErrorKind::Syntax,
+            Span::new(file, 0, 0),
+            "the file has no root element; a `.debt` file's root is `<behaviorTree>`".to_string(),
+        ),
+        E::UnexpectedEndOfStream | E::UnclosedRootNode => {
+            (ErrorKind::Syntax, at_end, format!("malformed XML: {e}"))
+        }
+        E::DtdDetected => {
+            let at = text.find("<!DOCTYPE").unwrap_or(0);
+            (
+                ErrorKind::Syntax,
+                Span::new(file, at, at + "<!DOCTYPE".len().min(text.len() - at)),
+                "document type declarations (`<!DOCTYPE`) are not supported".to_string(),
+            )
+        }
+        E::NodesLimitReached | E::AttributesLimitReached | E::NamespacesLimitReached => (
+            ErrorKind::TooManyNodes,
+            Span::new(file, 0, 0),
+            format!("the XML is too large: {e}"),
+        ),
+        _ => {
+            let pos = e.pos();
+            let start = offset_of(text, pos);
+            let len = text[start..].chars().next().map_or(0, char::len_utf8);
+            let message = e.to_string().replace(&format!(" at {pos}"), "");
+            (
+                ErrorKind::Syntax,
+                Span::new(file, start, start + len),
+                format!("malformed XML: {message}"),
+            )
+        }
+    };
+    Diagnostic::new(kind, span, message)
+}
+
+/// The byte offset of a 1-based row and column (in characters), clamped to the text.
+fn offset_of(text: &str, pos: TextPos) -> usize {
+    let mut line_start = 0;
+    for _ in 1..pos.row {
+        match text[line_start..].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let line = &text[line_start..];
+    let col = pos.col.saturating_sub(1) as usize;
+    line_start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> PResult<FileRules> {
+        parse_file(text, FileId(0), &Limits::default())
+    }
+
+    #[test]
+    fn positions_map_back_to_offsets() {
+        let text = "ab\nçd\n";
+        assert_eq!(offset_of(text, TextPos::new(1, 1)), 0);
+        assert_eq!(offset_of(text, TextPos::new(2, 2)), 5);
+        assert_eq!(offset_of(text, TextPos::new(9, 1)), text.len());
+    }
+
+    #[test]
+    fn start_tags_and_names_come_from_the_source() {
+        let f =
+            parse("<behaviorTree><action id='a>b' name=\"x\" >t</action></behaviorTree>").unwrap();
+        let r = &f.rules[0];
+        assert_eq!((r.span.start, r.span.end), (14, 41));
+        assert_eq!((f.root_span.start, f.root_span.end), (0, 14));
+        let id = r.id.as_ref().unwrap();
+        assert_eq!(id.text, "a>b");
+        assert_eq!((id.span.start, id.span.end), (26, 29));
+    }
+
+    #[test]
+    fn parameters_keep_first_position_and_last_value() {
+        let f = parse(
+            "<behaviorTree><action name='a'><parameter name='x'>1</parameter>\
+             <parameter name='y'/><parameter name='x'>2</parameter></action></behaviorTree>",
+        )
+        .unwrap();
+        let want = vec![
+            ("x".to_string(), "2".to_string()),
+            ("y".to_string(), String::new()),
+        ];
+        assert_eq!(f.rules[0].params, want);
+    }
+
+    #[test]
+    fn xml_errors_are_positioned() {
+        let e = parse("<behaviorTree>\n  <sequence></choice>\n</behaviorTree>").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert!(e.message.starts_with("malformed XML"), "{}", e.message);
+        assert!(!e.message.contains(" at 2:"), "{}", e.message);
+        assert_eq!(e.span.start, 27);
+        let e = parse("").unwrap_err();
+        assert_eq!((e.kind, e.span.start), (ErrorKind::Syntax, 0));
+        let e = parse("<behaviorTree>").unwrap_err();
+        assert_eq!((e.kind, e.span.start), (ErrorKind::Syntax, 14));
+        let e = parse("<?xml version='1.0'?>\n<!DOCTYPE x []><behaviorTree/>").unwrap_err();
+        assert_eq!(e.span.start, 22);
+    }
+}
