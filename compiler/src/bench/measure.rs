@@ -199,6 +199,10 @@ pub fn run_bench(
                 };
                 for state in &mut states {
                     tally.add(interp.tick(state, h, now));
+                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`).
+                    if state.halt().is_some() {
+                        interp.reset(state);
+                    }
                 }
             }
             let secs = start.elapsed().as_secs_f64();
@@ -254,6 +258,7 @@ pub fn run_bench(
             }
             let mut hosts = Hosts::new(host, tree, agents, threads);
             let mut tally = Tally::default();
+            let cursor = !program.rules().is_empty();
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
@@ -268,8 +273,21 @@ pub fn run_bench(
                         (Hosts::World(w), _) => batch.par_tick(w, now),
                         (Hosts::Synthetic(s), _) => batch.par_tick(s, now),
                     };
+                    let mut failed = false;
                     for &s in statuses {
                         tally.add(s);
+                        failed |= s == btvm::Status::Failure;
+                    }
+                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
+                    // only a failed tick can have stopped one.
+                    if cursor && failed {
+                        for i in 0..batch.len() {
+                            if let Some(st) = batch.state_mut(i) {
+                                if program.halt(st).is_some() {
+                                    program.reset(st);
+                                }
+                            }
+                        }
                     }
                 }
             });

@@ -193,6 +193,9 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
             cfg.ticks,
             host_name(host)
         );
+        if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
+            println!("(an agent whose tree stops is reset after the tick, as a game restarts it)");
+        }
         println!(
             "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
             "engine",
