@@ -297,3 +297,67 @@ fn bench_prints_a_table_and_json() {
     let out = btvm(&["bench", "--threads", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A Drag[en]gine run saved at tick K and resumed from K (on another engine) prints the same
+/// trace as one run; the saved file is the original's record format.
+#[test]
+fn dragengine_runs_can_be_saved_and_resumed() {
+    let tree = spec("examples/wanderer/wanderer.debt");
+    let scn = spec("examples/wanderer/wanderer.scn");
+    let whole = btvm(&["run", &tree, "-s", &scn]);
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    let whole = text(&whole.stdout);
+    assert!(whole.contains("move.to(\"target\", \"away\", \"speed\", \"run\") enter -> running"));
+    let dir = std::env::temp_dir().join(format!("btvm-cli-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let saved = dir.join("w.state");
+    let saved = saved.to_str().unwrap();
+    for (k, first, second) in [("13", "native", "vm"), ("5", "reference", "native")] {
+        let a = btvm(&[
+            "run", &tree, "-s", &scn, "--engine", first, "--save-at", k, "--save", saved,
+        ]);
+        assert!(a.status.success(), "{}", text(&a.stderr));
+        let bytes = std::fs::read(saved).unwrap();
+        assert_eq!(&bytes[..2], &[0, 1], "version 0, a current rule, first_run clear");
+        let b = btvm(&[
+            "run", &tree, "-s", &scn, "--engine", second, "--restore", saved, "--from", k,
+        ]);
+        assert!(b.status.success(), "{}", text(&b.stderr));
+        assert_eq!(text(&a.stdout) + &text(&b.stdout), whole, "saved at {k}");
+    }
+    // A saved rule id the tree lacks is a clear error.
+    std::fs::write(saved, b"\x00\x03\x04nope").unwrap();
+    let bad = btvm(&["run", &tree, "-s", &scn, "--restore", saved, "--from", "3"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("the saved rule `nope` does not exist"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn dragengine_strict_check_and_runaway_limit() {
+    let tree = spec("examples/wanderer/wanderer.debt");
+    let ok = btvm(&["check", &tree]);
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    let strict = btvm(&["check", "--strict", &tree]);
+    assert_eq!(strict.status.code(), Some(1));
+    let err = text(&strict.stderr);
+    assert!(err.contains("the game may have no action `move.to`"), "{err}");
+    assert!(err.contains("wanderer.debt:"), "positioned: {err}");
+    let known = "move.to,destination.choose,look.turn,pose.sit,pose.stand,enemy.near,health.low";
+    let strict_ok = btvm(&["check", "--strict", "--known", known, &tree]);
+    assert!(strict_ok.status.success(), "{}", text(&strict_ok.stderr));
+    // A run-away limit of 3 stops the wanderer on its first step.
+    let run = btvm(&["run", &tree, "--ticks", "2", "--runaway-limit", "3"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let out = text(&run.stdout);
+    assert!(out.contains("error run-away after 3 rule runs"), "{out}");
+    assert!(out.contains("  stopped"), "{out}");
+    let wrong = btvm(&["run", &spec("examples/guard.bt"), "--runaway-limit", "3"]);
+    assert_eq!(wrong.status.code(), Some(1));
+    let zero = btvm(&["run", &tree, "--runaway-limit", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "a usage error");
+}
