@@ -314,13 +314,35 @@ fn dragengine_runs_can_be_saved_and_resumed() {
     let saved = saved.to_str().unwrap();
     for (k, first, second) in [("13", "native", "vm"), ("5", "reference", "native")] {
         let a = btvm(&[
-            "run", &tree, "-s", &scn, "--engine", first, "--save-at", k, "--save", saved,
+            "run",
+            &tree,
+            "-s",
+            &scn,
+            "--engine",
+            first,
+            "--save-at",
+            k,
+            "--save",
+            saved,
         ]);
         assert!(a.status.success(), "{}", text(&a.stderr));
         let bytes = std::fs::read(saved).unwrap();
-        assert_eq!(&bytes[..2], &[0, 1], "version 0, a current rule, first_run clear");
+        assert_eq!(
+            &bytes[..2],
+            &[0, 1],
+            "version 0, a current rule, first_run clear"
+        );
         let b = btvm(&[
-            "run", &tree, "-s", &scn, "--engine", second, "--restore", saved, "--from", k,
+            "run",
+            &tree,
+            "-s",
+            &scn,
+            "--engine",
+            second,
+            "--restore",
+            saved,
+            "--from",
+            k,
         ]);
         assert!(b.status.success(), "{}", text(&b.stderr));
         assert_eq!(text(&a.stdout) + &text(&b.stdout), whole, "saved at {k}");
@@ -345,7 +367,10 @@ fn dragengine_strict_check_and_runaway_limit() {
     let strict = btvm(&["check", "--strict", &tree]);
     assert_eq!(strict.status.code(), Some(1));
     let err = text(&strict.stderr);
-    assert!(err.contains("the game may have no action `move.to`"), "{err}");
+    assert!(
+        err.contains("the game may have no action `move.to`"),
+        "{err}"
+    );
     assert!(err.contains("wanderer.debt:"), "positioned: {err}");
     let known = "move.to,destination.choose,look.turn,pose.sit,pose.stand,enemy.near,health.low";
     let strict_ok = btvm(&["check", "--strict", "--known", known, &tree]);
