@@ -9,7 +9,10 @@
 //! - [`world`] is the [`btvm::Host`] those trees call: per-agent soldier records, deterministic
 //!   and cheap per call, with a [`checksum`](world::World::checksum) to compare engines.
 //! - [`handwritten`] is the demo tree written by hand in Rust: the engines' speed baseline.
+//! - [`fight`] is the fight-or-flight workload shared with other libraries
+//!   (`btvm bench --workload fight-or-flight`).
 
+pub mod fight;
 pub mod generate;
 pub mod handwritten;
 pub mod measure;

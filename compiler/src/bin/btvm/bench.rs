@@ -54,6 +54,20 @@ pub struct BenchArgs {
     /// tree and for generated trees of 1,000 and 10,000 nodes (parsing included).
     #[arg(long)]
     compile_stats: bool,
+    /// The workload: the embedded demo (or FILE), or `fight-or-flight`, the workload shared with
+    /// other libraries (../shared/bench/fight-or-flight.md), timed against its hand-written
+    /// baseline with checksums compared.
+    #[arg(long, value_enum, default_value_t = Workload::Demo)]
+    workload: Workload,
+}
+
+/// `--workload`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// The embedded demo, or the tree given as FILE.
+    Demo,
+    /// The fight-or-flight agents.
+    FightOrFlight,
 }
 
 /// `--host`.
@@ -66,6 +80,21 @@ enum HostArg {
 }
 
 pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
+    if args.workload == Workload::FightOrFlight {
+        if args.file.is_some() {
+            out.error("`--workload fight-or-flight` has its own tree; leave out FILE");
+            return ExitCode::from(2);
+        }
+        return crate::fight::bench(
+            args.agents,
+            args.ticks,
+            &args.engines,
+            &threads_or_default(&args.threads),
+            !args.no_baseline,
+            args.json,
+            out,
+        );
+    }
     let (tree, name) = match &args.file {
         None => {
             let mut sources = SourceMap::new();
@@ -82,14 +111,7 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
             None => return ExitCode::FAILURE,
         },
     };
-    let mut threads = args.threads.clone();
-    if threads.is_empty() {
-        threads.push(1);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if cores > 1 {
-            threads.push(cores);
-        }
-    }
+    let threads = threads_or_default(&args.threads);
     if threads.contains(&0) {
         out.error("--threads takes counts of 1 or more");
         return ExitCode::from(2);
@@ -295,6 +317,19 @@ fn compile_json(c: &CompileRow) -> String {
         c.load.map_or("null".to_string(), |d| format!("{:.3}", ms(d))),
         ms(c.bytecode)
     )
+}
+
+/// `--threads`, or 1 and the number of cores.
+fn threads_or_default(given: &[usize]) -> Vec<usize> {
+    let mut threads = given.to_vec();
+    if threads.is_empty() {
+        threads.push(1);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cores > 1 {
+            threads.push(cores);
+        }
+    }
+    threads
 }
 
 fn host_name(h: HostKind) -> &'static str {

@@ -3,6 +3,7 @@
 //! The CLI is the only part of btvm that prints, depends on clap and renders diagnostics.
 
 mod bench;
+mod fight;
 mod render;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,523 @@
+//! The fight-or-flight workload shared with other behavior-tree libraries
+//! (`../shared/bench/fight-or-flight.md`): the same tree, agents and random stream in every
+//! implementation, so their times compare and their checksums prove they did the same work.
+//!
+//! - [`Agent`]: the 32-byte agent record, [`Agent::mutate`] (the per-tick random changes) and
+//!   the leaves ([`Agent::attack`], [`Agent::flee`], [`Agent::heal`], [`Agent::roam`]);
+//! - [`TREE`]: the tree in btvm's native syntax, on the Unvanquished (running-list) model;
+//! - [`FightHost`]: the [`Host`] that answers the tree's calls from a slice of agents;
+//! - [`HandWritten`]: the tree written by hand over a one-byte resume state (the baseline);
+//! - [`fold`]: the checksum every implementation folds its root statuses into.
+//!
+//! **Why the running-list model is exact here.** The workload's "sequence with memory"
+//! resumes at its running child and restarts after a failure; the reactive root fallback
+//! re-evaluates from its first child every tick and halts the others. Unvanquished sequences
+//! resume at their highest running child through the running list, and differ from a memory
+//! sequence only when a running child *fails* (the stale list) or when an abandoned node must
+//! be told (halt). Neither can happen in this tree: `attack` and `flee` never fail, the only
+//! node that can be pre-empted is `roam`, and halting it has no effect. So the btvm tree, the
+//! hand-written baseline and a BehaviorTree.CPP-style implementation produce the same statuses.
+//!
+//! The random changes are specified by the shared document only as four independent 1/8
+//! events per agent and tick; here they take disjoint bit fields of one xorshift64 draw
+//! (documented on [`Agent::mutate`]), and every implementation in this repository calls that
+//! one function.
+
+use btvm::{Call, Host, Import, ImportId, Status, Value};
+
+use crate::diag::Diagnostic;
+use crate::ir::Tree;
+use crate::source::SourceMap;
+
+/// The tree, in btvm's native syntax.
+pub const TREE: &str = r#"btvm 1;
+dialect unvanquished;
+import action attack 0..0 long;
+import action flee 0..0 long;
+import action heal 0..0;
+import action roam 0..0 long;
+import function enemy_visible 0..0;
+import function ammo 0..0;
+import function health 0..0;
+
+// A reactive fallback over two sequences with memory and an idle action.
+root main = selector restart {
+    sequence running-list {            // fight
+        condition (enemy_visible())
+        condition (ammo() > 0)
+        selector running-list {
+            sequence running-list {
+                condition (health() > 30)
+                action attack()
+            }
+            action flee()
+        }
+    }
+    sequence running-list {            // heal
+        condition (health() < 50)
+        action heal()
+    }
+    action roam()
+}
+"#;
+
+/// Parses [`TREE`].
+pub fn tree() -> Result<Tree, Vec<Diagnostic>> {
+    let mut sources = SourceMap::new();
+    let file = sources.add("fight-or-flight.btn", TREE.to_string());
+    crate::syntax::native::parse(file, TREE, &btvm::Limits::default())
+}
+
+/// One agent: 32 bytes, as the shared document specifies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Agent {
+    /// xorshift64 state (never zero).
+    pub rng: u64,
+    /// Rounds of ammunition.
+    pub ammo: i32,
+    /// Health, 0 to 100 and a little more after healing.
+    pub health: i32,
+    /// Attack steps left before an attack succeeds.
+    pub attack_left: i32,
+    /// Calls of `flee` so far in the current escape.
+    pub flee_count: i32,
+    /// Whether an enemy is visible.
+    pub enemy_visible: bool,
+    /// Flipped by every `roam` call.
+    pub roam_toggle: bool,
+}
+
+impl Agent {
+    /// Agent `id` before its first tick.
+    pub fn new(id: u32) -> Agent {
+        // splitmix64 of the id: distinct, well mixed, never zero in practice (and forced odd).
+        let mut z = u64::from(id).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Agent {
+            rng: (z ^ (z >> 31)) | 1,
+            ammo: 3,
+            health: 100,
+            attack_left: 3,
+            flee_count: 0,
+            enemy_visible: false,
+            roam_toggle: false,
+        }
+    }
+
+    /// The random changes before a tick: one xorshift64 draw `r`; with probability 1/8 each,
+    /// independently: `r & 7 == 0` flips `enemy_visible`; `(r >> 3) & 7 == 0` sets `ammo` to
+    /// `(r >> 6) & 3`; `(r >> 8) & 7 == 0` lowers `health` by 25 (not below 0);
+    /// `(r >> 11) & 7 == 0` sets `attack_left` to 3.
+    #[inline]
+    pub fn mutate(&mut self) {
+        let mut x = self.rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng = x;
+        if x & 7 == 0 {
+            self.enemy_visible = !self.enemy_visible;
+        }
+        if (x >> 3) & 7 == 0 {
+            self.ammo = ((x >> 6) & 3) as i32;
+        }
+        if (x >> 8) & 7 == 0 {
+            self.health = (self.health - 25).max(0);
+        }
+        if (x >> 11) & 7 == 0 {
+            self.attack_left = 3;
+        }
+    }
+
+    /// `attack`: running while `attack_left > 0` (decrementing it), then success.
+    #[inline]
+    pub fn attack(&mut self) -> Status {
+        if self.attack_left > 0 {
+            self.attack_left -= 1;
+            Status::Running
+        } else {
+            Status::Success
+        }
+    }
+
+    /// `flee`: running for three calls, then success (and the count starts over).
+    #[inline]
+    pub fn flee(&mut self) -> Status {
+        if self.flee_count < 3 {
+            self.flee_count += 1;
+            Status::Running
+        } else {
+            self.flee_count = 0;
+            Status::Success
+        }
+    }
+
+    /// `heal`: health + 10, success.
+    #[inline]
+    pub fn heal(&mut self) -> Status {
+        self.health += 10;
+        Status::Success
+    }
+
+    /// `roam`: flips the toggle; running when it was false, success when it was true.
+    #[inline]
+    pub fn roam(&mut self) -> Status {
+        let was = self.roam_toggle;
+        self.roam_toggle = !was;
+        if was {
+            Status::Success
+        } else {
+            Status::Running
+        }
+    }
+}
+
+/// Folds one root status into a checksum (FNV-1a style: xor, then multiply by the 64-bit FNV
+/// prime). Statuses are numbered as [`Status`] is: failure 0, success 1, running 2.
+#[inline]
+pub fn fold(chk: u64, status: Status) -> u64 {
+    (chk ^ status as u64).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+/// The checksum's starting value (the FNV-1a 64 offset basis).
+pub const CHECKSUM_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The leaves the tree calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Leaf {
+    Attack,
+    Flee,
+    Heal,
+    Roam,
+    EnemyVisible,
+    Ammo,
+    Health,
+}
+
+impl Leaf {
+    fn named(name: &str) -> Option<Leaf> {
+        Some(match name {
+            "attack" => Leaf::Attack,
+            "flee" => Leaf::Flee,
+            "heal" => Leaf::Heal,
+            "roam" => Leaf::Roam,
+            "enemy_visible" => Leaf::EnemyVisible,
+            "ammo" => Leaf::Ammo,
+            "health" => Leaf::Health,
+            _ => return None,
+        })
+    }
+}
+
+/// The host of the btvm implementation: agents `first ..` (a contiguous slice, so the parallel
+/// batch tick can give each thread its own host).
+#[derive(Clone, Debug)]
+pub struct FightHost {
+    /// The id of `agents[0]`.
+    pub first: u32,
+    /// The agents this host answers for.
+    pub agents: Vec<Agent>,
+    leaves: Vec<Option<Leaf>>,
+}
+
+impl FightHost {
+    /// A host for agents `first .. first + count`, each [`Agent::new`].
+    pub fn new(first: u32, count: u32) -> FightHost {
+        FightHost {
+            first,
+            agents: (first..first + count).map(Agent::new).collect(),
+            leaves: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn agent(&mut self, call: &Call<'_>) -> Option<&mut Agent> {
+        let i = call.agent.0.checked_sub(self.first)? as usize;
+        self.agents.get_mut(i)
+    }
+
+    #[inline]
+    fn leaf(&self, id: ImportId) -> Option<Leaf> {
+        self.leaves.get(id.index()).copied().flatten()
+    }
+}
+
+impl Host for FightHost {
+    fn bind_import(&mut self, id: ImportId, import: &Import) -> bool {
+        let i = id.index();
+        if self.leaves.len() <= i {
+            self.leaves.resize(i + 1, None);
+        }
+        self.leaves[i] = Leaf::named(&import.name);
+        self.leaves[i].is_some()
+    }
+
+    #[inline]
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        let leaf = self.leaf(call.import);
+        let Some(a) = self.agent(call) else {
+            return Status::Failure;
+        };
+        match leaf {
+            Some(Leaf::Attack) => a.attack(),
+            Some(Leaf::Flee) => a.flee(),
+            Some(Leaf::Heal) => a.heal(),
+            Some(Leaf::Roam) => a.roam(),
+            _ => Status::Failure,
+        }
+    }
+
+    #[inline]
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        let leaf = self.leaf(call.import);
+        let Some(a) = self.agent(call) else {
+            return Value::Int(0);
+        };
+        match leaf {
+            Some(Leaf::EnemyVisible) => Value::Bool(a.enemy_visible),
+            Some(Leaf::Ammo) => Value::Int(i64::from(a.ammo)),
+            Some(Leaf::Health) => Value::Int(i64::from(a.health)),
+            _ => Value::Int(0),
+        }
+    }
+}
+
+/// The tree written by hand: nested `if`s over a one-byte resume state (which action is
+/// running inside the fight sequence, if any), equal to the btvm tree call for call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandWritten {
+    /// 0: nothing to resume; 1: `attack` is running; 2: `flee` is running.
+    pub resume: u8,
+}
+
+impl HandWritten {
+    /// One tick of one agent.
+    #[inline]
+    pub fn tick(&mut self, a: &mut Agent) -> Status {
+        // fight: a memory sequence; resuming skips the conditions already passed.
+        let fight = match self.resume {
+            1 => Some(a.attack()),
+            2 => Some(a.flee()),
+            _ if a.enemy_visible && a.ammo > 0 => Some(if a.health > 30 {
+                let s = a.attack();
+                self.resume = if s == Status::Running { 1 } else { 0 };
+                s
+            } else {
+                let s = a.flee();
+                self.resume = if s == Status::Running { 2 } else { 0 };
+                s
+            }),
+            _ => None,
+        };
+        if let Some(s) = fight {
+            if s != Status::Running {
+                self.resume = 0;
+            }
+            return s;
+        }
+        // heal, then roam.
+        if a.health < 50 {
+            return a.heal();
+        }
+        a.roam()
+    }
+}
+
+/// Runs the hand-written baseline over `agents` agents for `warmup` untimed and `ticks` timed
+/// ticks; returns the checksum of the timed ticks and their duration.
+pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time::Duration) {
+    let mut pop: Vec<(Agent, HandWritten)> = (0..agents)
+        .map(|i| (Agent::new(i), HandWritten::default()))
+        .collect();
+    let mut step = |chk: u64| {
+        pop.iter_mut().fold(chk, |chk, (a, hw)| {
+            a.mutate();
+            fold(chk, hw.tick(a))
+        })
+    };
+    for _ in 0..warmup {
+        step(CHECKSUM_START);
+    }
+    let start = std::time::Instant::now();
+    let mut chk = CHECKSUM_START;
+    for _ in 0..ticks {
+        chk = step(chk);
+    }
+    (chk, start.elapsed())
+}
+
+/// Runs the tree on a compiled engine over `agents` agents (split over `threads` hosts and the
+/// parallel batch tick when `threads > 1`) for `warmup` untimed and `ticks` timed ticks;
+/// returns the checksum of the timed ticks and their duration. Each tick first mutates every
+/// agent, then ticks the whole batch, then folds the statuses in agent order, which gives the
+/// same checksum as mutating and ticking agent by agent (an agent's tick reads only itself).
+pub fn run_engine(
+    program: &btvm::Program,
+    kind: btvm::EngineKind,
+    agents: u32,
+    threads: usize,
+    warmup: u32,
+    ticks: u32,
+) -> Result<(u64, std::time::Duration), String> {
+    let threads = threads.max(1);
+    let mut batch = btvm::Batch::with_engine(program, agents, kind).map_err(|e| e.to_string())?;
+    if let Some(why) = batch.fallback() {
+        return Err(format!("native code is not available: {why}"));
+    }
+    let chunk = agents.div_ceil(threads as u32).max(1);
+    let mut hosts: Vec<FightHost> = (0..threads as u32)
+        .map(|k| {
+            let first = (k * chunk).min(agents);
+            FightHost::new(first, chunk.min(agents - first))
+        })
+        .collect();
+    for h in &mut hosts {
+        program.bind(h).map_err(|e| e.to_string())?;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut step = |chk: u64| {
+        for h in &mut hosts {
+            h.agents.iter_mut().for_each(Agent::mutate);
+        }
+        let statuses = if threads == 1 {
+            batch.tick(&mut hosts[0], 0)
+        } else {
+            pool.install(|| batch.par_tick(&mut hosts, 0))
+        };
+        statuses.iter().fold(chk, |c, &s| fold(c, s))
+    };
+    for _ in 0..warmup {
+        step(CHECKSUM_START);
+    }
+    let start = std::time::Instant::now();
+    let mut chk = CHECKSUM_START;
+    for _ in 0..ticks {
+        chk = step(chk);
+    }
+    Ok((chk, start.elapsed()))
+}
+
+/// [`run_engine`] on the reference interpreter (one thread).
+pub fn run_reference(
+    tree: &Tree,
+    agents: u32,
+    warmup: u32,
+    ticks: u32,
+) -> Result<(u64, std::time::Duration), String> {
+    let interp = crate::reference::Interpreter::new(tree).map_err(|d| d.message)?;
+    let mut states: Vec<_> = (0..agents)
+        .map(|a| interp.new_agent(btvm::AgentId(a)))
+        .collect();
+    let mut host = FightHost::new(0, agents);
+    for (i, imp) in tree.imports.iter().enumerate() {
+        if !host.bind_import(ImportId(i as u32), imp) {
+            return Err(format!("the fight-or-flight host has no `{}`", imp.name));
+        }
+    }
+    let mut step = |chk: u64| {
+        host.agents.iter_mut().for_each(Agent::mutate);
+        states
+            .iter_mut()
+            .fold(chk, |c, st| fold(c, interp.tick(st, &mut host, 0)))
+    };
+    for _ in 0..warmup {
+        step(CHECKSUM_START);
+    }
+    let start = std::time::Instant::now();
+    let mut chk = CHECKSUM_START;
+    for _ in 0..ticks {
+        chk = step(chk);
+    }
+    Ok((chk, start.elapsed()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every implementation does the same work: the hand-written baseline, the reference, the
+    /// vm and native code (one and two threads) agree on the checksum, and the statuses are
+    /// the mix the shared document describes (about half success, half running).
+    #[test]
+    fn every_implementation_gives_the_same_checksum() {
+        let t = tree().expect("the tree parses");
+        let program = crate::lower::lower(&t, &btvm::Limits::default()).expect("the tree lowers");
+        let (n, warm, ticks) = (1000, 32, 60);
+        let (hand, _) = run_handwritten(n, warm, ticks);
+        let (reference, _) = run_reference(&t, n, warm, ticks).unwrap();
+        assert_eq!(reference, hand, "reference vs hand-written");
+        for kind in [btvm::EngineKind::Vm, btvm::EngineKind::Native] {
+            for threads in [1, 2] {
+                let (c, _) = run_engine(&program, kind, n, threads, warm, ticks).unwrap();
+                assert_eq!(c, hand, "{kind:?} on {threads} threads vs hand-written");
+            }
+        }
+        let mut counts = [0u32; 3];
+        let mut pop: Vec<(Agent, HandWritten)> = (0..n)
+            .map(|i| (Agent::new(i), HandWritten::default()))
+            .collect();
+        for _ in 0..100 {
+            for (a, hw) in &mut pop {
+                a.mutate();
+                counts[hw.tick(a) as usize] += 1;
+            }
+        }
+        let total = f64::from(counts.iter().sum::<u32>());
+        let success = f64::from(counts[1]) / total;
+        assert!((0.35..0.7).contains(&success), "{counts:?}");
+        assert!(counts[2] > 0 && counts[1] > 0, "{counts:?}");
+    }
+
+    #[test]
+    fn agents_are_32_bytes_and_random_streams_differ() {
+        assert_eq!(std::mem::size_of::<Agent>(), 32);
+        let (a, b) = (Agent::new(0), Agent::new(1));
+        assert_ne!(a.rng, b.rng);
+        assert_ne!(a.rng, 0);
+    }
+
+    #[test]
+    fn every_event_happens_about_one_time_in_eight() {
+        let mut a = Agent::new(7);
+        let mut flips = 0;
+        let n = 80_000;
+        for _ in 0..n {
+            let before = a.enemy_visible;
+            a.mutate();
+            flips += usize::from(a.enemy_visible != before);
+        }
+        assert!((n / 9..n / 7).contains(&flips), "{flips} flips in {n}");
+    }
+
+    #[test]
+    fn the_leaves_behave_as_specified() {
+        let mut a = Agent::new(0);
+        assert_eq!(
+            [a.attack(), a.attack(), a.attack(), a.attack()],
+            [
+                Status::Running,
+                Status::Running,
+                Status::Running,
+                Status::Success
+            ]
+        );
+        assert_eq!(
+            [a.flee(), a.flee(), a.flee(), a.flee(), a.flee()],
+            [
+                Status::Running,
+                Status::Running,
+                Status::Running,
+                Status::Success,
+                Status::Running
+            ]
+        );
+        assert_eq!([a.roam(), a.roam()], [Status::Running, Status::Success]);
+        a.health = 40;
+        assert_eq!((a.heal(), a.health), (Status::Success, 50));
+    }
+}
