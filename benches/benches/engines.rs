@@ -3,15 +3,28 @@
 //!
 //! Each iteration ticks every agent of a fresh population once more; all implementations make
 //! the same host calls (the checksums are compared before timing).
+//!
+//! Two more trees run on the reference interpreter, the vm and native code against the
+//! synthetic host (or the world, when it knows every call), restarting every agent whose tree
+//! halted after each tick, as `btvm bench` does: the Drag[en]gine example
+//! `spec/examples/wanderer/wanderer.debt`, and the game's real `default.bt` from the external
+//! corpus (`../shared/corpus/unvanquished/`) when that folder is present.
 
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use btvm::{AgentId, Batch, EngineKind, Limits};
+use btvm::{AgentId, Batch, EngineKind, Host, Limits, Status};
 use btvm_compiler::bench::demo_tree;
 use btvm_compiler::bench::handwritten::{DemoState, HandWritten};
 use btvm_compiler::bench::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
+use btvm_compiler::bench::synthetic::SyntheticHost;
 use btvm_compiler::bench::world::World;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use btvm_compiler::ir::Tree;
+use btvm_compiler::load::{load, LoadOptions};
+use btvm_compiler::reference::Interpreter;
+use btvm_compiler::source::{RealFs, SourceMap};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 
 const AGENTS: u32 = 10_000;
 
@@ -79,5 +92,129 @@ fn engines(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, engines);
+/// Loads a tree from a file, panicking with the rendered diagnostic if it does not load.
+fn load_file(path: &Path) -> Tree {
+    let mut sources = SourceMap::new();
+    load(path, &RealFs, &LoadOptions::default(), &mut sources).unwrap_or_else(|d| {
+        panic!(
+            "{} does not load: {}",
+            path.display(),
+            d[0].display(&sources)
+        )
+    })
+}
+
+/// `tree` on the reference interpreter, the vm and native code, each iteration ticking every
+/// agent once against a host made by `host` (agents whose tree halted are reset after the
+/// tick). The engines' checksums are compared first.
+fn tree_group<H: Host>(
+    c: &mut Criterion,
+    name: &str,
+    tree: &Tree,
+    kind: HostKind,
+    host: impl Fn() -> H,
+) {
+    let cfg = BenchConfig {
+        agents: 500,
+        ticks: 40,
+        step_ms: 100,
+    };
+    let sums: Vec<u64> = BenchEngine::ALL
+        .into_iter()
+        .map(|e| run_bench(tree, e, 1, kind, &cfg).expect("runs").checksum)
+        .collect();
+    assert!(
+        sums.windows(2).all(|w| w[0] == w[1]),
+        "{name}: checksums differ: {sums:x?}"
+    );
+    let program = btvm_compiler::lower::lower(tree, &Limits::default()).expect("the tree lowers");
+
+    let mut group = c.benchmark_group(name);
+    group
+        .throughput(Throughput::Elements(u64::from(AGENTS)))
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    {
+        let interp = Interpreter::new(tree).expect("the reference runs the tree");
+        let mut states: Vec<_> = (0..AGENTS).map(|a| interp.new_agent(AgentId(a))).collect();
+        let mut h = host();
+        let mut now = 0;
+        group.bench_function("reference", |b| {
+            b.iter(|| {
+                now += 100;
+                for st in &mut states {
+                    black_box(interp.tick(st, &mut h, now));
+                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`).
+                    if st.halt().is_some() {
+                        interp.reset(st);
+                    }
+                }
+            })
+        });
+    }
+    let cursor = !program.rules().is_empty();
+    for engine in [EngineKind::Vm, EngineKind::Native] {
+        let mut batch = Batch::with_engine(&program, AGENTS, engine).expect("main entry");
+        assert!(batch.fallback().is_none(), "native code is not available");
+        let mut h = host();
+        let mut now = 0;
+        group.bench_function(engine.name(), |b| {
+            b.iter(|| {
+                now += 100;
+                let failed = black_box(batch.tick(&mut h, now)).contains(&Status::Failure);
+                // Only a failed tick can have stopped a tree (as in `btvm bench`).
+                if cursor && failed {
+                    for i in 0..batch.len() {
+                        if let Some(st) = batch.state_mut(i) {
+                            if program.halt(st).is_some() {
+                                program.reset(st);
+                            }
+                        }
+                    }
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+/// The Drag[en]gine example against the synthetic host.
+fn wanderer(c: &mut Criterion) {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/examples/wanderer/wanderer.debt");
+    let tree = load_file(&path);
+    tree_group(c, "wanderer", &tree, HostKind::Synthetic, || SyntheticHost);
+}
+
+/// The game's `default.bt` (external corpus), when present.
+fn unvanquished_default(c: &mut Criterion) {
+    let path: PathBuf =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/unvanquished/default.bt");
+    if !path.is_file() {
+        println!(
+            "skipped unvanquished-default: external corpus not found at {}",
+            path.display()
+        );
+        return;
+    }
+    let tree = load_file(&path);
+    match HostKind::for_tree(&tree) {
+        HostKind::World => tree_group(c, "unvanquished-default", &tree, HostKind::World, || {
+            let mut w = World::new(AGENTS as usize);
+            w.bind(&tree.imports).expect("the world binds default.bt");
+            w
+        }),
+        HostKind::Synthetic => tree_group(
+            c,
+            "unvanquished-default",
+            &tree,
+            HostKind::Synthetic,
+            || SyntheticHost,
+        ),
+    }
+}
+
+criterion_group!(benches, engines, wanderer, unvanquished_default);
 criterion_main!(benches);

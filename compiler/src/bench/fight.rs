@@ -436,6 +436,33 @@ pub fn run_reference(
     Ok((chk, start.elapsed()))
 }
 
+/// This process's resident memory in bytes (`VmRSS` of `/proc/self/status`); `None` where
+/// that file does not exist.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Resident bytes per agent of a compiled engine's data for this workload: the growth of the
+/// process's resident memory from before the batch and hosts exist to after one tick of all
+/// `agents` (state blocks, statuses, agents, scratch), divided by `agents`.
+pub fn resident_per_agent(
+    program: &btvm::Program,
+    kind: btvm::EngineKind,
+    agents: u32,
+) -> Option<f64> {
+    let before = resident_bytes()?;
+    let mut batch = btvm::Batch::with_engine(program, agents, kind).ok()?;
+    let mut host = FightHost::new(0, agents);
+    program.bind(&mut host).ok()?;
+    host.agents.iter_mut().for_each(Agent::mutate);
+    let _ = batch.tick(&mut host, 0);
+    let after = resident_bytes()?;
+    Some(after.saturating_sub(before) as f64 / f64::from(agents.max(1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

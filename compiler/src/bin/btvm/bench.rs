@@ -59,6 +59,10 @@ pub struct BenchArgs {
     /// baseline with checksums compared.
     #[arg(long, value_enum, default_value_t = Workload::Demo)]
     workload: Workload,
+    /// With `--workload fight-or-flight`: also time the vm and native code at 10^4, 10^5 and
+    /// 10^6 agents on every `--threads` count (scaling with threads and with agents).
+    #[arg(long)]
+    scaling: bool,
 }
 
 /// `--workload`.
@@ -85,15 +89,17 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
             out.error("`--workload fight-or-flight` has its own tree; leave out FILE");
             return ExitCode::from(2);
         }
-        return crate::fight::bench(
-            args.agents,
-            args.ticks,
-            &args.engines,
-            &threads_or_default(&args.threads),
-            !args.no_baseline,
-            args.json,
-            out,
-        );
+        let threads = threads_or_default(&args.threads);
+        let opts = crate::fight::FightOpts {
+            agents: args.agents,
+            ticks: args.ticks,
+            engines: &args.engines,
+            threads: &threads,
+            baseline: !args.no_baseline,
+            scaling: args.scaling,
+            json: args.json,
+        };
+        return crate::fight::bench(&opts, out);
     }
     let (tree, name) = match &args.file {
         None => {

@@ -16,8 +16,10 @@ const WARMUP: u32 = 32;
 struct Row {
     name: &'static str,
     threads: usize,
+    agents: u32,
     ns: f64,
     bytes: usize,
+    resident: Option<f64>,
     checksum: u64,
 }
 
@@ -33,21 +35,42 @@ fn row(
     Row {
         name,
         threads,
+        agents,
         ns: r.1.as_secs_f64() * 1e9 / n,
         bytes,
+        resident: None,
         checksum: r.0,
     }
 }
 
-pub fn bench(
-    agents: u32,
-    ticks: u32,
-    engines: &[EngineArg],
-    threads: &[usize],
-    baseline: bool,
-    json: bool,
-    out: &mut Renderer,
-) -> ExitCode {
+/// What `btvm bench --workload fight-or-flight` runs.
+pub struct FightOpts<'a> {
+    /// Agents of the main table.
+    pub agents: u32,
+    /// Timed ticks.
+    pub ticks: u32,
+    /// The engines to time.
+    pub engines: &'a [EngineArg],
+    /// Thread counts for the vm and native code.
+    pub threads: &'a [usize],
+    /// Time the hand-written baseline.
+    pub baseline: bool,
+    /// Also time 10^4, 10^5 and 10^6 agents on every thread count.
+    pub scaling: bool,
+    /// Print JSON.
+    pub json: bool,
+}
+
+pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
+    let FightOpts {
+        agents,
+        ticks,
+        engines,
+        threads,
+        baseline,
+        scaling,
+        json,
+    } = *opts;
     if threads.contains(&0) {
         out.error("--threads takes counts of 1 or more");
         return ExitCode::from(2);
@@ -105,6 +128,17 @@ pub fn bench(
             }
         }
     }
+    // Resident memory per agent, measured apart from the timing (one batch at a time).
+    for r in &mut rows {
+        let kind = match r.name {
+            "vm" => btvm::EngineKind::Vm,
+            "native" => btvm::EngineKind::Native,
+            _ => continue,
+        };
+        if r.threads == 1 {
+            r.resident = fight::resident_per_agent(&program, kind, agents);
+        }
+    }
     if let Some(first) = rows.first() {
         if let Some(bad) = rows.iter().find(|r| r.checksum != first.checksum) {
             out.error(&format!(
@@ -115,6 +149,37 @@ pub fn bench(
         }
     }
     let hand = rows.iter().find(|r| r.name == "hand-written").map(|r| r.ns);
+    // Scaling: the vm and native code at 10^4, 10^5, 10^6 agents on every thread count (the
+    // checksums of equal agent counts must agree too).
+    let mut scale: Vec<Row> = Vec::new();
+    if scaling {
+        for n in [10_000u32, 100_000, 1_000_000] {
+            let ticks = (5_000_000 / n).clamp(5, 500);
+            for engine in engines {
+                let (name, kind) = match engine {
+                    EngineArg::Vm => ("vm", btvm::EngineKind::Vm),
+                    EngineArg::Native => ("native", btvm::EngineKind::Native),
+                    EngineArg::Reference => continue,
+                };
+                for &t in threads {
+                    match fight::run_engine(&program, kind, n, t, WARMUP.min(ticks), ticks) {
+                        Ok(r) => {
+                            scale.push(row(name, t, n, ticks, r, agent + program.state_size()))
+                        }
+                        Err(e) => {
+                            out.error(&e);
+                            return ExitCode::FAILURE;
+                        }
+                    }
+                }
+            }
+            let same_n: Vec<&Row> = scale.iter().filter(|r| r.agents == n).collect();
+            if same_n.windows(2).any(|w| w[0].checksum != w[1].checksum) {
+                out.error(&format!("checksums differ between engines at {n} agents"));
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     if json {
         let results: Vec<String> = rows
             .iter()
@@ -125,9 +190,19 @@ pub fn bench(
                 )
             })
             .collect();
+        let scaling: Vec<String> = scale
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"engine\": \"{}\", \"agents\": {}, \"threads\": {}, \"ns_per_agent_tick\": {:.3}}}",
+                    r.name, r.agents, r.threads, r.ns
+                )
+            })
+            .collect();
         println!(
-            "{{\"workload\": \"fight-or-flight\", \"agents\": {agents}, \"ticks\": {ticks}, \"warmup\": {WARMUP}, \"results\": [{}]}}",
-            results.join(", ")
+            "{{\"workload\": \"fight-or-flight\", \"agents\": {agents}, \"ticks\": {ticks}, \"warmup\": {WARMUP}, \"results\": [{}], \"scaling\": [{}]}}",
+            results.join(", "),
+            scaling.join(", ")
         );
         return ExitCode::SUCCESS;
     }
@@ -136,8 +211,14 @@ pub fn bench(
         rows.first().map_or(0, |r| r.checksum)
     );
     println!(
-        "{:<14} {:>7} {:>14} {:>16} {:>14} {:>8}",
-        "implementation", "threads", "ns/agent-tick", "agent-ticks/s", "bytes/agent", "vs hand"
+        "{:<14} {:>7} {:>14} {:>16} {:>12} {:>12} {:>8}",
+        "implementation",
+        "threads",
+        "ns/agent-tick",
+        "agent-ticks/s",
+        "state B/ag",
+        "resident B/ag",
+        "vs hand"
     );
     for r in &rows {
         let vs = match hand {
@@ -145,15 +226,34 @@ pub fn bench(
             _ => "-".to_string(),
         };
         println!(
-            "{:<14} {:>7} {:>14.1} {:>16.0} {:>14} {:>8}",
+            "{:<14} {:>7} {:>14.1} {:>16.0} {:>12} {:>12} {:>8}",
             r.name,
             r.threads,
             r.ns,
             1e9 / r.ns.max(1e-9),
             r.bytes,
+            r.resident.map_or("-".to_string(), |b| format!("{b:.1}")),
             vs
         );
     }
-    println!("(bytes/agent: the 32-byte agent plus the engine's per-agent state; the reference keeps its own state besides)");
+    println!("(state B/ag: the 32-byte agent plus the engine's state block; resident B/ag: measured growth of resident memory per agent for one batch, agents, states and statuses included)");
+    if !scale.is_empty() {
+        println!("\nscaling (ns/agent-tick):");
+        println!(
+            "{:<8} {:>10} {:>8} {:>14} {:>12}",
+            "engine", "agents", "threads", "ns/agent-tick", "vs 1 thread"
+        );
+        for r in &scale {
+            let one = scale
+                .iter()
+                .find(|o| o.name == r.name && o.agents == r.agents && o.threads == 1)
+                .map(|o| o.ns);
+            let speedup = one.map_or("-".to_string(), |o| format!("{:.2}x", o / r.ns.max(1e-9)));
+            println!(
+                "{:<8} {:>10} {:>8} {:>14.1} {:>12}",
+                r.name, r.agents, r.threads, r.ns, speedup
+            );
+        }
+    }
     ExitCode::SUCCESS
 }
