@@ -96,6 +96,10 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
         }
     };
     let agent = std::mem::size_of::<fight::Agent>();
+    // Resident memory per agent, measured first (before any timed run has touched memory the
+    // allocator could reuse): one batch of `agents` on the vm, with its agents. Native code
+    // uses the very same state blocks, so the figure holds for both.
+    let resident = fight::resident_per_agent(&program, btvm::EngineKind::Vm, agents);
     let mut rows = Vec::new();
     if baseline {
         let r = fight::run_handwritten(agents, WARMUP, ticks);
@@ -114,8 +118,10 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
                 threads
                     .iter()
                     .map(|&t| {
-                        fight::run_engine(&program, kind, agents, t, WARMUP, ticks)
-                            .map(|r| row(name, t, agents, ticks, r, agent + program.state_size()))
+                        fight::run_engine(&program, kind, agents, t, WARMUP, ticks).map(|r| Row {
+                            resident: resident.filter(|_| t == 1),
+                            ..row(name, t, agents, ticks, r, agent + program.state_size())
+                        })
                     })
                     .collect()
             }
@@ -126,17 +132,6 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
                 out.error(&e);
                 return ExitCode::FAILURE;
             }
-        }
-    }
-    // Resident memory per agent, measured apart from the timing (one batch at a time).
-    for r in &mut rows {
-        let kind = match r.name {
-            "vm" => btvm::EngineKind::Vm,
-            "native" => btvm::EngineKind::Native,
-            _ => continue,
-        };
-        if r.threads == 1 {
-            r.resident = fight::resident_per_agent(&program, kind, agents);
         }
     }
     if let Some(first) = rows.first() {
