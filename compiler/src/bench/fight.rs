@@ -381,13 +381,18 @@ pub fn run_engine(
         .build()
         .map_err(|e| e.to_string())?;
     let mut step = |chk: u64| {
-        for h in &mut hosts {
-            h.agents.iter_mut().for_each(Agent::mutate);
-        }
         let statuses = if threads == 1 {
+            hosts[0].agents.iter_mut().for_each(Agent::mutate);
             batch.tick(&mut hosts[0], 0)
         } else {
-            pool.install(|| batch.par_tick(&mut hosts, 0))
+            // Each thread mutates its own hosts' agents, then the batch ticks in parallel.
+            pool.install(|| {
+                use rayon::prelude::*;
+                hosts
+                    .par_iter_mut()
+                    .for_each(|h| h.agents.iter_mut().for_each(Agent::mutate));
+                batch.par_tick(&mut hosts, 0)
+            })
         };
         statuses.iter().fold(chk, |c, &s| fold(c, s))
     };
