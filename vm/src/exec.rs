@@ -172,11 +172,28 @@ pub(crate) fn read(state: &[u8], f: Field) -> u32 {
     }
 }
 
+/// Writes the low `f.width` bytes of `v` (one arm per width, so each is a plain store rather
+/// than a variable-length copy).
+#[inline]
 pub(crate) fn write(state: &mut [u8], f: Field, v: u32) {
     let at = f.offset as usize;
-    let w = usize::from(f.width);
-    if let Some(b) = state.get_mut(at..at + w) {
-        b.copy_from_slice(&v.to_le_bytes()[..w]);
+    match f.width {
+        1 => {
+            if let Some(b) = state.get_mut(at) {
+                *b = v as u8;
+            }
+        }
+        2 => {
+            if let Some(b) = state.get_mut(at..at + 2) {
+                b.copy_from_slice(&(v as u16).to_le_bytes());
+            }
+        }
+        4 => {
+            if let Some(b) = state.get_mut(at..at + 4) {
+                b.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        _ => {}
     }
 }
 
