@@ -14,43 +14,29 @@ use btvm_compiler::load::{self, LoadOptions};
 use btvm_compiler::source::{MemFs, RealFs, SourceMap};
 use btvm_compiler::syntax::dragengine::load;
 
+#[path = "support/front.rs"]
+mod front;
+
 // ---- helpers ------------------------------------------------------------------------------
 
-fn memfs(files: &[(&str, &[u8])]) -> MemFs {
-    let mut fs = MemFs::new();
-    for (name, bytes) in files {
-        fs.insert(Path::new("/t").join(name), bytes.to_vec());
-    }
-    fs
-}
+use front::memfs;
 
 fn try_load_with(
     files: &[(&str, &str)],
     limits: &Limits,
 ) -> (Result<Tree, Vec<Diagnostic>>, SourceMap) {
-    let bytes: Vec<(&str, &[u8])> = files.iter().map(|(n, t)| (*n, t.as_bytes())).collect();
-    try_load_bytes(&bytes, limits)
+    front::try_load_with(load, files, limits)
 }
 
 fn try_load_bytes(
     files: &[(&str, &[u8])],
     limits: &Limits,
 ) -> (Result<Tree, Vec<Diagnostic>>, SourceMap) {
-    let fs = memfs(files);
-    let mut sources = SourceMap::new();
-    let r = load(&Path::new("/t").join(files[0].0), &fs, limits, &mut sources);
-    (r, sources)
+    front::try_load_bytes(load, files, limits)
 }
 
 fn load_files(files: &[(&str, &str)]) -> Tree {
-    let (r, sources) = try_load_with(files, &Limits::default());
-    match r {
-        Ok(t) => {
-            t.validate().unwrap();
-            t
-        }
-        Err(d) => panic!("load failed: {}", d[0].display(&sources)),
-    }
+    front::load_ok(load, files)
 }
 
 /// Loads `body` wrapped in `<behaviorTree>`.

@@ -13,35 +13,20 @@ use btvm_compiler::ir::{
 use btvm_compiler::source::{MemFs, RealFs, SourceMap};
 use btvm_compiler::syntax::unvanquished::{load, profile};
 
-// ---- helpers ------------------------------------------------------------------------------
+#[path = "support/front.rs"]
+mod front;
 
-fn memfs(files: &[(&str, &str)]) -> MemFs {
-    let mut fs = MemFs::new();
-    for (name, text) in files {
-        fs.insert(Path::new("/t").join(name), text.as_bytes().to_vec());
-    }
-    fs
-}
+// ---- helpers ------------------------------------------------------------------------------
 
 fn try_load_with(
     files: &[(&str, &str)],
     limits: &Limits,
 ) -> (Result<Tree, Vec<Diagnostic>>, SourceMap) {
-    let fs = memfs(files);
-    let mut sources = SourceMap::new();
-    let r = load(&Path::new("/t").join(files[0].0), &fs, limits, &mut sources);
-    (r, sources)
+    front::try_load_with(load, files, limits)
 }
 
 fn load_ok(files: &[(&str, &str)]) -> Tree {
-    let (r, sources) = try_load_with(files, &Limits::default());
-    match r {
-        Ok(t) => {
-            t.validate().unwrap();
-            t
-        }
-        Err(d) => panic!("load failed: {}", d[0].display(&sources)),
-    }
+    front::load_ok(load, files)
 }
 
 fn load_src(src: &str) -> Tree {

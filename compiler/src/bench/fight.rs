@@ -325,18 +325,9 @@ impl HandWritten {
     }
 }
 
-/// Runs the hand-written baseline over `agents` agents for `warmup` untimed and `ticks` timed
-/// ticks; returns the checksum of the timed ticks and their duration.
-pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time::Duration) {
-    let mut pop: Vec<(Agent, HandWritten)> = (0..agents)
-        .map(|i| (Agent::new(i), HandWritten::default()))
-        .collect();
-    let mut step = |chk: u64| {
-        pop.iter_mut().fold(chk, |chk, (a, hw)| {
-            a.mutate();
-            fold(chk, hw.tick(a))
-        })
-    };
+/// Runs `step` (one tick of every agent, folding into the checksum it is given) `warmup` times
+/// untimed, then `ticks` times timed; returns the timed ticks' checksum and duration.
+fn timed(warmup: u32, ticks: u32, mut step: impl FnMut(u64) -> u64) -> (u64, std::time::Duration) {
     for _ in 0..warmup {
         step(CHECKSUM_START);
     }
@@ -346,6 +337,21 @@ pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time:
         chk = step(chk);
     }
     (chk, start.elapsed())
+}
+
+/// Runs the hand-written baseline over `agents` agents for `warmup` untimed and `ticks` timed
+/// ticks; returns the checksum of the timed ticks and their duration.
+pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time::Duration) {
+    let mut pop: Vec<(Agent, HandWritten)> = (0..agents)
+        .map(|i| (Agent::new(i), HandWritten::default()))
+        .collect();
+    let step = |chk: u64| {
+        pop.iter_mut().fold(chk, |chk, (a, hw)| {
+            a.mutate();
+            fold(chk, hw.tick(a))
+        })
+    };
+    timed(warmup, ticks, step)
 }
 
 /// Runs the tree on a compiled engine over `agents` agents (split over `threads` hosts and the
@@ -380,7 +386,7 @@ pub fn run_engine(
         .num_threads(threads)
         .build()
         .map_err(|e| e.to_string())?;
-    let mut step = |chk: u64| {
+    let step = |chk: u64| {
         let statuses = if threads == 1 {
             hosts[0].agents.iter_mut().for_each(Agent::mutate);
             batch.tick(&mut hosts[0], 0)
@@ -396,15 +402,7 @@ pub fn run_engine(
         };
         statuses.iter().fold(chk, |c, &s| fold(c, s))
     };
-    for _ in 0..warmup {
-        step(CHECKSUM_START);
-    }
-    let start = std::time::Instant::now();
-    let mut chk = CHECKSUM_START;
-    for _ in 0..ticks {
-        chk = step(chk);
-    }
-    Ok((chk, start.elapsed()))
+    Ok(timed(warmup, ticks, step))
 }
 
 /// [`run_engine`] on the reference interpreter (one thread).
@@ -424,21 +422,13 @@ pub fn run_reference(
             return Err(format!("the fight-or-flight host has no `{}`", imp.name));
         }
     }
-    let mut step = |chk: u64| {
+    let step = |chk: u64| {
         host.agents.iter_mut().for_each(Agent::mutate);
         states
             .iter_mut()
             .fold(chk, |c, st| fold(c, interp.tick(st, &mut host, 0)))
     };
-    for _ in 0..warmup {
-        step(CHECKSUM_START);
-    }
-    let start = std::time::Instant::now();
-    let mut chk = CHECKSUM_START;
-    for _ in 0..ticks {
-        chk = step(chk);
-    }
-    Ok((chk, start.elapsed()))
+    Ok(timed(warmup, ticks, step))
 }
 
 /// This process's resident memory in bytes (`VmRSS` of `/proc/self/status`); `None` where

@@ -98,35 +98,17 @@ pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
             "a cursor-model tree has one entry and no included subtrees",
         ));
     }
-    for n in &tree.nodes {
-        let ok = match &n.kind {
-            NodeKind::Sequence(c) | NodeKind::Selector(c) => c.resume == Resume::Cursor,
-            NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
-            NodeKind::MapStatus(_)
-            | NodeKind::Invert
-            | NodeKind::Action(_)
-            | NodeKind::Condition(_)
-            | NodeKind::Const(_)
-            | NodeKind::Yield => true,
-            _ => false,
-        };
-        let uses_tables = n.kind.exprs().iter().any(|e| {
-            let mut bad = false;
-            e.walk(|x| bad |= matches!(x, Expr::Timestamp(..)));
-            bad
-        });
-        if !ok || uses_tables {
-            return Err(Diagnostic::new(
-                ErrorKind::Unsupported,
-                n.span,
-                format!(
-                    "`{}` with these knobs is not part of the cursor (Drag[en]gine) model",
-                    n.kind.keyword()
-                ),
-            ));
-        }
-    }
-    Ok(())
+    super::check_kinds(tree, "cursor (Drag[en]gine)", |kind| match kind {
+        NodeKind::Sequence(c) | NodeKind::Selector(c) => c.resume == Resume::Cursor,
+        NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
+        NodeKind::MapStatus(_)
+        | NodeKind::Invert
+        | NodeKind::Action(_)
+        | NodeKind::Condition(_)
+        | NodeKind::Const(_)
+        | NodeKind::Yield => true,
+        _ => false,
+    })
 }
 
 /// What running a rule did.
@@ -329,15 +311,10 @@ impl Step<'_, '_> {
     }
 
     fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
-        let ctx = EvalCtx {
-            tree: self.interp.tree,
-            strings: &self.interp.strings,
-            agent: self.state.agent,
-            now: self.now,
-            vars: &self.state.vars,
-            rng: &mut self.state.rng,
-        };
-        (ctx, &mut *self.host)
+        (
+            self.interp.eval_ctx(&mut *self.state, self.now),
+            &mut *self.host,
+        )
     }
 
     fn test(&mut self, e: &Expr) -> bool {

@@ -232,6 +232,22 @@ impl<'t> Interpreter<'t> {
         Ok(())
     }
 
+    /// What expressions read for `state` at time `now` (shared by every model).
+    pub(crate) fn eval_ctx<'a>(
+        &'a self,
+        state: &'a mut AgentState,
+        now: Millis,
+    ) -> eval::EvalCtx<'a> {
+        eval::EvalCtx {
+            tree: self.tree,
+            strings: &self.strings,
+            agent: state.agent,
+            now,
+            vars: &state.vars,
+            rng: &mut state.rng,
+        }
+    }
+
     /// Ticks the main tree once for one agent at time `now`.
     pub fn tick(&self, state: &mut AgentState, host: &mut dyn Host, now: Millis) -> Status {
         match self.tree.main_root() {
@@ -284,6 +300,33 @@ impl<'t> Interpreter<'t> {
             _ => Status::Failure,
         }
     }
+}
+
+/// Rejects the first node whose kind or knobs `supported` refuses, or whose expressions query
+/// timestamps (no model the engines run has them yet), naming the model in the message.
+pub(crate) fn check_kinds(
+    tree: &Tree,
+    model: &str,
+    supported: impl Fn(&NodeKind) -> bool,
+) -> Result<(), Diagnostic> {
+    for n in &tree.nodes {
+        let uses_tables = n.kind.exprs().iter().any(|e| {
+            let mut bad = false;
+            e.walk(|x| bad |= matches!(x, crate::ir::Expr::Timestamp(..)));
+            bad
+        });
+        if !supported(&n.kind) || uses_tables {
+            return Err(Diagnostic::new(
+                ErrorKind::Unsupported,
+                n.span,
+                format!(
+                    "`{}` with these knobs is not part of the {model} model",
+                    n.kind.keyword()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether a node kind is a host action (for the running-list bookkeeping).

@@ -8,46 +8,28 @@ use btvm::{Call, Host, Millis, Phase, Status};
 
 use super::eval::EvalCtx;
 use super::{is_action, AgentState, Interpreter};
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::Diagnostic;
 use crate::ir::{Expr, GuardEval, NodeId, NodeKind, Parallel, Quorum, Resume, Sharing, Tree};
 
 /// Rejects node kinds and knobs this model does not define.
 pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
-    for n in &tree.nodes {
-        let ok = match &n.kind {
-            NodeKind::Sequence(c) | NodeKind::Selector(c) => {
-                matches!(c.resume, Resume::Restart | Resume::RunningList)
-                    && !c.looping
-                    && c.cond.is_none()
-            }
-            NodeKind::Parallel(p) => !p.remember,
-            NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
-            NodeKind::Condition(_)
-            | NodeKind::Invert
-            | NodeKind::MapStatus(_)
-            | NodeKind::Cooldown(_)
-            | NodeKind::Include(_)
-            | NodeKind::Action(_)
-            | NodeKind::Const(_) => true,
-            _ => false,
-        };
-        let uses_tables = n.kind.exprs().iter().any(|e| {
-            let mut bad = false;
-            e.walk(|x| bad |= matches!(x, Expr::Timestamp(..)));
-            bad
-        });
-        if !ok || uses_tables {
-            return Err(Diagnostic::new(
-                ErrorKind::Unsupported,
-                n.span,
-                format!(
-                    "`{}` with these knobs is not part of the running-list (Unvanquished) model",
-                    n.kind.keyword()
-                ),
-            ));
+    super::check_kinds(tree, "running-list (Unvanquished)", |kind| match kind {
+        NodeKind::Sequence(c) | NodeKind::Selector(c) => {
+            matches!(c.resume, Resume::Restart | Resume::RunningList)
+                && !c.looping
+                && c.cond.is_none()
         }
-    }
-    Ok(())
+        NodeKind::Parallel(p) => !p.remember,
+        NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
+        NodeKind::Condition(_)
+        | NodeKind::Invert
+        | NodeKind::MapStatus(_)
+        | NodeKind::Cooldown(_)
+        | NodeKind::Include(_)
+        | NodeKind::Action(_)
+        | NodeKind::Const(_) => true,
+        _ => false,
+    })
 }
 
 /// One tick of one agent.
@@ -227,15 +209,10 @@ impl Tick<'_, '_> {
 
     /// Splits the tick into an expression context and the host.
     fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
-        let ctx = EvalCtx {
-            tree: self.interp.tree,
-            strings: &self.interp.strings,
-            agent: self.state.agent,
-            now: self.now,
-            vars: &self.state.vars,
-            rng: &mut self.state.rng,
-        };
-        (ctx, &mut *self.host)
+        (
+            self.interp.eval_ctx(&mut *self.state, self.now),
+            &mut *self.host,
+        )
     }
 
     fn test(&mut self, e: &Expr) -> bool {
