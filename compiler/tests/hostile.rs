@@ -1,76 +1,414 @@
-//! Hostile input through the whole loading pipeline (`load` = front-end + `check`): every case
-//! ends in a positioned error of the right kind, never a panic or a stack overflow. Runs on the
-//! default test-thread stack on purpose.
+//! Hostile input, one test per kind of attack, each across every format btvm reads: the native
+//! syntax (`.btn`), Unvanquished (`.bt`), Drag[en]gine (`.debt`), scenarios and program files.
+//! Every case ends in a positioned error of the right kind or in a bounded, correct run, never
+//! a panic, a hang or a stack overflow. The tests run on the default test-thread stack on
+//! purpose (2 MiB: smaller than a real main thread's).
+//!
+//! The fuzz targets (`fuzz/`) look for what these tests do not name; every crash they found
+//! is a regression test in the file of the stage it broke, with a comment saying so.
 
 use std::path::Path;
 
+use btvm::{EngineKind, Limits, Program, ProgramErrorKind};
 use btvm_compiler::diag::ErrorKind;
-use btvm_compiler::load::{load, LoadOptions};
-use btvm_compiler::source::{MemFs, SourceMap};
+use btvm_compiler::ir::{Dialect, Tree};
+use btvm_compiler::load::{load, Format, LoadOptions};
+use btvm_compiler::scenario::{self, compare, parse_scenario, Contenders};
+use btvm_compiler::source::{FileId, MemFs, SourceMap};
 
-fn load_err(files: &[(&str, &[u8])]) -> (ErrorKind, String) {
+/// The three tree formats, by file extension.
+const FORMATS: [(&str, Format); 3] = [
+    ("btn", Format::Native),
+    ("bt", Format::Dialect(Dialect::Unvanquished)),
+    ("debt", Format::Dialect(Dialect::Dragengine)),
+];
+
+/// The header of a native-syntax file in the Unvanquished dialect with one long action `a`
+/// (0–1 arguments) and one function `f` (0–1 arguments).
+const BTN_HEADER: &str = "btvm 1;\ndialect unvanquished;\nimport action a 0..1 long;\n\
+                          import function f 0..1;\n";
+
+/// Loads the first file (its format from its extension) with the others beside it in `/t`.
+fn try_load(
+    files: &[(&str, &[u8])],
+) -> (
+    Result<Tree, Vec<btvm_compiler::diag::Diagnostic>>,
+    SourceMap,
+) {
     let mut fs = MemFs::new();
     for (name, bytes) in files {
         fs.insert(Path::new("/t").join(name), bytes.to_vec());
     }
     let mut sources = SourceMap::new();
     let main = Path::new("/t").join(files[0].0);
-    match load(&main, &fs, &LoadOptions::default(), &mut sources) {
-        Ok(_) => panic!("{} loaded but should not have", files[0].0),
-        Err(diags) => {
+    let r = load(&main, &fs, &LoadOptions::default(), &mut sources);
+    (r, sources)
+}
+
+/// The first error's kind and position (`file:line:col`) when loading `files` fails.
+fn load_err(files: &[(&str, &[u8])]) -> (ErrorKind, String) {
+    match try_load(files) {
+        (Ok(_), _) => panic!("{} loaded but should not have", files[0].0),
+        (Err(diags), sources) => {
             let d = &diags[0];
+            // Every diagnostic renders, however large the input.
+            let _ = d.display(&sources).to_string();
             (d.kind, sources.locate(d.span))
         }
     }
 }
 
+fn load_ok(files: &[(&str, &[u8])]) -> Tree {
+    match try_load(files) {
+        (Ok(t), _) => t,
+        (Err(d), sources) => panic!("{} failed: {}", files[0].0, d[0].display(&sources)),
+    }
+}
+
+/// Runs `scenario` on every engine and checks that they agree; returns the reference's trace.
+fn run_everywhere(tree: &Tree, scenario: &str) -> String {
+    let scn = parse_scenario(FileId(0), scenario).expect("the test's scenario parses");
+    if let Err(m) = compare(tree, &scn, Contenders::ALL) {
+        panic!("{m}");
+    }
+    scenario::run(tree, &scn, scenario::EngineKind::Reference)
+        .expect("the reference runs the tree")
+        .to_string()
+}
+
+// ---- nesting -------------------------------------------------------------------------------
+
 #[test]
-fn deep_nesting_is_rejected_before_recursing() {
-    let deep_bt = "selector {\n".repeat(100_000);
-    assert_eq!(
-        load_err(&[("a.bt", deep_bt.as_bytes())]).0,
-        ErrorKind::NestTooDeep
+fn hundred_thousand_deep_nesting_in_every_format() {
+    let n = 100_000;
+    let deep: [(&str, String); 3] = [
+        (
+            "a.btn",
+            format!("{BTN_HEADER}root main = {}", "invert {\n".repeat(n)),
+        ),
+        ("a.bt", "selector {\n".repeat(n)),
+        (
+            "a.debt",
+            format!(
+                "<behaviorTree>{}{}</behaviorTree>",
+                "<sequence>".repeat(n),
+                "</sequence>".repeat(n)
+            ),
+        ),
+    ];
+    for (name, src) in &deep {
+        assert_eq!(
+            load_err(&[(name, src.as_bytes())]).0,
+            ErrorKind::NestTooDeep,
+            "{name}"
+        );
+    }
+    // Expressions: parentheses, prefix operators, in both text formats (Unvanquished has no
+    // unary minus).
+    for (name, prefix) in [("a.bt", "condition "), ("a.btn", "")] {
+        let mut exprs = vec![format!("{}1", "(".repeat(n)), format!("{}1", "!".repeat(n))];
+        if name.ends_with(".btn") {
+            exprs.push(format!("{}1", "-".repeat(n)));
+        }
+        for deep_expr in exprs {
+            let src = if name.ends_with(".btn") {
+                format!("{BTN_HEADER}root main = condition ({deep_expr})")
+            } else {
+                format!("{prefix}{deep_expr}")
+            };
+            assert_eq!(
+                load_err(&[(name, src.as_bytes())]).0,
+                ErrorKind::NestTooDeep,
+                "{name}: {}",
+                &deep_expr[..3]
+            );
+        }
+    }
+    // Macros that expand into each other (Unvanquished's preprocessor).
+    let mut macros = String::from("#define M0 1\n");
+    for k in 1..5000 {
+        macros.push_str(&format!("#define M{k} (M{})\n", k - 1));
+    }
+    macros.push_str("condition M4999\n");
+    let (kind, _) = load_err(&[("a.bt", macros.as_bytes())]);
+    assert_eq!(kind, ErrorKind::NestTooDeep);
+}
+
+// ---- size ----------------------------------------------------------------------------------
+
+#[test]
+fn fifty_megabyte_sources_are_rejected_up_front() {
+    let big = vec![b' '; 50 << 20];
+    for (ext, _) in FORMATS {
+        let name = format!("a.{ext}");
+        let (kind, at) = load_err(&[(&name, &big)]);
+        assert_eq!(kind, ErrorKind::SourceTooLarge, "{name}");
+        assert!(at.contains("a."), "{name}: the error names the file: {at}");
+    }
+    // Also when the big file is an included one.
+    let (kind, at) = load_err(&[("a.bt", b"behavior big"), ("big.bt", &big)]);
+    assert_eq!(kind, ErrorKind::SourceTooLarge);
+    assert!(at.starts_with("/t/big.bt"), "{at}");
+}
+
+#[test]
+fn too_many_nodes_is_an_error() {
+    let limits = Limits {
+        max_nodes: 1000,
+        ..Limits::default()
+    };
+    let wide = format!("selector {{\n{}}}\n", "action roam\n".repeat(2000));
+    let mut fs = MemFs::new();
+    fs.insert("/t/a.bt", wide.into_bytes());
+    let options = LoadOptions {
+        format: None,
+        limits,
+    };
+    let r = load(Path::new("/t/a.bt"), &fs, &options, &mut SourceMap::new());
+    assert_eq!(r.unwrap_err()[0].kind, ErrorKind::TooManyNodes);
+}
+
+// ---- cycles --------------------------------------------------------------------------------
+
+#[test]
+fn include_and_subtree_cycles_in_every_format() {
+    let cases: [&[(&str, &[u8])]; 6] = [
+        &[("a.bt", b"behavior a")],
+        &[("a.bt", b"behavior b"), ("b.bt", b"selector { behavior a }")],
+        &[(
+            "a.btn",
+            b"btvm 1;\ndialect unvanquished;\nroot main = include \"s\"\nsubtree \"s\" shared = include \"s\"\n",
+        )],
+        &[(
+            "a.debt",
+            b"<behaviorTree><subtree>a.debt</subtree></behaviorTree>",
+        )],
+        &[
+            ("a.debt", b"<behaviorTree><subtree>b.debt</subtree></behaviorTree>"),
+            ("b.debt", b"<behaviorTree><sequence><subtree>a.debt</subtree></sequence></behaviorTree>"),
+        ],
+        &[("a.bt", b"#include \"a.bt\"\naction roam")],
+    ];
+    for files in cases {
+        let (kind, at) = load_err(files);
+        assert!(
+            matches!(kind, ErrorKind::IncludeCycle),
+            "{}: {kind:?} at {at}",
+            files[0].0
+        );
+    }
+}
+
+// ---- long expressions ----------------------------------------------------------------------
+
+/// `n` terms of `leaf` joined by `op` as a balanced tree: 10,000 terms nest only 15 deep.
+fn balanced(n: usize, op: &str, leaf: &str) -> String {
+    if n == 1 {
+        leaf.into()
+    } else {
+        let l = n / 2;
+        format!(
+            "({} {op} {})",
+            balanced(l, op, leaf),
+            balanced(n - l, op, leaf)
+        )
+    }
+}
+
+#[test]
+fn ten_thousand_term_expressions() {
+    // Balanced: loads, and every engine computes it (Unvanquished has no arithmetic: a
+    // conjunction of 10,000 comparisons, the last one false on the second tick).
+    let src = format!(
+        "condition {} && percentHealth( E_SELF ) > 0.5\n{{\n  action roam\n}}\n",
+        balanced(10_000, "&&", "alertedToEnemy")
     );
-    let deep_expr = format!("condition {}1", "(".repeat(100_000));
-    assert_eq!(
-        load_err(&[("a.bt", deep_expr.as_bytes())]).0,
-        ErrorKind::NestTooDeep
+    let tree = load_ok(&[("a.bt", src.as_bytes())]);
+    let trace = run_everywhere(
+        &tree,
+        "ticks 2\nanswer roam = success\nanswer alertedToEnemy = 1\n\
+         answer percentHealth = 1.0, 0.25\n",
     );
-    let nots = format!("condition {}1", "!".repeat(100_000));
     assert_eq!(
-        load_err(&[("a.bt", nots.as_bytes())]).0,
-        ErrorKind::NestTooDeep
+        trace.matches("roam() enter -> success").count(),
+        1,
+        "{trace}"
     );
+    assert_eq!(trace.matches("alertedToEnemy() = 1").count(), 20_000);
+    let btn = format!(
+        "{BTN_HEADER}root main = guard every-tick ({} == 10000) {{ action a() }}",
+        balanced(10_000, "+", "1")
+    );
+    let tree = load_ok(&[("a.btn", btn.as_bytes())]);
+    let trace = run_everywhere(&tree, "ticks 2\nanswer a = success\n");
+    assert!(trace.contains("a() enter -> success"), "{trace}");
+
+    // Flat chains nest one level per operator: a clear error at the 257th level, for
+    // operators and for Drag[en]gine's per-rule conditions (one `&&` each).
     let chain = format!("condition 1{}", " && 1".repeat(10_000));
+    let (kind, at) = load_err(&[("a.bt", chain.as_bytes())]);
+    assert_eq!(kind, ErrorKind::NestTooDeep);
+    assert!(at.starts_with("/t/a.bt:1:"), "{at}");
+    let conditions: String = (0..10_000)
+        .map(|k| format!("<condition>c{k}</condition>"))
+        .collect();
+    let debt = format!("<behaviorTree><action name=\"go\">{conditions}</action></behaviorTree>");
     assert_eq!(
-        load_err(&[("a.bt", chain.as_bytes())]).0,
+        load_err(&[("a.debt", debt.as_bytes())]).0,
         ErrorKind::NestTooDeep
     );
-    let deep_btn = format!(
-        "btvm 1;\ndialect unvanquished;\nroot main = {}",
-        "invert {\n".repeat(100_000)
-    );
+
+    // 10,000 arguments: an arity error where the arity is known; Drag[en]gine passes every
+    // parameter to the action (as a name and a value), up to 127 of them.
+    let args = vec!["1"; 10_000].join(", ");
+    let (kind, _) = load_err(&[("a.bt", format!("action moveTo( {args} )").as_bytes())]);
+    assert_eq!(kind, ErrorKind::Arity);
+    let params = |n: usize| -> String {
+        let p: String = (0..n)
+            .map(|k| format!("<parameter name=\"p{k}\">{k}</parameter>"))
+            .collect();
+        format!("<behaviorTree><action name=\"go\">{p}</action></behaviorTree>")
+    };
     assert_eq!(
-        load_err(&[("a.btn", deep_btn.as_bytes())]).0,
-        ErrorKind::NestTooDeep
+        load_err(&[("a.debt", params(10_000).as_bytes())]).0,
+        ErrorKind::Arity
+    );
+    let tree = load_ok(&[("a.debt", params(127).as_bytes())]);
+    let trace = run_everywhere(&tree, "ticks 2\nanswer go = success\n");
+    assert!(
+        trace.contains("\"p126\", \"126\") enter -> success"),
+        "{trace}"
     );
 }
 
-#[test]
-fn include_cycles_are_errors() {
-    let (kind, _) = load_err(&[
-        ("a.bt", b"behavior b"),
-        ("b.bt", b"selector { behavior a }"),
-    ]);
-    assert_eq!(kind, ErrorKind::IncludeCycle);
-    let (kind, _) = load_err(&[("a.bt", b"behavior a")]);
-    assert_eq!(kind, ErrorKind::IncludeCycle);
-    let btn = b"btvm 1;\ndialect unvanquished;\nroot main = include \"s\"\nsubtree \"s\" shared = include \"s\"\n";
-    assert_eq!(load_err(&[("a.btn", btn)]).0, ErrorKind::IncludeCycle);
-}
+// ---- names ---------------------------------------------------------------------------------
 
 #[test]
-fn invalid_utf8_is_positioned() {
+fn all_unknown_names() {
+    let unknown: String = (0..20_000)
+        .map(|k| format!("  action nosuch{k}( q{k} )\n"))
+        .collect();
+    let src = format!("selector {{\n{unknown}}}\n");
+    let (kind, at) = load_err(&[("a.bt", src.as_bytes())]);
+    assert_eq!(kind, ErrorKind::UnknownName);
+    assert_eq!(at, "/t/a.bt:2:10");
+
+    let calls: String = (0..20_000).map(|k| format!("g{k}() || ")).collect();
+    let btn = format!("{BTN_HEADER}root main = condition ({calls}false)");
+    assert_eq!(
+        load_err(&[("a.btn", btn.as_bytes())]).0,
+        ErrorKind::UnknownName
+    );
+
+    // Drag[en]gine binds actions at run time: unknown ones fail when they run (the host has
+    // none of them here), and every engine agrees.
+    let rules: String = (0..2000)
+        .map(|k| format!("<action name=\"nosuch{k}\"/>"))
+        .collect();
+    let debt = format!("<behaviorTree><choice>{rules}</choice></behaviorTree>");
+    let tree = load_ok(&[("a.debt", debt.as_bytes())]);
+    let missing: String = (0..2000).map(|k| format!("missing nosuch{k}\n")).collect();
+    let trace = run_everywhere(&tree, &format!("ticks 3\n{missing}"));
+    // Each failure moves the cursor to the next rule: 2,000 of them exceed the run-away limit.
+    assert!(
+        trace.contains("error run-away after 100 rule runs"),
+        "{trace}"
+    );
+
+    // Unknown elements and attributes are positioned errors.
+    let (kind, at) = load_err(&[(
+        "a.debt",
+        b"<behaviorTree>\n<sequence><frobnicate/></sequence></behaviorTree>",
+    )]);
+    assert_eq!(kind, ErrorKind::UnknownName);
+    assert_eq!(at, "/t/a.debt:2:11");
+}
+
+// ---- literals ------------------------------------------------------------------------------
+
+#[test]
+fn literals_at_and_past_every_integer_limit() {
+    // (file, source, accepted?)
+    let bt: &[(&str, bool)] = &[
+        ("action moveTo( 2147483647 )", true),
+        ("action moveTo( 2147483648 )", false),
+        // No sign belongs to a number token, so this is -(2147483648), past the limit.
+        ("action moveTo( -2147483648 )", false),
+        ("action moveTo( -2147483647 )", true),
+        ("action moveTo( 0x7fffffff )", true),
+        ("action moveTo( 0x80000000 )", false),
+        ("action moveTo( 017777777777 )", true),
+        ("action moveTo( 020000000000 )", false),
+        ("action moveTo( 99999999999999999999999999 )", false),
+        ("decorator timer( 2147483647 ) { action roam }", true),
+        ("decorator timer( 2147483648 ) { action roam }", false),
+        ("decorator timer( 0 ) { action roam }", true),
+        (
+            "action moveTo( 0.000000000000000000000000000000000000000000000001 )",
+            true,
+        ),
+        ("condition 2147483647.5 > 1", true),
+    ];
+    for (src, ok) in bt {
+        let r = try_load(&[("a.bt", src.as_bytes())]).0;
+        match (r, ok) {
+            (Ok(_), true) => {}
+            (Err(d), false) => assert_eq!(d[0].kind, ErrorKind::LiteralOverflow, "{src}"),
+            (r, _) => panic!("{src}: {:?}", r.map(|_| ()).map_err(|d| d[0].kind)),
+        }
+    }
+    let btn: &[(&str, Option<ErrorKind>)] = &[
+        ("action a(9223372036854775807)", None),
+        ("action a(-9223372036854775808)", None),
+        (
+            "action a(9223372036854775808)",
+            Some(ErrorKind::LiteralOverflow),
+        ),
+        (
+            "action a(-9223372036854775809)",
+            Some(ErrorKind::LiteralOverflow),
+        ),
+        ("action a(0x7fffffffffffffff)", None),
+        ("action a(1.7976931348623157e308)", None),
+        ("action a(1e309)", Some(ErrorKind::LiteralOverflow)),
+        ("action a(-1e309)", Some(ErrorKind::LiteralOverflow)),
+        ("action a(inf)", None),
+        ("action a(5e-324)", None),
+        ("cooldown 4294967295 { action a() }", None),
+        (
+            "cooldown 4294967296 { action a() }",
+            Some(ErrorKind::LiteralOverflow),
+        ),
+        (
+            "cooldown 18446744073709551616 { action a() }",
+            Some(ErrorKind::LiteralOverflow),
+        ),
+    ];
+    for (body, want) in btn {
+        let src = format!("{BTN_HEADER}root main = {body}");
+        let got = try_load(&[("a.btn", src.as_bytes())])
+            .0
+            .err()
+            .map(|d| d[0].kind);
+        assert_eq!(got, *want, "{body}");
+    }
+    // Extremes that load also run alike everywhere.
+    let src = format!(
+        "{BTN_HEADER}root main = sequence restart {{ action a(9223372036854775807) \
+         action a(-9223372036854775808) action a(1.7976931348623157e308) \
+         condition (f(-9223372036854775808) - 1 < 0) }}"
+    );
+    let tree = load_ok(&[("a.btn", src.as_bytes())]);
+    run_everywhere(
+        &tree,
+        "ticks 3\nanswer a = success\nanswer f = cycle -9223372036854775808, 9223372036854775807, 1e308\n",
+    );
+}
+
+// ---- encodings -----------------------------------------------------------------------------
+
+#[test]
+fn invalid_utf8_in_every_format() {
     let (kind, at) = load_err(&[("a.bt", b"selector {\n  action roam \xff\n}")]);
     assert_eq!(kind, ErrorKind::InvalidUtf8);
     assert!(at.ends_with(":2:15"), "{at}");
@@ -78,43 +416,122 @@ fn invalid_utf8_is_positioned() {
         load_err(&[("a.btn", b"btvm 1; \xc3")]).0,
         ErrorKind::InvalidUtf8
     );
+    let (kind, at) = load_err(&[(
+        "a.debt",
+        b"<behaviorTree>\n<action name=\"\xe2\x82\"/></behaviorTree>",
+    )]);
+    assert_eq!(kind, ErrorKind::InvalidUtf8);
+    assert!(at.starts_with("/t/a.debt:2:"), "{at}");
+    // In an included file, too.
+    let (kind, at) = load_err(&[("a.bt", b"behavior b"), ("b.bt", b"action \x80roam")]);
+    assert_eq!(kind, ErrorKind::InvalidUtf8);
+    assert!(at.starts_with("/t/b.bt:1:"), "{at}");
 }
 
-#[test]
-fn names_arity_and_literals() {
-    assert_eq!(
-        load_err(&[("a.bt", b"action teleprot(1, 2, 3)")]).0,
-        ErrorKind::UnknownName
-    );
-    assert_eq!(
-        load_err(&[("a.bt", b"action teleport(1, 2)")]).0,
-        ErrorKind::Arity
-    );
-    assert_eq!(
-        load_err(&[("a.bt", b"condition nosuchfn > 1")]).0,
-        ErrorKind::UnknownName
-    );
-    assert_eq!(
-        load_err(&[("a.bt", b"action moveTo(99999999999999999999999)")]).0,
-        ErrorKind::LiteralOverflow
-    );
-    assert_eq!(
-        load_err(&[("a.bt", b"action say(\"abc")]).0,
-        ErrorKind::UnterminatedString
-    );
-    assert_eq!(
-        load_err(&[("a.bt", b"action say(\"a\\qb\")")]).0,
-        ErrorKind::BadEscape
-    );
-    assert_eq!(
-        load_err(&[("a.bt", b"/* never closed\naction roam")]).0,
-        ErrorKind::UnterminatedComment
-    );
-    assert_eq!(load_err(&[("a.bt", b"behavior missing")]).0, ErrorKind::Io);
-}
+// ---- ticks that would never end --------------------------------------------------------------
 
 #[test]
-fn huge_source_is_rejected_up_front() {
-    let big = vec![b' '; 17 << 20];
-    assert_eq!(load_err(&[("a.bt", &big)]).0, ErrorKind::SourceTooLarge);
+fn a_tick_that_would_run_forever_is_bounded() {
+    // Every rule succeeds at once and the sequence loops: without the run-away limit the
+    // original engine would spin inside one tick forever.
+    let tree = load_ok(&[(
+        "a.debt",
+        b"<behaviorTree><sequence loop=\"true\"><success/><success/></sequence></behaviorTree>",
+    )]);
+    let trace = run_everywhere(&tree, "ticks 3\n");
+    assert!(trace.contains("error run-away after"), "{trace}");
+
+    // A verified program's tick is bounded by its proven budget whatever the host answers.
+    let program = btvm_compiler::lower::lower(&tree, &Limits::default()).unwrap();
+    assert!(
+        program.tick_budget() < 1_000_000,
+        "{}",
+        program.tick_budget()
+    );
+}
+
+// ---- program files ---------------------------------------------------------------------------
+
+#[test]
+fn program_files_truncated_at_every_byte() {
+    let sources: [(&str, &[u8]); 3] = [
+        ("a.bt", include_bytes!("../../spec/examples/guard.bt")),
+        (
+            "a.debt",
+            b"<behaviorTree><sequence loop=\"true\"><action name=\"x\"/><yield/></sequence></behaviorTree>",
+        ),
+        (
+            "a.btn",
+            b"btvm 1;\ndialect unvanquished;\nimport action a 0..1 long;\nroot main = action a(\"text\")\nroot other = action a(2)\n",
+        ),
+    ];
+    for (name, src) in sources {
+        let tree = load_ok(&[(name, src)]);
+        let program = btvm_compiler::lower::lower(&tree, &Limits::default()).unwrap();
+        let bytes = program.encode();
+        for len in 0..bytes.len() {
+            let e = Program::decode(&bytes[..len], &Limits::default())
+                .err()
+                .unwrap_or_else(|| panic!("{name}: a {len}-byte prefix decoded"));
+            let want = if len < 8 {
+                ProgramErrorKind::BadMagic
+            } else {
+                ProgramErrorKind::Truncated
+            };
+            assert_eq!(e.kind(), want, "{name}: {len} bytes: {e}");
+        }
+        // And the whole file, with a byte appended, is rejected too.
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(
+            Program::decode(&longer, &Limits::default()).is_err(),
+            "{name}"
+        );
+        // The intact file runs.
+        let p = Program::decode(&bytes, &Limits::default()).unwrap();
+        let _ = btvm::Engine::new(&p, EngineKind::Vm);
+    }
+}
+
+// ---- scenarios -------------------------------------------------------------------------------
+
+#[test]
+fn hostile_scenarios_are_positioned_errors() {
+    let cases: [(&str, ErrorKind); 5] = [
+        ("agents 99999999999999999999\n", ErrorKind::LiteralOverflow),
+        ("ticks -1\n", ErrorKind::InvalidValue),
+        ("answer \"abc = 1\n", ErrorKind::UnterminatedString),
+        ("answer a = @99999999999 1\n", ErrorKind::InvalidValue),
+        ("frobnicate\n", ErrorKind::Syntax),
+    ];
+    for (text, want) in cases {
+        let d = &parse_scenario(FileId(0), text).unwrap_err()[0];
+        assert_eq!(d.kind, want, "{text:?}: {}", d.message);
+    }
+}
+
+// ---- lexical errors ----------------------------------------------------------------------------
+
+#[test]
+fn lexical_errors_and_missing_files() {
+    let cases: [(&[u8], ErrorKind); 7] = [
+        (b"action teleprot(1, 2, 3)", ErrorKind::UnknownName),
+        (b"action teleport(1, 2)", ErrorKind::Arity),
+        (b"condition nosuchfn > 1", ErrorKind::UnknownName),
+        (b"action say(\"abc", ErrorKind::UnterminatedString),
+        (b"action say(\"a\\qb\")", ErrorKind::BadEscape),
+        (
+            b"/* never closed\naction roam",
+            ErrorKind::UnterminatedComment,
+        ),
+        (b"behavior missing", ErrorKind::Io),
+    ];
+    for (src, want) in cases {
+        assert_eq!(
+            load_err(&[("a.bt", src)]).0,
+            want,
+            "{}",
+            String::from_utf8_lossy(src)
+        );
+    }
 }

@@ -7,12 +7,14 @@
 //! can be compared line by line.
 
 mod case;
+mod compare;
 mod host;
 mod parse;
 mod run;
 mod trace;
 
 pub use case::{Case, CaseExpectation, CaseFile};
+pub use compare::{compare, Contenders, Mismatch};
 pub use host::ScriptedHost;
 pub use parse::parse_scenario;
 pub use run::{run, run_engines, run_session, Engine, EngineKind, Outcome, Session};

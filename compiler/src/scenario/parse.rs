@@ -117,11 +117,32 @@ fn tokenize(file: FileId, base: usize, s: &str) -> Result<Vec<(Tok, Span)>, Diag
             }
             let text = &s[start..i];
             let tok = number(text).ok_or_else(|| {
-                Diagnostic::new(
-                    ErrorKind::InvalidValue,
-                    span(start, i),
-                    format!("`{text}` is not a number"),
-                )
+                let digits = text.trim_start_matches('-');
+                let hex = digits
+                    .strip_prefix("0x")
+                    .or_else(|| digits.strip_prefix("0X"));
+                let integer = match hex {
+                    Some(h) => !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()),
+                    None => digits.bytes().all(|b| b.is_ascii_digit()),
+                };
+                if integer {
+                    Diagnostic::new(
+                        ErrorKind::LiteralOverflow,
+                        span(start, i),
+                        format!("`{text}` does not fit in a 64-bit integer"),
+                    )
+                    .with_note(format!(
+                        "integers range from {} to {}",
+                        i64::MIN,
+                        i64::MAX
+                    ))
+                } else {
+                    Diagnostic::new(
+                        ErrorKind::InvalidValue,
+                        span(start, i),
+                        format!("`{text}` is not a number"),
+                    )
+                }
             })?;
             toks.push((tok, span(start, i)));
         } else if c == b'"' {

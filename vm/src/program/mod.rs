@@ -14,7 +14,7 @@ mod error;
 mod isa;
 mod verify;
 
-pub use codec::{Reader, MAGIC, VERSION};
+pub use codec::{fingerprint, Reader, MAGIC, VERSION};
 pub use error::{ProgramError, ProgramErrorKind};
 pub use isa::{
     ActionNo, Bit, Func, Imp, Instr, Label, Operand, OperandRef, RuleNo, Str, Temp, Timer, Var,

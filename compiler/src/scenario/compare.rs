@@ -1,0 +1,141 @@
+//! The differential check: one scenario run on the reference interpreter and on compiled
+//! engines, their traces compared. Shared by the equivalence tests and the fuzz targets, so
+//! both judge "the engines agree" the same way (`spec/semantics.md` §1: two engines are
+//! equivalent when their traces are identical, and they accept or reject a tree alike).
+//!
+//! This module only runs and compares; it never prints and never panics on any tree or
+//! scenario.
+
+use std::fmt;
+
+use btvm::native::{NativeCode, NativeConfig};
+
+use super::{run, run_engines, EngineKind, Scenario, Trace};
+use crate::diag::Diagnostic;
+use crate::ir::Tree;
+
+/// Which engines [`compare`] runs against the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contenders {
+    /// The bytecode vm.
+    pub vm: bool,
+    /// Native code.
+    pub native: bool,
+    /// The vm and native code taking turns on the same state blocks.
+    pub switching: bool,
+    /// Native code compiled as for very large programs: every function split into chunks of
+    /// three instructions, the running-list bookkeeping out of line (chunk drivers and entry
+    /// dispatch exercised on small trees).
+    pub chunked_native: bool,
+}
+
+impl Contenders {
+    /// Every compiled engine and variant.
+    pub const ALL: Contenders = Contenders {
+        vm: true,
+        native: true,
+        switching: true,
+        chunked_native: true,
+    };
+
+    /// The bytecode vm only (no machine code is generated: fast).
+    pub const VM: Contenders = Contenders {
+        vm: true,
+        native: false,
+        switching: false,
+        chunked_native: false,
+    };
+}
+
+/// The first disagreement found by [`compare`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The engine that disagreed with the reference (`vm`, `native`, `vm+native`,
+    /// `native/chunked`).
+    pub engine: &'static str,
+    /// What differs: the first differing trace line, or that only one of them ran the tree.
+    pub what: String,
+    /// The reference's trace, or its error.
+    pub reference: String,
+    /// The other engine's trace, or its error.
+    pub other: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "reference vs {}: {}\n--- reference ---\n{}\n--- {} ---\n{}",
+            self.engine, self.what, self.reference, self.engine, self.other
+        )
+    }
+}
+
+/// Runs `scenario` on the reference and on every engine `contenders` names, and returns the
+/// first engine whose outcome differs: a different trace, a run where the other failed, or a
+/// failure of a different [`ErrorKind`](crate::diag::ErrorKind).
+pub fn compare(tree: &Tree, scenario: &Scenario, contenders: Contenders) -> Result<(), Mismatch> {
+    let reference = run(tree, scenario, EngineKind::Reference);
+    let engines = [
+        (contenders.vm, EngineKind::Vm),
+        (contenders.native, EngineKind::Native),
+        (contenders.switching, EngineKind::Switching),
+    ];
+    for (_, kind) in engines.iter().filter(|(on, _)| *on) {
+        judge(kind.name(), &reference, &run(tree, scenario, *kind))?;
+    }
+    if contenders.chunked_native {
+        judge("native/chunked", &reference, &run_chunked(tree, scenario))?;
+    }
+    Ok(())
+}
+
+fn judge(
+    engine: &'static str,
+    reference: &Result<Trace, Diagnostic>,
+    other: &Result<Trace, Diagnostic>,
+) -> Result<(), Mismatch> {
+    let what = match (reference, other) {
+        (Ok(a), Ok(b)) => match a.diff(b) {
+            None => return Ok(()),
+            Some(d) => d,
+        },
+        (Err(a), Err(b)) if a.kind == b.kind => return Ok(()),
+        (Err(a), Err(b)) => format!("both fail, with {:?} and {:?}", a.kind, b.kind),
+        _ => "one runs the tree and the other does not".to_string(),
+    };
+    Err(Mismatch {
+        engine,
+        what,
+        reference: outcome(reference),
+        other: outcome(other),
+    })
+}
+
+fn outcome(r: &Result<Trace, Diagnostic>) -> String {
+    match r {
+        Ok(t) => t.to_string(),
+        Err(d) => format!("error {:?}: {}", d.kind, d.message),
+    }
+}
+
+/// Native code with tiny chunks and the bookkeeping out of line, run through `scenario`.
+fn run_chunked(tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
+    let program =
+        crate::lower::lower(tree, &btvm::Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+    let config = NativeConfig {
+        max_chunk: 3,
+        inline_below: 0,
+        ..NativeConfig::default()
+    };
+    let failed = |why: String| {
+        Diagnostic::new(
+            crate::diag::ErrorKind::InvalidProgram,
+            crate::source::Span::DUMMY,
+            format!("chunked native code is not available: {why}"),
+        )
+    };
+    let code = NativeCode::compile(&program, &config).map_err(|e| failed(e.to_string()))?;
+    let engine = btvm::Engine::with_native(&program, &code).map_err(|e| failed(e.to_string()))?;
+    Ok(run_engines(tree, &program, scenario, vec![engine]))
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Fills fuzz/corpus/<target>/ with seed inputs taken from the project's own trees, scenarios and
+# conformance cases, and from the external corpus at ../shared/corpus when it is there (read in
+# place at seeding time; nothing of it is committed). Safe to run again: seeds are named by
+# content. Needs a release build of the btvm binary (built here if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+corpus=$root/fuzz/corpus
+btvm=$root/target/release/btvm
+[ -x "$btvm" ] || cargo build --release -q --bin btvm
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# put TARGET FILE: adds FILE to TARGET's corpus under a name derived from its contents.
+put() {
+  mkdir -p "$corpus/$1"
+  cp "$2" "$corpus/$1/seed-$(sha1sum < "$2" | cut -c1-16)"
+}
+
+# section NAME FILE: the body of a conformance case's `--- NAME` section.
+section() {
+  awk -v want="--- $1" 'index($0, want) == 1 { on = 1; next } /^--- / { on = 0 } on' "$2"
+}
+
+n=0
+for case in spec/cases/unvanquished/*.case spec/cases/dragengine/*.case; do
+  dialect=$(grep -m1 '^--- tree ' "$case" | awk '{print $3}')
+  section "tree $dialect" "$case" > "$tmp/tree"
+  section scenario "$case" > "$tmp/scn"
+  put "parse_$dialect" "$tmp/tree"
+  put parse_scenario "$tmp/scn"
+  n=$((n + 1))
+done
+
+trees=(spec/examples/guard.bt spec/examples/wanderer/wanderer.debt)
+for t in spec/examples/wanderer/subtrees/*.debt; do trees+=("$t"); done
+shared=../shared/corpus/unvanquished
+if [ -d "$shared" ]; then
+  for t in "$shared"/*.bt; do trees+=("$t"); done
+fi
+for t in "${trees[@]}"; do
+  case "$t" in
+    *.bt) put parse_unvanquished "$t" ;;
+    *.debt) put parse_dragengine "$t" ;;
+  esac
+  # The same tree in the native syntax, and compiled: a program file behind a mode byte that
+  # rewrites the fingerprint (1) and also runs native code (3).
+  if "$btvm" fmt "$t" > "$tmp/native.btn" 2>/dev/null; then
+    put parse_native "$tmp/native.btn"
+  fi
+  if "$btvm" compile "$t" -o "$tmp/program" 2>/dev/null; then
+    { printf '\001'; cat "$tmp/program"; } > "$tmp/seed"
+    put verify "$tmp/seed"
+    { printf '\003'; cat "$tmp/program"; } > "$tmp/seed"
+    put verify "$tmp/seed"
+  fi
+done
+for s in spec/examples/*.scn spec/examples/*/*.scn spec/scenarios/*.scn; do
+  put parse_scenario "$s"
+done
+echo "seeded from $n conformance cases and ${#trees[@]} trees:"
+for d in "$corpus"/*/; do
+  echo "  $(basename "$d"): $(find "$d" -type f | wc -l) inputs"
+done

@@ -1,0 +1,250 @@
+//! What btvm's fuzz targets share: turning fuzzer bytes into source files, the checks every
+//! accepted tree goes through, and a host that accepts any program.
+//!
+//! Every check here is an `assert!`: a failed assertion is a crash the fuzzer reports, exactly
+//! like a panic inside btvm. Nothing here may reject input on its own; it only states what btvm
+//! must guarantee for any input.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use btvm::{AgentId, Call, EngineKind, Host, ImportKind, Limits, Program, Status, StrId, Value};
+use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::ir::{Model, Tree};
+use btvm_compiler::load::{load, Format, LoadOptions};
+use btvm_compiler::scenario::{compare, parse_scenario, Contenders};
+use btvm_compiler::source::{FileId, MemFs, SourceMap};
+
+/// The byte that separates files in a parser target's input. It can never occur in valid
+/// UTF-8, so a seed file is always one source file.
+pub const FILE_SEPARATOR: u8 = 0xFF;
+
+/// The names the input's files get, in order, within the directory `/f`: the first is the
+/// main file, the others can be included from it (and from each other) by these names.
+pub const FILE_STEMS: [&str; 4] = ["main", "b", "c", "d"];
+
+/// An in-memory file system holding the input's files (split at [`FILE_SEPARATOR`], at most
+/// four, the last one taking the rest), each named by [`FILE_STEMS`] with extension `ext`, and
+/// the main file's path.
+pub fn files(data: &[u8], ext: &str) -> (MemFs, PathBuf) {
+    let mut fs = MemFs::new();
+    let mut rest = data;
+    for (n, stem) in FILE_STEMS.iter().enumerate() {
+        let end = if n + 1 == FILE_STEMS.len() {
+            rest.len()
+        } else {
+            rest.iter()
+                .position(|&b| b == FILE_SEPARATOR)
+                .unwrap_or(rest.len())
+        };
+        fs.insert(Path::new("/f").join(format!("{stem}.{ext}")), &rest[..end]);
+        if end == rest.len() {
+            break;
+        }
+        rest = &rest[end + 1..];
+    }
+    (fs, Path::new("/f").join(format!("main.{ext}")))
+}
+
+/// Loads the input as a tree in `format`: the front-end and the checker, as `btvm check` does.
+/// Every error must be well formed; an accepted tree goes through [`exercise`].
+pub fn load_input(data: &[u8], format: Format, ext: &str) {
+    let (fs, main) = files(data, ext);
+    let options = LoadOptions {
+        format: Some(format),
+        limits: Limits::default(),
+    };
+    let mut sources = SourceMap::new();
+    match load(&main, &fs, &options, &mut sources) {
+        Ok(tree) => exercise(&tree),
+        Err(diags) => check_diagnostics(&diags, &sources),
+    }
+}
+
+/// A rejected input gets at least one diagnostic, and each renders (with its position, when it
+/// has one) without panicking.
+pub fn check_diagnostics(diags: &[Diagnostic], sources: &SourceMap) {
+    assert!(!diags.is_empty(), "an error without a diagnostic");
+    for d in diags {
+        let _ = d.display(sources).to_string();
+        let _ = sources.locate(d.span);
+    }
+}
+
+/// What every tree that loads must survive: it validates, lowers to a program (or is refused
+/// with a diagnostic), the program survives its own file format, and the reference and the vm
+/// give the same trace for a short scenario answering every import with changing values.
+pub fn exercise(tree: &Tree) {
+    assert_eq!(tree.validate(), Ok(()), "a loaded tree does not validate");
+    let limits = Limits::default();
+    let program = match btvm_compiler::lower::lower(tree, &limits) {
+        Ok(p) => p,
+        Err(diags) => {
+            assert!(!diags.is_empty(), "lowering failed without a diagnostic");
+            return;
+        }
+    };
+    round_trip(&program);
+    let text = scenario_for(tree);
+    let scenario = match parse_scenario(FileId(0), &text) {
+        Ok(s) => s,
+        Err(d) => panic!("the fuzz scenario does not parse: {d:?}\n{text}"),
+    };
+    if let Err(m) = compare(tree, &scenario, Contenders::VM) {
+        panic!("{m}\n--- scenario ---\n{text}");
+    }
+}
+
+/// A verified program's file decodes to the same program, and it disassembles.
+pub fn round_trip(program: &Program) {
+    let limits = Limits::default();
+    let bytes = program.encode();
+    match Program::decode(&bytes, &limits) {
+        Ok(again) => assert_eq!(again.parts(), program.parts(), "decode(encode(p)) != p"),
+        Err(e) => panic!("a verified program's own file is rejected: {e}"),
+    }
+    let _ = program.to_string();
+}
+
+/// A scenario that runs every entry of `tree` for a few ticks on two agents and answers every
+/// import with a cycle of different values (each status for actions; values of every type for
+/// functions), so both outcomes of conditions and every action status are reached.
+pub fn scenario_for(tree: &Tree) -> String {
+    let mut s = String::from("agents 2\nticks 12\ntime 0 100\n");
+    if let Model::Cursor { .. } = tree.config.model {
+        s.push_str("at 7 reset\n");
+    }
+    for (k, e) in tree.roots.iter().enumerate().skip(1).take(4) {
+        let _ = writeln!(s, "at {} entry {}", 2 * k, quoted(&e.name));
+    }
+    for (n, import) in tree.imports.iter().enumerate() {
+        let answers = match (import.kind, n % 3) {
+            (ImportKind::Action, 0) => "cycle running, success, failure",
+            (ImportKind::Action, 1) => "cycle success, running, running, failure",
+            (ImportKind::Action, _) => "cycle failure, success",
+            (ImportKind::Function, 0) => "cycle 0, 1, 2, -1",
+            (ImportKind::Function, 1) => "cycle true, false, 0.5, \"x\"",
+            (ImportKind::Function, _) => "cycle 1.5, -0.0, 3",
+        };
+        let _ = writeln!(s, "answer {} = {answers}", quoted(&import.name));
+    }
+    s
+}
+
+/// `name` as a scenario string literal (the format escapes only these five characters).
+fn quoted(name: &str) -> String {
+    let mut out = String::from("\"");
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A host that binds every import and answers from a linear congruential generator with every
+/// kind of value, including NaN, infinities and strings the program does not have.
+#[derive(Clone, Debug)]
+pub struct Permissive {
+    state: u64,
+}
+
+impl Permissive {
+    /// A host whose answers are determined by `seed`.
+    pub fn new(seed: u64) -> Permissive {
+        Permissive { state: seed }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state = self
+            .state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.state >> 33
+    }
+}
+
+impl Host for Permissive {
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        for a in call.args {
+            let _ = a.display(call.strings).to_string();
+        }
+        match self.next() % 3 {
+            0 => Status::Success,
+            1 => Status::Failure,
+            _ => Status::Running,
+        }
+    }
+
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        for a in call.args {
+            let _ = a.display(call.strings).to_string();
+        }
+        let r = self.next();
+        match r % 7 {
+            0 => Value::Bool(r & 8 != 0),
+            1 => Value::Int((r as i64 >> 3) - 1000),
+            2 => Value::Float((r % 1000) as f64 / 100.0 - 5.0),
+            3 => Value::Str(StrId((r >> 3) as u32 % 8)),
+            4 => Value::Float(f64::NAN),
+            5 => Value::Int(i64::MIN),
+            _ => Value::Float(f64::INFINITY),
+        }
+    }
+
+    fn available(&mut self, _id: btvm::ImportId) -> bool {
+        self.next() % 4 != 0
+    }
+}
+
+/// Everything one run of a program on one engine produced: every tick's status (or error),
+/// and every agent's state block at the end.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RunRecord {
+    /// One line per call: tick, agent, entry and its outcome.
+    pub calls: Vec<String>,
+    /// The agents' state blocks after the last tick.
+    pub states: Vec<Vec<u8>>,
+}
+
+/// Runs `program` on `kind` for `agents` agents over `ticks` ticks (the main tree, then every
+/// entry), with a [`Permissive`] host seeded with `seed`. Returns `None` when the engine is
+/// not available (native code that could not be produced; the reason is not a bug).
+pub fn run_program(
+    program: &Program,
+    kind: EngineKind,
+    agents: u32,
+    ticks: i64,
+    seed: u64,
+) -> Option<RunRecord> {
+    let mut host = Permissive::new(seed);
+    if program.bind(&mut host).is_err() {
+        return None;
+    }
+    let mut engine = btvm::Engine::new(program, kind);
+    if engine.fallback().is_some() && kind == EngineKind::Native {
+        return None;
+    }
+    let entries: Vec<String> = program.entries().map(str::to_string).collect();
+    let mut states: Vec<Vec<u8>> = (0..agents).map(|_| program.new_state()).collect();
+    let mut calls = Vec::new();
+    for tick in 0..ticks {
+        let now = tick * 70 - 100;
+        for (i, state) in states.iter_mut().enumerate() {
+            let agent = AgentId(i as u32);
+            let r = engine.tick(state, agent, &mut host, now);
+            calls.push(format!("{tick} {i} main {r:?}"));
+            for e in &entries {
+                let r = engine.run_entry(e, state, agent, &mut host, now);
+                calls.push(format!("{tick} {i} {e} {r:?}"));
+            }
+        }
+    }
+    Some(RunRecord { calls, states })
+}
