@@ -55,6 +55,35 @@ fn check_reports_errors_with_position_and_snippet() {
 }
 
 #[test]
+fn errors_on_very_long_lines_show_a_window_of_the_line() {
+    // A one-line file of 200,000 bytes with an unknown action in the middle: the snippet shows
+    // the name with some context and `…` where the line was cut, and the real column.
+    let line = format!(
+        "/* {} */ selector {{ action roam action figth }} /* {} */",
+        "comment ".repeat(12_000),
+        "comment ".repeat(12_000)
+    );
+    let bad = temp("long.bt", &line);
+    let out = btvm(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.len() < 1000, "{} bytes of diagnostics", err.len());
+    assert!(
+        err.contains("comment  */ selector { action roam action figth } /* comment"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 │ …") && err.contains("comment co…"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("long.bt:1:{}", 3 + 12_000 * 8 + 35)),
+        "{err}"
+    );
+    assert!(err.contains("^^^^^"), "{err}");
+}
+
+#[test]
 fn check_of_several_files_fails_if_any_fails() {
     let bad = temp("bad2.bt", "sequence {");
     let out = btvm(&["check", &spec("examples/guard.bt"), bad.to_str().unwrap()]);

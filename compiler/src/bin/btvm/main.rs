@@ -3,6 +3,7 @@
 //! The CLI is the only part of btvm that prints, depends on clap and renders diagnostics.
 
 mod bench;
+mod clip;
 mod fight;
 mod render;
 
@@ -20,9 +21,10 @@ use render::{Color, Renderer};
 
 /// Compile, check and run game-AI behavior trees.
 ///
-/// btvm reads trees written for Unvanquished (.bt) and in btvm's native syntax (.btn), checks
-/// them against the game's own rules, and runs them under a scripted scenario, printing every
-/// host call the tree makes.
+/// btvm reads trees written for Unvanquished (.bt), Drag[en]gine (.debt) and in btvm's native
+/// syntax (.btn), checks them against their engine's own rules, compiles them to bytecode or
+/// native code, runs them under a scripted scenario (printing every host call the tree makes),
+/// and benchmarks its engines.
 #[derive(Parser, Debug)]
 #[command(name = "btvm", version, propagate_version = true)]
 struct Cli {

@@ -4,6 +4,8 @@ use btvm_compiler::diag::Diagnostic;
 use btvm_compiler::source::SourceMap;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
+
+use crate::clip::{ClipFile, ClipFiles};
 use codespan_reporting::term::{self, termcolor::ColorChoice, termcolor::StandardStream};
 
 /// How to colour diagnostics.
@@ -36,33 +38,43 @@ impl Renderer {
         }
     }
 
-    /// Renders every diagnostic against the files in `sources`.
+    /// Renders every diagnostic against the files in `sources`, showing only the lines it
+    /// points at (long lines cut around the label, see [`crate::clip`]).
     pub fn emit(&mut self, sources: &SourceMap, diags: &[Diagnostic]) {
-        let mut files = SimpleFiles::new();
-        for f in sources.files() {
-            files.add(f.path.display().to_string(), f.text.clone());
-        }
         let config = term::Config::default();
         for d in diags {
-            let mut cs = CsDiagnostic::error().with_message(&d.message);
             let in_file =
                 |s: btvm_compiler::source::Span| (s.file.0 as usize) < sources.files().len();
+            let mut labels: Vec<(bool, btvm_compiler::source::Span, &str)> = Vec::new();
             if in_file(d.span) {
-                cs = cs.with_labels(vec![Label::primary(
-                    d.span.file.0 as usize,
-                    d.span.start as usize..d.span.end as usize,
-                )]);
+                labels.push((true, d.span, ""));
             }
-            for l in &d.labels {
-                if in_file(l.span) {
-                    cs.labels.push(
-                        Label::secondary(
-                            l.span.file.0 as usize,
-                            l.span.start as usize..l.span.end as usize,
-                        )
-                        .with_message(&l.message),
-                    );
+            for l in d.labels.iter().filter(|l| in_file(l.span)) {
+                labels.push((false, l.span, &l.message));
+            }
+            let mut files = ClipFiles::default();
+            for (id, f) in sources.files().iter().enumerate() {
+                let spans: Vec<_> = labels
+                    .iter()
+                    .filter(|(_, s, _)| s.file.0 as usize == id)
+                    .map(|(_, s, _)| s.start as usize..s.end as usize)
+                    .collect();
+                if !spans.is_empty() {
+                    let name = f.path.display().to_string();
+                    files.add(id, ClipFile::new(name, &f.text, &spans));
                 }
+            }
+            let mut cs = CsDiagnostic::error().with_message(&d.message);
+            for (primary, span, message) in labels {
+                let id = span.file.0 as usize;
+                let Some(f) = files.get(id) else { continue };
+                let range = f.shown(span.start as usize)..f.shown(span.end as usize);
+                let label = if primary {
+                    Label::primary(id, range)
+                } else {
+                    Label::secondary(id, range).with_message(message)
+                };
+                cs.labels.push(label);
             }
             cs = cs.with_notes(d.notes.clone());
             if term::emit_to_write_style(&mut self.stream.lock(), &config, &files, &cs).is_err() {
