@@ -13,6 +13,8 @@
 pub mod bench;
 pub mod check;
 pub mod diag;
+#[cfg(feature = "arbitrary")]
+pub mod gen;
 pub mod ir;
 pub mod load;
 pub mod lower;

@@ -8,21 +8,23 @@
 //! many native functions, so chunk drivers and entry dispatch are exercised, and the
 //! running-list bookkeeping called out of line).
 //!
-//! - Trees come from `support::gen::running_list_tree`: every node kind and knob the model
-//!   supports (sequence/selector with `restart` and `running-list` resume, parallel with every
-//!   quorum pair and `stop-on-failure` on and off, every-tick guard, condition, invert, map,
-//!   cooldown from 0 ms up, include, action with 0–3 arguments, const), shared and per-site
-//!   subtrees included from several sites and from each other, several entries, bodies up to
-//!   ~15 deep and composites up to ~330 wide, every expression form (all operators, `!`, `-`,
-//!   literals of every type with NaN/infinite floats and `i64` extremes, variables, calls with
-//!   arguments, `@random`, `@bound`), capacities from 0 to `u32::MAX` (1–3 most often, so the
-//!   list fills up), single and double precision.
-//! - Scenarios (`scenario_spec`, written out by `render` and parsed with `parse_scenario`): 20–40
-//!   ticks, times advancing by random steps (sometimes by 0, rarely backwards or by a huge
-//!   jump), 1–3 agents, every answer form (constant, sequence, `cycle`, `@K` schedule; per
-//!   agent and per argument list), function answers of every value type (strings mostly the
-//!   tree's own), default answers, and `at K entry NAME` lines. The scenario format has no
-//!   events (and the running-list model none either), so there are none here.
+//! - Cases come from the library's `btvm_compiler::gen::running_list_case`, which proptest
+//!   draws through `support::gen::running_list_case` (and `gen::cursor_case` likewise).
+//! - Trees (`gen::running_list_tree`): every node kind and knob the model supports
+//!   (sequence/selector with `restart` and `running-list` resume, parallel with every quorum pair
+//!   and `stop-on-failure` on and off, every-tick guard, condition, invert, map, cooldown from 0 ms
+//!   up, include, action with 0–3 arguments, const), shared and per-site subtrees included from
+//!   several sites and from each other, several entries, bodies up to ~15 deep and composites up to
+//!   ~330 wide, every expression form (all operators, `!`, `-`, literals of every type with
+//!   NaN/infinite floats and `i64` extremes, variables, calls with arguments, `@random`, `@bound`),
+//!   capacities from 0 to `u32::MAX` (1–3 most often, so the list fills up), single and double
+//!   precision.
+//! - Scenarios (`gen::scenario_spec`, written out by `gen::ScenarioSpec::render` and parsed with
+//!   `parse_scenario`): 20–40 ticks, times advancing by random steps (sometimes by 0, rarely
+//!   backwards or by a huge jump), 1–3 agents, every answer form (constant, sequence, `cycle`, `@K`
+//!   schedule; per agent and per argument list), function answers of every value type (strings
+//!   mostly the tree's own), default answers, and `at K entry NAME` lines. The scenario format has
+//!   no events (and the running-list model none either), so there are none here.
 //! - `generators_reach_every_feature` checks that the generators keep reaching all of that.
 //! - `default_bot_runs_alike` runs the game's real `default.bt` (if the external corpus is
 //!   present) for 300 ticks × 3 agents.
@@ -41,24 +43,18 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::path::Path;
 
-use btvm::native::{NativeCode, NativeConfig};
-use btvm::{AgentId, ImportKind};
-use btvm_compiler::diag::Diagnostic;
+use btvm::AgentId;
 use btvm_compiler::ir::{Expr, Lit, Model, NodeKind, Tree};
 use btvm_compiler::load::{load, LoadOptions};
 use btvm_compiler::reference::Interpreter;
 use btvm_compiler::scenario::{
-    parse_scenario, run, run_engines, EngineKind, Scenario, ScriptedHost, Trace,
+    self, parse_scenario, run, Contenders, EngineKind, Scenario, ScriptedHost,
 };
 use btvm_compiler::source::{FileId, RealFs, SourceMap};
 use btvm_compiler::syntax::native;
-use proptest::collection::vec;
-use proptest::option;
 use proptest::prelude::*;
-use proptest::sample::select;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence, TestRunner};
 
@@ -87,482 +83,29 @@ fn config() -> ProptestConfig {
     c
 }
 
-// ---- scenarios ---------------------------------------------------------------------------
-//
-// A scenario is drawn as a `ScenarioSpec`, independently of the tree (so proptest shrinks the
-// two independently), and written out as text against the tree by `render`: imports, entries
-// and strings are referred to by index, modulo what the tree has.
-
-/// Most ticks a generated scenario runs (schedules and entries refer to ticks below it).
-const MAX_TICKS: u32 = 40;
-
-/// Imports a generated tree has at most (rules beyond the tree's imports are dropped).
-fn max_imports() -> usize {
-    let c = RlConfig::default();
-    c.max_actions + c.max_functions
-}
-
-/// `s` as a scenario string literal.
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A literal as scenario text, or `None` if the format cannot write it (NaN).
-fn lit_text(l: &Lit) -> Option<String> {
-    Some(match l {
-        Lit::Bool(b) => b.to_string(),
-        Lit::Int(i) => i.to_string(),
-        Lit::Float(x) if x.is_nan() => return None,
-        // The scenario lexer reads an overflowing exponent as an infinity.
-        Lit::Float(x) if x.is_infinite() => (if *x > 0.0 { "1e400" } else { "-1e400" }).into(),
-        // `Debug` always writes a `.` or an exponent, so the lexer reads a float back.
-        Lit::Float(x) => format!("{x:?}"),
-        Lit::Str(s) => quote(s),
-    })
-}
-
-/// A value for a function (or an argument list): text, or the tree's `k`-th string.
-#[derive(Clone, Debug)]
-enum FnVal {
-    Text(String),
-    TreeString(usize),
-}
-
-/// One value of an answer: what it is when the import is an action, and when a function.
-#[derive(Clone, Debug)]
-struct Val {
-    action: String,
-    function: FnVal,
-}
-
-#[derive(Clone, Debug)]
-enum AnswerSpec {
-    Const(Val),
-    Seq(Vec<Val>),
-    Cycle(Vec<Val>),
-    /// (tick, with a `:` after it, value)
-    Schedule(Vec<(u32, bool, Val)>),
-}
-
-#[derive(Clone, Debug)]
-enum ArgsSpec {
-    /// The `k`-th all-literal argument list the tree calls the import with.
-    Seen(usize),
-    Given(Vec<FnVal>),
-}
-
-#[derive(Clone, Debug)]
-struct RuleSpec {
-    args: Option<ArgsSpec>,
-    agent: Option<u32>,
-    answer: AnswerSpec,
-}
-
-#[derive(Clone, Debug)]
-struct ScenarioSpec {
-    agents: u32,
-    ticks: u32,
-    start: i64,
-    step: i64,
-    /// Time steps written as `at K now T` lines; `None`: the `time` rule alone.
-    dts: Option<Vec<i64>>,
-    default_action: Option<String>,
-    default_function: Option<FnVal>,
-    /// Rules per import index.
-    rules: Vec<Vec<RuleSpec>>,
-    /// (tick, entry index)
-    entries: Vec<(u32, usize)>,
-}
-
-/// Integers as scenario text: decimal (extremes included) or hexadecimal.
-fn int_text() -> BoxedStrategy<String> {
-    prop_oneof![
-        4 => gen::int().prop_map(|i| i.to_string()),
-        1 => (0i64..0x1000).prop_map(|i| format!("0x{i:x}")),
-        1 => (1i64..0x100).prop_map(|i| format!("-0X{i:X}")),
-    ]
-    .boxed()
-}
-
-/// Floats as scenario text: ordinary and extreme values, `-0.0`, infinities.
-fn float_text() -> BoxedStrategy<String> {
-    prop_oneof![
-        4 => gen::float().prop_map(|x| lit_text(&Lit::Float(x)).unwrap_or_else(|| "0.5".into())),
-        1 => select(&["1e400", "-1e400", "-0.0", "0.5", "1e-7", "3.4028235e38", "1e39"][..])
-            .prop_map(str::to_string),
-    ]
-    .boxed()
-}
-
-fn status_text() -> BoxedStrategy<String> {
-    gen::status().prop_map(|s| s.to_string()).boxed()
-}
-
-/// A literal of any type; strings mostly the tree's own.
-fn literal_value() -> BoxedStrategy<FnVal> {
-    prop_oneof![
-        3 => int_text().prop_map(FnVal::Text),
-        1 => (-3i64..4).prop_map(|i| FnVal::Text(i.to_string())),
-        3 => float_text().prop_map(FnVal::Text),
-        2 => any::<bool>().prop_map(|b| FnVal::Text(b.to_string())),
-        2 => any::<usize>().prop_map(FnVal::TreeString),
-        1 => gen::rl_string().prop_map(|s| FnVal::Text(quote(&s))),
-    ]
-    .boxed()
-}
-
-/// A function's answer: a literal, or now and then a status (answered as its number).
-fn function_value() -> BoxedStrategy<FnVal> {
-    prop_oneof![
-        12 => literal_value(),
-        1 => status_text().prop_map(FnVal::Text),
-    ]
-    .boxed()
-}
-
-/// An action's answer: mostly a status, sometimes a number (0–2 is a status, others failure).
-fn action_value() -> BoxedStrategy<String> {
-    prop_oneof![
-        12 => status_text(),
-        1 => (0i64..3).prop_map(|i| i.to_string()),
-        1 => int_text(),
-    ]
-    .boxed()
-}
-
-fn val() -> BoxedStrategy<Val> {
-    (action_value(), function_value())
-        .prop_map(|(action, function)| Val { action, function })
-        .boxed()
-}
-
-/// An answer in any of the four forms.
-fn answer() -> BoxedStrategy<AnswerSpec> {
-    prop_oneof![
-        2 => val().prop_map(AnswerSpec::Const),
-        2 => vec(val(), 2..6).prop_map(AnswerSpec::Seq),
-        3 => vec(val(), 1..6).prop_map(AnswerSpec::Cycle),
-        2 => vec((0..MAX_TICKS, any::<bool>(), val()), 1..5).prop_map(AnswerSpec::Schedule),
-    ]
-    .boxed()
-}
-
-/// A rule, now and then only for an argument list (one the tree uses, or any) or an agent.
-fn rule() -> BoxedStrategy<RuleSpec> {
-    let args = prop_oneof![
-        3 => any::<usize>().prop_map(ArgsSpec::Seen),
-        1 => vec(literal_value(), 0..3).prop_map(ArgsSpec::Given),
-    ];
-    (
-        option::weighted(0.25, args),
-        option::weighted(0.25, 0u32..4),
-        answer(),
-    )
-        .prop_map(|(args, agent, answer)| RuleSpec {
-            args,
-            agent,
-            answer,
-        })
-        .boxed()
-}
-
-/// Time steps between ticks: mostly forward by a few to a few hundred ms, sometimes not at
-/// all, rarely backwards or by a huge jump.
-fn dt() -> BoxedStrategy<i64> {
-    prop_oneof![
-        40 => Just(0i64),
-        120 => 1i64..50,
-        160 => 50i64..400,
-        60 => 400i64..3000,
-        5 => -100i64..0,
-        1 => Just(i64::MAX / 4),
-    ]
-    .boxed()
-}
-
-fn scenario_spec() -> BoxedStrategy<ScenarioSpec> {
-    let rules = vec(vec(rule(), 0..=3), max_imports());
-    (
-        (1u32..=3, 20u32..=MAX_TICKS),
-        (
-            -1000i64..1000,
-            0i64..300,
-            option::weighted(0.8, vec(dt(), MAX_TICKS as usize)),
-        ),
-        (
-            option::weighted(0.7, status_text()),
-            option::weighted(0.7, literal_value()),
-        ),
-        rules,
-        vec((0..MAX_TICKS, any::<usize>()), 0..6),
-    )
-        .prop_map(
-            |(
-                (agents, ticks),
-                (start, step, dts),
-                (default_action, default_function),
-                rules,
-                entries,
-            )| {
-                ScenarioSpec {
-                    agents,
-                    ticks,
-                    start,
-                    step,
-                    dts,
-                    default_action,
-                    default_function,
-                    rules,
-                    entries,
-                }
-            },
-        )
-        .boxed()
-}
-
-/// What a scenario needs to know about the tree.
-struct TreeFacts {
-    /// (name, kind, literal argument lists seen at its call sites).
-    imports: Vec<(String, ImportKind, Vec<String>)>,
-    /// Entry names.
-    entries: Vec<String>,
-    /// String literals and string variable defaults.
-    strings: Vec<String>,
-}
-
-fn facts(tree: &Tree) -> TreeFacts {
-    let mut args: Vec<BTreeSet<String>> = vec![BTreeSet::new(); tree.imports.len()];
-    let mut record = |import: btvm::ImportId, a: &[btvm_compiler::ir::Arg]| {
-        let lits: Option<Vec<String>> = a
-            .iter()
-            .map(|a| match &a.value {
-                Expr::Lit(l) => lit_text(l),
-                _ => None,
-            })
-            .collect();
-        if let (Some(l), Some(set)) = (lits, args.get_mut(import.index())) {
-            set.insert(l.join(", "));
-        }
-    };
-    let mut strings = BTreeSet::new();
-    for n in &tree.nodes {
-        if let NodeKind::Action(c) = &n.kind {
-            record(c.import, &c.args);
-        }
-        for e in n.kind.exprs() {
-            e.walk(|x| match x {
-                Expr::Call(c) => record(c.import, &c.args),
-                Expr::Lit(Lit::Str(s)) => {
-                    strings.insert(s.clone());
-                }
-                _ => {}
-            });
-        }
-    }
-    for v in &tree.vars {
-        if let Lit::Str(s) = &v.default {
-            strings.insert(s.clone());
-        }
-    }
-    TreeFacts {
-        imports: tree
-            .imports
-            .iter()
-            .zip(args)
-            .map(|(i, a)| (i.name.clone(), i.kind, a.into_iter().collect()))
-            .collect(),
-        entries: tree.roots.iter().map(|e| e.name.clone()).collect(),
-        strings: strings.into_iter().collect(),
-    }
-}
-
-/// Writes `spec` as scenario text for `tree`.
-fn render(tree: &Tree, spec: &ScenarioSpec) -> String {
-    let f = facts(tree);
-    let fn_val = |v: &FnVal| match v {
-        FnVal::Text(t) => t.clone(),
-        FnVal::TreeString(k) if f.strings.is_empty() => {
-            quote(gen::RL_STRINGS[k % gen::RL_STRINGS.len()])
-        }
-        FnVal::TreeString(k) => quote(&f.strings[k % f.strings.len()]),
-    };
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# generated\nagents {}\nticks {}",
-        spec.agents, spec.ticks
-    );
-    let _ = writeln!(s, "time {} {}", spec.start, spec.step);
-    if let Some(dts) = &spec.dts {
-        let mut now = spec.start;
-        for (k, d) in dts.iter().enumerate().take(spec.ticks as usize).skip(1) {
-            now = now.saturating_add(*d);
-            let _ = writeln!(s, "at {k} now {now}");
-        }
-    }
-    if let Some(a) = &spec.default_action {
-        let _ = writeln!(s, "default action {a}");
-    }
-    if let Some(v) = &spec.default_function {
-        let _ = writeln!(s, "default function {}", fn_val(v));
-    }
-    for (rules, (name, kind, seen)) in spec.rules.iter().zip(&f.imports) {
-        let value = |v: &Val| match kind {
-            ImportKind::Action => v.action.clone(),
-            ImportKind::Function => fn_val(&v.function),
-        };
-        for r in rules {
-            let mut line = format!("answer {}", quote(name));
-            match &r.args {
-                Some(ArgsSpec::Seen(k)) if !seen.is_empty() => {
-                    let _ = write!(line, "({})", seen[k % seen.len()]);
-                }
-                Some(ArgsSpec::Given(vs)) => {
-                    let vs: Vec<String> = vs.iter().map(fn_val).collect();
-                    let _ = write!(line, "({})", vs.join(", "));
-                }
-                _ => {}
-            }
-            if let Some(a) = r.agent {
-                let _ = write!(line, " agent {a}");
-            }
-            let answer = match &r.answer {
-                AnswerSpec::Const(v) => value(v),
-                AnswerSpec::Seq(vs) => vs.iter().map(value).collect::<Vec<_>>().join(", "),
-                AnswerSpec::Cycle(vs) => {
-                    format!(
-                        "cycle {}",
-                        vs.iter().map(value).collect::<Vec<_>>().join(", ")
-                    )
-                }
-                AnswerSpec::Schedule(es) => es
-                    .iter()
-                    .map(|(k, colon, v)| {
-                        format!("@{k}{} {}", if *colon { ":" } else { "" }, value(v))
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            };
-            let _ = writeln!(s, "{line} = {answer}");
-        }
-    }
-    for (k, e) in &spec.entries {
-        let _ = writeln!(s, "at {k} entry {}", quote(&f.entries[e % f.entries.len()]));
-    }
-    s
-}
-
-/// A tree and a scenario for it (as text).
+/// A running-list tree and a scenario for it (as text).
 fn case() -> impl Strategy<Value = (Tree, String)> {
-    (gen::running_list_tree(RlConfig::default()), scenario_spec()).prop_map(|(tree, spec)| {
-        let text = render(&tree, &spec);
-        (tree, text)
-    })
+    gen::running_list_case(RlConfig::default())
 }
 
 // ---- comparing the engines ---------------------------------------------------------------
 
-fn report(tree: &Tree, scenario: &str, what: &str, reference: &str, vm: &str) -> String {
-    format!(
-        "{what}\n--- tree (native syntax) ---\n{}\n--- scenario ---\n{scenario}\n\
-         --- reference ---\n{reference}\n--- other engine ---\n{vm}",
-        native::print(tree)
-    )
-}
-
-fn outcome(r: &Result<Trace, Diagnostic>) -> String {
-    match r {
-        Ok(t) => t.to_string(),
-        Err(d) => format!("error {:?}: {}", d.kind, d.message),
-    }
-}
-
-/// Native code compiled with chunks of at most three instructions and the running-list
-/// bookkeeping out of line (as for large programs), run through `scn`.
-fn run_chunked(tree: &Tree, scn: &Scenario) -> Result<Trace, Diagnostic> {
-    let program = btvm_compiler::lower::lower(tree, &btvm::Limits::default())
-        .map_err(|mut d| d.swap_remove(0))?;
-    let config = NativeConfig {
-        max_chunk: 3,
-        inline_below: 0,
-        ..NativeConfig::default()
-    };
-    let code = NativeCode::compile(&program, &config).expect("native code compiles");
-    let engine = btvm::Engine::with_native(&program, &code).expect("compiled from this program");
-    Ok(run_engines(tree, &program, scn, vec![engine]))
-}
-
 /// Runs every engine (the vm, native code, the two taking turns, chunked native code) against
-/// the reference; `Err` describes the first difference.
+/// the reference with the library's differential check; `Err` describes the first difference,
+/// with the tree in native syntax and the scenario.
 fn compare(tree: &Tree, scn: &Scenario, text: &str) -> Result<(), String> {
-    let r = run(tree, scn, EngineKind::Reference);
-    let chunked = run_chunked(tree, scn);
-    let r_ok = r.as_ref().map(Trace::to_string).ok();
-    if let (Some(a), Ok(b)) = (&r_ok, &chunked) {
-        if *a != b.to_string() {
-            let what = format!(
-                "reference vs native/chunked: {}",
-                r.as_ref()
-                    .map(|t| t.diff(b).unwrap_or_default())
-                    .unwrap_or_default()
-            );
-            return Err(report(tree, text, &what, &outcome(&r), &outcome(&chunked)));
-        }
-    } else if r_ok.is_some() != chunked.is_ok() {
-        return Err(report(
-            tree,
-            text,
-            "the engines disagree on whether the tree runs (native/chunked)",
-            &outcome(&r),
-            &outcome(&chunked),
-        ));
-    }
-    for engine in [EngineKind::Vm, EngineKind::Native, EngineKind::Switching] {
-        let v = run(tree, scn, engine);
-        let what = match (&r, &v) {
-            (Ok(a), Ok(b)) if a.to_string() == b.to_string() => continue,
-            (Ok(a), Ok(b)) => a.diff(b).unwrap_or_default(),
-            (Err(a), Err(b)) if a.kind == b.kind => continue,
-            _ => "the engines disagree on whether the tree runs".to_string(),
-        };
-        let what = format!("reference vs {}: {what}", engine.name());
-        return Err(report(tree, text, &what, &outcome(&r), &outcome(&v)));
-    }
-    Ok(())
+    scenario::compare(tree, scn, Contenders::ALL).map_err(|m| {
+        format!(
+            "{m}\n--- tree (native syntax) ---\n{}\n--- scenario ---\n{text}",
+            native::print(tree)
+        )
+    })
 }
 
 /// A cursor-model (Drag[en]gine) tree and a scenario for it, with resets and imports the host
 /// lacks (`missing`).
 fn cursor_case() -> impl Strategy<Value = (Tree, String)> {
-    (
-        gen::cursor_tree(RlConfig::default()),
-        scenario_spec(),
-        vec(0..MAX_TICKS, 0..3),
-        vec(any::<usize>(), 0..3),
-    )
-        .prop_map(|(tree, spec, resets, missing)| {
-            let mut text = render(&tree, &spec);
-            for k in resets {
-                let _ = writeln!(text, "at {k} reset");
-            }
-            for m in missing {
-                let name = &tree.imports[m % tree.imports.len()].name;
-                let _ = writeln!(text, "missing {}", quote(name));
-            }
-            (tree, text)
-        })
+    gen::cursor_case(RlConfig::default())
 }
 
 proptest! {
@@ -885,9 +428,8 @@ fn default_bot_runs_alike() {
         }
         assert_eq!(reference.to_string(), trace.to_string());
     }
-    let chunked = run_chunked(&tree, &scn).unwrap();
-    if let Some(diff) = reference.diff(&chunked) {
-        panic!("engines disagree on default.bt (reference vs native/chunked):\n{diff}");
+    if let Err(m) = scenario::compare(&tree, &scn, Contenders::ALL) {
+        panic!("engines disagree on default.bt: {}", m.what);
     }
 }
 

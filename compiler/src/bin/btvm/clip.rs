@@ -204,6 +204,7 @@ impl<'a> Files<'a> for ClipFiles<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 
