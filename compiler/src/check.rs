@@ -5,7 +5,10 @@
 //! - nesting depth through includes within `Limits::max_depth`, node count within
 //!   `Limits::max_nodes`, expression depth within `Limits::max_expr_depth`;
 //! - knobs consistent with the tree's model (`running-list` resume needs the running-list
-//!   model, `cursor` resume the cursor model).
+//!   model, `cursor` resume the cursor model), and a cursor model's run-away limit of at
+//!   least 1 (the verifier refuses 0, so the checker must too);
+//! - imports whose least argument count is at most their greatest, and calls with an
+//!   argument count the import takes (the verifier checks both again in the bytecode).
 //!
 //! After `check` succeeds, engines may recurse over the tree without risking the stack.
 //! This module never recurses itself.
@@ -13,7 +16,7 @@
 use btvm::Limits;
 
 use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{Model, NodeId, NodeKind, Resume, Tree};
+use crate::ir::{CallExpr, Expr, Model, NodeId, NodeKind, Resume, Tree};
 use crate::source::Span;
 
 /// Checks `tree` against `limits`; returns every problem found.
@@ -71,6 +74,64 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
                 ));
             }
         }
+    }
+    for i in tree.imports.iter().filter(|i| i.min_args > i.max_args) {
+        diags.push(Diagnostic::new(
+            ErrorKind::Arity,
+            span0,
+            format!(
+                "{} `{}` is declared with {}..{} arguments: the least is more than the most",
+                i.kind.name(),
+                i.name,
+                i.min_args,
+                i.max_args
+            ),
+        ));
+    }
+    for n in &tree.nodes {
+        let mut calls: Vec<&CallExpr> = Vec::new();
+        if let NodeKind::Action(c) = &n.kind {
+            calls.push(c);
+        }
+        for e in n.kind.exprs() {
+            e.walk(|x| {
+                if let Expr::Call(c) = x {
+                    calls.push(c);
+                }
+            });
+        }
+        for c in calls {
+            let Some(i) = tree.imports.get(c.import.index()) else {
+                continue;
+            };
+            if i.min_args > i.max_args {
+                continue; // reported once, above
+            }
+            let argc = c.args.len();
+            if argc < usize::from(i.min_args) || argc > usize::from(i.max_args) {
+                diags.push(Diagnostic::new(
+                    ErrorKind::Arity,
+                    n.span,
+                    format!(
+                        "{} `{}` is called with {argc} arguments; it takes {}..{}",
+                        i.kind.name(),
+                        i.name,
+                        i.min_args,
+                        i.max_args
+                    ),
+                ));
+            }
+        }
+    }
+    if let Model::Cursor { runaway_limit: 0 } = tree.config.model {
+        diags.push(
+            Diagnostic::new(
+                ErrorKind::InvalidValue,
+                span0,
+                "a run-away limit of 0 rule runs stops every step before its first rule",
+            )
+            .with_note("the limit must be at least 1 (Drag[en]gine's own is 100)"),
+        );
     }
     if let Err(d) = check_includes(tree, limits) {
         diags.push(d);
@@ -244,6 +305,88 @@ mod tests {
             cond: None,
         };
         NodeBuf::new(NodeKind::Sequence(c), Span::DUMMY, children)
+    }
+
+    /// Found by the `compile` fuzz target: a cursor-model tree with a run-away limit of 0 (the
+    /// native syntax's `model cursor 0;`) passed the checker, then the verifier refused the
+    /// lowered program, so `btvm check` said "ok" about a tree `btvm run` could not run.
+    #[test]
+    fn a_runaway_limit_of_zero_is_refused_by_the_checker() {
+        for (limit, ok) in [(0, false), (1, true)] {
+            let mut b = TreeBuilder::new(Dialect::Dragengine);
+            let mut config = crate::ir::TreeConfig::for_dialect(Dialect::Dragengine);
+            config.model = Model::Cursor {
+                runaway_limit: limit,
+            };
+            b.config(config);
+            let leaf = NodeBuf::leaf(NodeKind::Const(Status::Success), Span::DUMMY);
+            b.root("main", leaf);
+            let t = b.finish().unwrap();
+            match check(&t, &Limits::default()) {
+                Ok(()) => assert!(ok),
+                Err(d) => {
+                    assert!(!ok);
+                    assert_eq!(d[0].kind, ErrorKind::InvalidValue);
+                }
+            }
+            assert_eq!(crate::lower::lower(&t, &Limits::default()).is_ok(), ok);
+        }
+    }
+
+    /// Found by the `compile` fuzz target: an import declared with more required arguments
+    /// than allowed ones (`import action a 3..1;`) passed the checker, then the verifier
+    /// refused the lowered program.
+    #[test]
+    fn an_import_whose_argument_range_is_empty_is_refused() {
+        let src = "btvm 1;\ndialect unvanquished;\nimport action a 3..1;\nroot main = action a(1, 2, 3)\n";
+        let t = crate::syntax::native::parse(crate::source::FileId(0), src, &Limits::default())
+            .unwrap();
+        let d = check(&t, &Limits::default()).unwrap_err();
+        assert_eq!(d[0].kind, ErrorKind::Arity);
+        assert!(
+            d[0].message.contains("`a` is declared with 3..1"),
+            "{}",
+            d[0].message
+        );
+        assert!(crate::lower::lower(&t, &Limits::default()).is_err());
+    }
+
+    /// Found by the `compile` fuzz target: the front-ends check arities, but a tree built
+    /// through the API (or the native syntax) could call an import with more or fewer
+    /// arguments than it declares; the checker passed it and the verifier refused the program.
+    #[test]
+    fn calls_outside_their_import_s_argument_range_are_refused() {
+        for (call, ok) in [("a()", false), ("a(1)", true), ("a(1, 2, 3)", false)] {
+            let src = format!(
+                "btvm 1;\ndialect unvanquished;\nimport action a 1..2;\nimport function f 0..0;\n\
+                 root main = sequence restart {{ action {call} condition (f() > 0) }}\n"
+            );
+            let t =
+                crate::syntax::native::parse(crate::source::FileId(0), &src, &Limits::default())
+                    .unwrap();
+            match check(&t, &Limits::default()) {
+                Ok(()) => assert!(ok, "{call}"),
+                Err(d) => {
+                    assert!(!ok, "{call}");
+                    assert_eq!(d[0].kind, ErrorKind::Arity);
+                    assert!(d[0].message.contains("takes 1..2"), "{}", d[0].message);
+                }
+            }
+            assert_eq!(
+                crate::lower::lower(&t, &Limits::default()).is_ok(),
+                ok,
+                "{call}"
+            );
+        }
+        let src =
+            "btvm 1;\ndialect unvanquished;\nimport action a 0..0;\nimport function f 0..0;\n\
+                   root main = guard every-tick (f(1) > 0) { action a() }\n";
+        let t = crate::syntax::native::parse(crate::source::FileId(0), src, &Limits::default())
+            .unwrap();
+        assert_eq!(
+            check(&t, &Limits::default()).unwrap_err()[0].kind,
+            ErrorKind::Arity
+        );
     }
 
     #[test]

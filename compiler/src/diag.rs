@@ -50,9 +50,12 @@ pub enum ErrorKind {
     Unsupported,
     /// The dialect could not be determined from the file name.
     UnknownDialect,
-    /// A bytecode program was rejected by the verifier (a malformed program file, or a tree
-    /// whose program exceeds a limit such as state size or the per-tick instruction budget).
+    /// A bytecode program was rejected by the verifier: a malformed program file (never what
+    /// the lowering emits for a checked tree).
     InvalidProgram,
+    /// A tree compiles to a program beyond a limit: state bytes per agent, instructions,
+    /// operand-stack depth or the per-tick instruction budget (`Limits`).
+    ProgramTooLarge,
 }
 
 /// A secondary message attached to a span.

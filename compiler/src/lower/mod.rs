@@ -32,9 +32,10 @@ use layout::Slots;
 /// Compiles `tree` to a verified program under `limits`.
 ///
 /// Runs [`crate::check::check`] first. Trees the bytecode cannot express yet (models other than
-/// the running list) are rejected with [`ErrorKind::Unsupported`]; a program the verifier
-/// rejects (for example one whose state exceeds `Limits::max_state_bytes`) with
-/// [`ErrorKind::InvalidProgram`].
+/// the running list) are rejected with [`ErrorKind::Unsupported`]; a program beyond a limit
+/// (state over `Limits::max_state_bytes`, a tick over `Limits::max_tick_instructions`, ...)
+/// with [`ErrorKind::ProgramTooLarge`]. [`ErrorKind::InvalidProgram`] would mean the lowering
+/// emitted code its own verifier refuses: a bug (the `compile` fuzz target looks for it).
 pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
     crate::check::check(tree, limits)?;
     let span = tree.main_root().map_or(Span::DUMMY, |r| tree.node(r).span);
@@ -120,12 +121,22 @@ fn var_values(tree: &Tree, strings: &btvm::Strings) -> Vec<Value> {
 
 /// Runs the verifier over what the lowering produced.
 fn verified(parts: ProgramParts, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
+    use btvm::ProgramErrorKind as K;
     Program::new(parts, limits).map_err(|e| {
-        vec![Diagnostic::new(
-            ErrorKind::InvalidProgram,
-            span,
-            format!("the compiled program was rejected: {}", e.message()),
-        )]
+        let d = match e.kind() {
+            K::TooLarge | K::BudgetExceeded | K::StackOverflow => Diagnostic::new(
+                ErrorKind::ProgramTooLarge,
+                span,
+                format!("the tree's program is beyond a limit: {}", e.message()),
+            )
+            .with_note("a smaller tree, fewer rule runs per step or larger `Limits` fit"),
+            _ => Diagnostic::new(
+                ErrorKind::InvalidProgram,
+                span,
+                format!("the compiled program was rejected: {}", e.message()),
+            ),
+        };
+        vec![d]
     })
 }
 
@@ -339,5 +350,32 @@ impl Lower<'_> {
             // `check_supported` rejected every other kind before lowering started.
             _ => self.jump(k.f),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    /// Found by the `compile` fuzz target: a cursor tree with a run-away limit near `u32::MAX`
+    /// compiles to a program whose proven tick budget is beyond `Limits::max_tick_instructions`.
+    /// The verifier is right to refuse it, but the lowering reported that as `InvalidProgram`,
+    /// the kind that means "the lowering emitted bad code"; it is now `ProgramTooLarge`, and
+    /// the same tree with a sane limit compiles.
+    #[test]
+    fn a_program_beyond_the_tick_budget_is_too_large_not_invalid() {
+        let tree = |limit: u32| {
+            let src = format!(
+                "btvm 1;\ndialect dragengine;\nmodel cursor {limit};\n\
+                 import action a 0..0;\n\
+                 root main = sequence cursor loop {{ action a() action a() }}\n"
+            );
+            crate::syntax::native::parse(FileId(0), &src, &Limits::default()).unwrap()
+        };
+        let d = lower(&tree(u32::MAX), &Limits::default()).unwrap_err();
+        assert_eq!(d[0].kind, ErrorKind::ProgramTooLarge, "{}", d[0].message);
+        assert!(d[0].message.contains("budget"), "{}", d[0].message);
+        assert!(lower(&tree(100), &Limits::default()).is_ok());
     }
 }
