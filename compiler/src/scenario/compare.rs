@@ -71,6 +71,8 @@ impl fmt::Display for Mismatch {
     }
 }
 
+impl std::error::Error for Mismatch {}
+
 /// Runs `scenario` on the reference and on every engine `contenders` names, and returns the
 /// first engine whose outcome differs: a different trace, a run where the other failed, or a
 /// failure of a different [`ErrorKind`](crate::diag::ErrorKind).
