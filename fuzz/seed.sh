@@ -57,6 +57,16 @@ for t in "${trees[@]}"; do
     put verify "$tmp/seed"
   fi
 done
+# Saved cursors: one from a real run of the Drag[en]gine example, and records naming rules of
+# the snapshot target's own tree (version 0, flags: bit 0 a rule is named, bit 1 first run).
+w=spec/examples/wanderer
+if "$btvm" run $w/wanderer.debt --scenario $w/wanderer.scn --save-at 5 --save "$tmp/state" > /dev/null; then
+  put snapshot "$tmp/state"
+fi
+for id in top top.a top.a.go top.a.y top.b top.b.rest nosuch; do
+  printf '\000\003\'"$(printf '%03o' ${#id})"'%s\000\001\003top' "$id" > "$tmp/snap"
+  put snapshot "$tmp/snap"
+done
 for s in spec/examples/*.scn spec/examples/*/*.scn spec/scenarios/*.scn; do
   put parse_scenario "$s"
 done
