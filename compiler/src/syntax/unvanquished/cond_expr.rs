@@ -65,6 +65,7 @@ pub(super) fn evaluate(
         ops: Vec::new(),
         errors: Vec::new(),
         nesting: 0,
+        directive,
     };
     let mut want_value = true;
     for t in tokens {
@@ -178,6 +179,8 @@ struct Eval {
     errors: Vec<Diagnostic>,
     /// Open parentheses and unary operators on the stack.
     nesting: u32,
+    /// The `#if` line, for errors that have no better position.
+    directive: Span,
 }
 
 impl Eval {
@@ -218,7 +221,7 @@ impl Eval {
     fn pop(&mut self) -> Result<Val, Diagnostic> {
         self.values
             .pop()
-            .ok_or_else(|| pp_error(Span::DUMMY, "malformed `#if` expression"))
+            .ok_or_else(|| pp_error(self.directive, "malformed `#if` expression"))
     }
 
     fn apply(&mut self, op: Op) -> Result<(), Diagnostic> {
