@@ -8,10 +8,10 @@
 # differential targets check that code by comparing its results and state bytes with the vm's.
 # Without the instrumentation the build is minutes shorter.
 #
-#   fuzz/ci.sh [SECONDS_PER_TARGET]      (default 25)
+#   fuzz/ci.sh [SECONDS_PER_TARGET]      (default 20)
 set -euo pipefail
 cd "$(dirname "$0")"
-secs=${1:-25}
+secs=${1:-20}
 san=${FUZZ_SANITIZER:-none}
 export RUSTC_BOOTSTRAP=1   # cargo-fuzz needs nightly flags; stable Rust accepts them with this
 
