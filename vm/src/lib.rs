@@ -21,6 +21,7 @@
 mod batch;
 mod binop;
 mod cursor;
+pub mod decider;
 mod engine;
 mod exec;
 mod halt;
@@ -38,6 +39,7 @@ mod value;
 
 pub use batch::Batch;
 pub use binop::BinOp;
+pub use decider::{DeciderView, GroupView, Stimulus};
 pub use engine::{Engine, EngineKind, Fallback};
 pub use exec::{Scratch, Vm, VmError};
 pub use halt::Halt;

@@ -14,11 +14,11 @@ use super::draw::{maybe, one_of, pick, range, repeat, shuffle, weighted, Levels}
 use super::scope::Scope;
 use super::text::{int, lit, lit_of, name, status, text, unique_names, var_type};
 use crate::ir::{
-    Abort, Arg, BinOp, CallExpr, Composite, Cooldown, Decider, Dialect, Expr, FlagTest, Group,
-    GroupScope, Guard, GuardEval, Hooks, LogStatus, Loop, Model, NodeBuf, NodeKind, Parallel,
-    Policy, Precision, Precondition, Priority, Quorum, Resume, RootFinish, SendEvent, Sharing,
-    StateNode, StatusMap, SubtreeId, TimestampDecl, TimestampId, Transition, Tree, TreeBuilder,
-    TreeConfig, Trigger, TsQuery, Var, VarId, Wait, WaitForEvent,
+    Abort, Arg, BehaviorRef, BinOp, CallExpr, Composite, Cooldown, Decider, Dialect, Expr,
+    FlagTest, Group, GroupScope, Guard, GuardEval, Hooks, LogStatus, Loop, Model, NodeBuf,
+    NodeKind, Parallel, Policy, Precision, Precondition, Priority, Quorum, Resume, RootFinish,
+    SendEvent, Sharing, StateNode, StatusMap, SubtreeId, TimestampDecl, TimestampId, Transition,
+    Tree, TreeBuilder, TreeConfig, Trigger, TsQuery, Var, VarId, Wait, WaitForEvent,
 };
 use crate::source::Span;
 
@@ -250,7 +250,10 @@ pub fn leaf(u: &mut Unstructured<'_>, scope: &Scope, cfg: &GenConfig) -> Result<
             let args = repeat(u, 0, cfg.max_args, |u| arg(u, e))?;
             NodeKind::Action(CallExpr { import, args })
         }
-        _ => NodeKind::Behavior(pick(u, &scope.actions)?),
+        _ => {
+            let import = pick(u, &scope.actions)?;
+            NodeKind::Behavior(behavior_ref(u, import)?)
+        }
     };
     Ok(mk(kind, node_name(u)?, Vec::new()))
 }
@@ -407,7 +410,10 @@ fn node_at(
                     Policy::Scored,
                 ],
             )?;
-            let behavior = opt_action(u)?;
+            let behavior = match opt_action(u)? {
+                Some(i) => Some(behavior_ref(u, i)?),
+                None => None,
+            };
             let name = node_name(u)?;
             let deciders = repeat(u, 0, cfg.max_children, |u| decider(u, e, inner))?;
             return Ok(mk(
@@ -596,6 +602,12 @@ pub fn tree(u: &mut Unstructured<'_>, cfg: &GenConfig) -> Result<Tree> {
     for t in tables.timestamps {
         b.timestamp(t);
     }
+    for k in 0..range(u, 0, 3)? {
+        b.flag(format!("f{k}"));
+    }
+    for k in 0..range(u, 0, 3)? {
+        b.stimulus(format!("s{k}"));
+    }
     if scope.vars > 0 {
         for _ in 0..range(u, 0, cfg.max_signals)? {
             if u.is_empty() {
@@ -617,6 +629,16 @@ pub fn tree(u: &mut Unstructured<'_>, cfg: &GenConfig) -> Result<Tree> {
         b.define_subtree(id, body);
     }
     b.finish().map_err(|_| arbitrary::Error::IncorrectFormat)
+}
+
+/// A behavior over `import` with arbitrary phases.
+pub(crate) fn behavior_ref(u: &mut Unstructured<'_>, import: ImportId) -> Result<BehaviorRef> {
+    Ok(BehaviorRef {
+        import,
+        activate: u.arbitrary()?,
+        tick: u.arbitrary()?,
+        deactivate: u.arbitrary()?,
+    })
 }
 
 #[cfg(test)]

@@ -56,6 +56,8 @@ pub struct TreeBuilder {
     vars: Vec<Var>,
     timestamps: Vec<TimestampDecl>,
     signals: Vec<SignalBinding>,
+    flags: Vec<String>,
+    stimuli: Vec<String>,
     roots: Vec<(String, NodeBuf)>,
     subtrees: Vec<PendingSubtree>,
 }
@@ -70,6 +72,8 @@ impl TreeBuilder {
             vars: Vec::new(),
             timestamps: Vec::new(),
             signals: Vec::new(),
+            flags: Vec::new(),
+            stimuli: Vec::new(),
             roots: Vec::new(),
             subtrees: Vec::new(),
         }
@@ -131,6 +135,18 @@ impl TreeBuilder {
     /// Adds a signal binding.
     pub fn signal(&mut self, event: String, var: VarId, value: Expr) {
         self.signals.push(SignalBinding { event, var, value });
+    }
+
+    /// Adds a Spore DecisionFlags bit name; returns its bit number.
+    pub fn flag(&mut self, name: impl Into<String>) -> u32 {
+        self.flags.push(name.into());
+        self.flags.len() as u32 - 1
+    }
+
+    /// Adds a Spore stimulus name; returns its bit number.
+    pub fn stimulus(&mut self, name: impl Into<String>) -> u32 {
+        self.stimuli.push(name.into());
+        self.stimuli.len() as u32 - 1
     }
 
     /// Adds an entry point; the first is the main tree.
@@ -208,6 +224,8 @@ impl TreeBuilder {
             vars: self.vars,
             timestamps: self.timestamps,
             signals: self.signals,
+            flags: self.flags,
+            stimuli: self.stimuli,
             nodes,
             roots,
             subtrees,

@@ -23,9 +23,9 @@ pub use btvm::BinOp;
 pub use build::{NodeBuf, TreeBuilder};
 pub use expr::{Arg, CallExpr, Expr, Lit, TsQuery};
 pub use node::{
-    Arity, Composite, Cooldown, Decider, FlagTest, Group, GroupScope, Guard, GuardEval, Hooks,
-    LogStatus, Loop, Node, NodeKind, Parallel, Policy, Precondition, Priority, Quorum, Resume,
-    SendEvent, StateNode, StatusMap, Transition, Trigger, Wait, WaitForEvent,
+    Arity, BehaviorRef, Composite, Cooldown, Decider, FlagTest, Group, GroupScope, Guard,
+    GuardEval, Hooks, LogStatus, Loop, Node, NodeKind, Parallel, Policy, Precondition, Priority,
+    Quorum, Resume, SendEvent, StateNode, StatusMap, Transition, Trigger, Wait, WaitForEvent,
 };
 pub use tree::{
     Abort, Dialect, Entry, Model, NodeId, Precision, RootFinish, Sharing, SignalBinding, Subtree,

@@ -139,13 +139,28 @@ pub enum Policy {
     Scored,
 }
 
-/// Knobs of a Spore group decider (children are `decider` nodes).
+/// A Spore behavior: one action import whose phases are the behavior's functions (`enter` =
+/// activate, `continue` = tick, `exit` = deactivate). A function the behavior lacks is not
+/// called and counts as true.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BehaviorRef {
+    /// The action import.
+    pub import: ImportId,
+    /// The host implements activate.
+    pub activate: bool,
+    /// The host implements tick.
+    pub tick: bool,
+    /// The host implements deactivate.
+    pub deactivate: bool,
+}
+
+/// Knobs of a Spore group decider (children are `decider` nodes, or includes of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Group {
     /// The decision policy.
     pub policy: Policy,
     /// A group behavior activated, ticked and deactivated with the group.
-    pub behavior: Option<ImportId>,
+    pub behavior: Option<BehaviorRef>,
 }
 
 /// A test of a flag word: Spore DecisionFlags / StimuliFlags preconditions.
@@ -331,7 +346,7 @@ pub enum NodeKind {
     /// Selects a leaf behavior by name (BST), then success.
     Select(String),
     /// A Spore behavior: activate / tick / deactivate through one action import.
-    Behavior(ImportId),
+    Behavior(BehaviorRef),
 }
 
 /// How many children a kind takes.

@@ -271,6 +271,10 @@ pub struct Tree {
     pub timestamps: Vec<TimestampDecl>,
     /// Signal bindings, in file order.
     pub signals: Vec<SignalBinding>,
+    /// Names of the Spore DecisionFlags bits (bit `k` is `flags[k]`; at most 32).
+    pub flags: Vec<String>,
+    /// Names of the Spore stimuli (StimuliFlags bit `k` is `stimuli[k]`; at most 32).
+    pub stimuli: Vec<String>,
     /// The node arena (canonical pre-order; see the module docs).
     pub nodes: Vec<Node>,
     /// Entry points; `roots[0]` is the tree ticked every tick.

@@ -74,6 +74,12 @@ impl Tree {
                 }
             }
         }
+        for (what, names) in [("flag", &self.flags), ("stimulus", &self.stimuli)] {
+            if names.len() > 32 {
+                return Err(format!("more than 32 {what} names"));
+            }
+            unique(what, names.iter().map(String::as_str))?;
+        }
         let mut seen = std::collections::HashSet::new();
         for i in &self.imports {
             if !seen.insert((i.kind, i.name.as_str())) {
@@ -130,14 +136,15 @@ impl Tree {
                 }
             }
             NodeKind::Group(g) => {
-                if !child_kinds().all(|k| matches!(k, NodeKind::Decider(_))) {
+                if !child_kinds().all(|k| matches!(k, NodeKind::Decider(_) | NodeKind::Include(_)))
+                {
                     return Err(format!(
-                        "node {}: group children must be `decider` nodes",
+                        "node {}: group children must be `decider` nodes or includes",
                         id.0
                     ));
                 }
                 if let Some(b) = g.behavior {
-                    self.check_import(b, ImportKind::Action)?;
+                    self.check_import(b.import, ImportKind::Action)?;
                 }
             }
             NodeKind::Case(e) | NodeKind::Condition(e) | NodeKind::WaitUntil(e) => {
@@ -161,7 +168,7 @@ impl Tree {
                 self.check_import(call.import, ImportKind::Action)?;
                 self.check_args(&call.args)?;
             }
-            NodeKind::Behavior(i) => self.check_import(*i, ImportKind::Action)?,
+            NodeKind::Behavior(b) => self.check_import(b.import, ImportKind::Action)?,
             _ => {}
         }
         // Kinds that only make sense under a particular parent.

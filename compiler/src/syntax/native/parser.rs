@@ -25,11 +25,12 @@ use chumsky::DefaultExpected;
 use super::lexer::{unescape, Spanned, Tok};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{
-    Abort, Arg, BinOp, CallExpr, Composite, Cooldown, Decider, Dialect, Expr, FlagTest, Group,
-    GroupScope, Guard, GuardEval, Hooks, Lit, LogStatus, Loop, Model, NodeBuf, NodeKind, Parallel,
-    Policy, Precision, Precondition, Priority, Quorum, Resume, RootFinish, SendEvent, Sharing,
-    SignalBinding, StateNode, StatusMap, SubtreeId, TimestampDecl, TimestampId, Transition, Tree,
-    TreeBuilder, TreeConfig, Trigger, TsQuery, Type, Var, VarId, Wait, WaitForEvent,
+    Abort, Arg, BehaviorRef, BinOp, CallExpr, Composite, Cooldown, Decider, Dialect, Expr,
+    FlagTest, Group, GroupScope, Guard, GuardEval, Hooks, Lit, LogStatus, Loop, Model, NodeBuf,
+    NodeKind, Parallel, Policy, Precision, Precondition, Priority, Quorum, Resume, RootFinish,
+    SendEvent, Sharing, SignalBinding, StateNode, StatusMap, SubtreeId, TimestampDecl, TimestampId,
+    Transition, Tree, TreeBuilder, TreeConfig, Trigger, TsQuery, Type, Var, VarId, Wait,
+    WaitForEvent,
 };
 use crate::source::{FileId, Span};
 
@@ -254,6 +255,8 @@ struct Tables {
     var_ix: HashMap<String, u32>,
     timestamps: Vec<TimestampDecl>,
     ts_ix: HashMap<String, u32>,
+    flags: Vec<String>,
+    stimuli: Vec<String>,
 }
 
 type St = SimpleState<Refs>;
@@ -565,6 +568,22 @@ fn resolve_ts<'t, 's: 't>(
 fn action_ref<'t, 's: 't>() -> P<'t, 's, ImportId, BodyE<'s>> {
     name()
         .map_with(|(n, span), e| resolve_import(e, ImportKind::Action, &n, span))
+        .boxed()
+}
+
+/// A Spore behavior: its action import and the phases it has, in the order
+/// `activate tick deactivate` (each optional).
+fn behavior_ref<'t, 's: 't>() -> P<'t, 's, BehaviorRef, BodyE<'s>> {
+    action_ref()
+        .then(kw("activate").or_not())
+        .then(kw("tick").or_not())
+        .then(kw("deactivate").or_not())
+        .map(|(((import, a), t), d)| BehaviorRef {
+            import,
+            activate: a.is_some(),
+            tick: t.is_some(),
+            deactivate: d.is_some(),
+        })
         .boxed()
 }
 
@@ -949,7 +968,7 @@ fn node_parser<'t, 's: 't>(file: FileId, limit: u64) -> P<'t, 's, PNode, BodyE<'
                 ("random", Policy::Random),
                 ("scored", Policy::Scored),
             ]))
-            .then(kw("behavior").ignore_then(action_ref()).or_not())
+            .then(kw("behavior").ignore_then(behavior_ref()).or_not())
             .then(many.clone())
             .map_with(move |(((h, policy), behavior), ch), e| {
                 let g = Group { policy, behavior };
@@ -1223,7 +1242,7 @@ fn node_parser<'t, 's: 't>(file: FileId, limit: u64) -> P<'t, 's, PNode, BodyE<'
             })
             .boxed();
         let behavior = head("behavior")
-            .then(action_ref())
+            .then(behavior_ref())
             .map_with(move |(h, i), e| {
                 build(file, NodeKind::Behavior(i), h, Vec::new(), Vec::new(), e)
             })
@@ -1255,6 +1274,8 @@ struct Decls {
     imports: Vec<Named<Import>>,
     vars: Vec<Named<Var>>,
     timestamps: Vec<Named<TsDecl>>,
+    flags: Vec<Named<String>>,
+    stimuli: Vec<Named<String>>,
 }
 
 #[derive(Clone, Copy)]
@@ -1293,6 +1314,8 @@ fn tables<'t, 's: 't>(d: Decls, e: &mut Mx<'t, '_, 's, DeclE<'s>>) -> Tables {
         var_ix: HashMap::new(),
         timestamps: Vec::new(),
         ts_ix: HashMap::new(),
+        flags: Vec::new(),
+        stimuli: Vec::new(),
     };
     let id = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);
     for (import, span) in d.imports {
@@ -1321,6 +1344,24 @@ fn tables<'t, 's: 't>(d: Decls, e: &mut Mx<'t, '_, 's, DeclE<'s>>) -> Tables {
         t.ts_ix.insert(ts.name.clone(), id(t.timestamps.len()));
         links.push(link);
         t.timestamps.push(ts);
+    }
+    for (what, names, out) in [
+        ("flag", d.flags, &mut t.flags),
+        ("stimulus", d.stimuli, &mut t.stimuli),
+    ] {
+        for (name, span) in names {
+            if out.contains(&name) {
+                e.emit(duplicate(span, what, &name));
+            } else if out.len() == 32 {
+                e.emit(custom(
+                    ErrorKind::InvalidValue,
+                    span,
+                    format!("more than 32 {what} names"),
+                ));
+            } else {
+                out.push(name);
+            }
+        }
     }
     for (ts, link) in t.timestamps.iter_mut().zip(links) {
         if let Some((name, span)) = link {
@@ -1436,6 +1477,8 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
             };
             ((ts, link), span)
         });
+    let flag = kw("flag").ignore_then(name()).then_ignore(semi());
+    let stimulus = kw("stimulus").ignore_then(name()).then_ignore(semi());
     group((
         version,
         dialect,
@@ -1446,17 +1489,23 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
         import.repeated().collect::<Vec<_>>(),
         var.repeated().collect::<Vec<_>>(),
         timestamp.repeated().collect::<Vec<_>>(),
+        flag.repeated().collect::<Vec<_>>(),
+        stimulus.repeated().collect::<Vec<_>>(),
     ))
-    .map_with(|(_, dialect, m, r, a, p, imports, vars, timestamps), e| {
-        let d = Decls {
-            dialect,
-            config: [m, r, a, p],
-            imports,
-            vars,
-            timestamps,
-        };
-        tables(d, e)
-    })
+    .map_with(
+        |(_, dialect, m, r, a, p, imports, vars, timestamps, flags, stimuli), e| {
+            let d = Decls {
+                dialect,
+                config: [m, r, a, p],
+                imports,
+                vars,
+                timestamps,
+                flags,
+                stimuli,
+            };
+            tables(d, e)
+        },
+    )
     .boxed()
 }
 
@@ -1621,6 +1670,12 @@ fn assemble(
     }
     for ts in t.timestamps {
         b.timestamp(ts);
+    }
+    for f in t.flags {
+        b.flag(f);
+    }
+    for st in t.stimuli {
+        b.stimulus(st);
     }
     for s in body.signals {
         b.signal(s.event, s.var, s.value);

@@ -13,8 +13,8 @@ use btvm::{ImportId, ImportKind, Status};
 use super::lexer::{is_ident, quote};
 use super::parser::EXPR_WORDS;
 use crate::ir::{
-    Abort, Arg, Expr, FlagTest, GuardEval, Lit, Model, NodeId, NodeKind, Policy, Precision, Quorum,
-    Resume, RootFinish, Sharing, Tree, TsQuery, Type,
+    Abort, Arg, BehaviorRef, Expr, FlagTest, GuardEval, Lit, Model, NodeId, NodeKind, Policy,
+    Precision, Quorum, Resume, RootFinish, Sharing, Tree, TsQuery, Type,
 };
 
 const INDENT: &str = "    ";
@@ -131,6 +131,14 @@ impl Printer<'_> {
             }
             self.out.push_str(";\n");
         }
+        for (word, names) in [("flag", &t.flags), ("stimulus", &t.stimuli)] {
+            for n in names {
+                self.out.push_str(word);
+                self.out.push(' ');
+                self.name(n);
+                self.out.push_str(";\n");
+            }
+        }
         for s in &t.signals {
             self.out.push_str("signal ");
             quote(&s.event, &mut self.out);
@@ -143,6 +151,8 @@ impl Printer<'_> {
         if !(t.imports.is_empty()
             && t.vars.is_empty()
             && t.timestamps.is_empty()
+            && t.flags.is_empty()
+            && t.stimuli.is_empty()
             && t.signals.is_empty())
         {
             self.out.push('\n');
@@ -323,7 +333,7 @@ impl Printer<'_> {
                 });
                 if let Some(b) = g.behavior {
                     self.out.push_str(" behavior ");
-                    self.import_name(b);
+                    self.behavior(b);
                 }
             }
             NodeKind::Decider(d) => {
@@ -426,9 +436,23 @@ impl Printer<'_> {
                 self.out.push(' ');
                 quote(m, &mut self.out);
             }
-            NodeKind::Behavior(i) => {
+            NodeKind::Behavior(b) => {
                 self.out.push(' ');
-                self.import_name(*i);
+                self.behavior(*b);
+            }
+        }
+    }
+
+    /// A behavior's import name and the phases it has.
+    fn behavior(&mut self, b: BehaviorRef) {
+        self.import_name(b.import);
+        for (has, word) in [
+            (b.activate, " activate"),
+            (b.tick, " tick"),
+            (b.deactivate, " deactivate"),
+        ] {
+            if has {
+                self.out.push_str(word);
             }
         }
     }
