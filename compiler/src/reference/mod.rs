@@ -11,11 +11,13 @@
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
 
 pub(crate) mod cursor;
+pub(crate) mod decider;
 pub(crate) mod eval;
 pub(crate) mod running_list;
 
 use btvm::{
-    AgentId, CursorSnapshot, Halt, Host, Millis, Prng, SnapshotError, Status, Strings, Value,
+    AgentId, CursorSnapshot, DeciderView, Halt, Host, Millis, Prng, SnapshotError, Status,
+    Stimulus, Strings, Value,
 };
 
 use crate::diag::{Diagnostic, ErrorKind};
@@ -51,6 +53,8 @@ pub struct AgentState {
     first_run: bool,
     /// Why the tree stopped, if it did (cursor model).
     halt: Option<Halt>,
+    /// The decider model's state (empty tables in other models).
+    decider: decider::DeciderState,
 }
 
 impl AgentState {
@@ -119,6 +123,7 @@ impl<'t> Interpreter<'t> {
                 cursor::check_supported(tree)?;
                 rules = Some(cursor::Rules::new(tree));
             }
+            Model::Decider { .. } => decider::check_supported(tree)?,
             other => {
                 let span = tree
                     .main_root()
@@ -170,7 +175,47 @@ impl<'t> Interpreter<'t> {
             cursor: 0,
             first_run: true,
             halt: None,
+            decider: if matches!(self.tree.config.model, Model::Decider { .. }) {
+                decider::DeciderState::new(self.tree)
+            } else {
+                decider::DeciderState::new_empty()
+            },
         }
+    }
+
+    /// Sets the agent's DecisionFlags word (decider model; kept until changed).
+    pub fn set_decision_flags(&self, state: &mut AgentState, word: u32) {
+        state.decider.flags = word;
+    }
+
+    /// Adds stimulus `bit` (decider model), replacing a present one; `false` if the tree
+    /// declares no such stimulus.
+    pub fn add_stimulus(&self, state: &mut AgentState, bit: u32, stimulus: Stimulus) -> bool {
+        match state.decider.stimuli.get_mut(bit as usize) {
+            Some(slot) => {
+                *slot = Some(stimulus);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes stimulus `bit` (decider model).
+    pub fn remove_stimulus(&self, state: &mut AgentState, bit: u32) {
+        if let Some(slot) = state.decider.stimuli.get_mut(bit as usize) {
+            *slot = None;
+        }
+    }
+
+    /// The agent's decider-model state, as every engine reports it; `None` in other models.
+    pub fn decider_view(&self, state: &AgentState) -> Option<DeciderView> {
+        matches!(self.tree.config.model, Model::Decider { .. })
+            .then(|| decider::view(self.tree, &state.decider))
+    }
+
+    /// Whether the agent's last tick ended with the decider model's loop guard.
+    pub fn loop_guard(&self, state: &AgentState) -> bool {
+        state.decider.guard
     }
 
     /// Makes `state` fresh again (Drag[en]gine `reset()`: the cursor on the root, a stopped
@@ -297,6 +342,16 @@ impl<'t> Interpreter<'t> {
                 .step(),
                 None => Status::Failure,
             },
+            Model::Decider { redecide_limit } => decider::Tick {
+                interp: self,
+                state,
+                host,
+                now,
+                limit: redecide_limit,
+                redecides: 0,
+                stimuli: 0,
+            }
+            .run(root),
             _ => Status::Failure,
         }
     }

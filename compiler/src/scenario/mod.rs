@@ -63,6 +63,42 @@ pub struct AnswerRule {
     pub span: Span,
 }
 
+/// A DecisionFlags word as a scenario writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlagWord {
+    /// The word itself (`flags 0x5`, `flags none`).
+    Word(u32),
+    /// Flag names, resolved against the tree's flag table when the scenario runs.
+    Names(Vec<String>),
+}
+
+/// What an input directive gives an agent (decider model).
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputKind {
+    /// `flags …`: the DecisionFlags word from this tick on.
+    Flags(FlagWord),
+    /// `stimulus NAME [for MS] [data N]`: a stimulus added before the tick.
+    Stimulus {
+        /// The stimulus name.
+        name: String,
+        /// How long it lasts; `None` until removed.
+        timeout: Option<Millis>,
+        /// Its data.
+        data: i64,
+    },
+}
+
+/// One `at K [agent A] flags|stimulus …` directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    /// Only this agent (every agent when `None`).
+    pub agent: Option<u32>,
+    /// What is given.
+    pub kind: InputKind,
+    /// Where it was written.
+    pub span: Span,
+}
+
 /// A parsed scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -80,6 +116,8 @@ pub struct Scenario {
     pub entries: BTreeMap<u32, Vec<String>>,
     /// Ticks before which every agent is reset.
     pub resets: BTreeSet<u32>,
+    /// Inputs given before a tick (after any reset), in file order.
+    pub inputs: BTreeMap<u32, Vec<Input>>,
     /// Imports the host does not have.
     pub missing: BTreeSet<String>,
     /// What unscripted actions return.
@@ -100,6 +138,7 @@ impl Default for Scenario {
             now_at: BTreeMap::new(),
             entries: BTreeMap::new(),
             resets: BTreeSet::new(),
+            inputs: BTreeMap::new(),
             missing: BTreeSet::new(),
             default_action: Status::Success,
             default_function: Lit::Int(0),

@@ -2,7 +2,7 @@
 
 use btvm::Status;
 
-use super::{Answer, AnswerRule, Scenario, ScriptValue};
+use super::{Answer, AnswerRule, FlagWord, Input, InputKind, Scenario, ScriptValue};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Lit;
 use crate::source::{FileId, Span};
@@ -328,6 +328,31 @@ impl Line<'_> {
     }
 }
 
+/// `none`, an integer word, or flag names separated by commas.
+fn flag_word(line: &mut Line<'_>) -> Result<FlagWord, Diagnostic> {
+    match line.peek().cloned() {
+        Some(Tok::Word(w)) if w == "none" => {
+            line.pos += 1;
+            Ok(FlagWord::Word(0))
+        }
+        Some(Tok::Int(_)) => {
+            let span = line.here();
+            let v = line.int("a flag word")?;
+            u32::try_from(v).map(FlagWord::Word).map_err(|_| {
+                Diagnostic::new(ErrorKind::InvalidValue, span, "a flag word has 32 bits")
+            })
+        }
+        _ => {
+            let mut names = vec![line.word("a flag name, a number or `none`")?.0];
+            while line.peek() == Some(&Tok::Punct(',')) {
+                line.pos += 1;
+                names.push(line.word("a flag name")?.0);
+            }
+            Ok(FlagWord::Names(names))
+        }
+    }
+}
+
 fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
     let (word, span) = line.word("a directive")?;
     match word.as_str() {
@@ -339,8 +364,64 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
         }
         "at" => {
             let k = line.count("a tick number")?;
-            let (what, _) = line.word("`now`, `entry` or `reset`")?;
+            let mut agent = None;
+            if line.peek() == Some(&Tok::Word("agent".into())) {
+                line.pos += 1;
+                agent = Some(line.count("an agent id")?);
+            }
+            let (what, what_span) = line.word("`now`, `entry`, `reset`, `flags` or `stimulus`")?;
+            if agent.is_some() && !matches!(what.as_str(), "flags" | "stimulus") {
+                return Err(Diagnostic::new(
+                    ErrorKind::Syntax,
+                    what_span,
+                    "only `flags` and `stimulus` can be given to one agent",
+                ));
+            }
             match what.as_str() {
+                "flags" => {
+                    let word = flag_word(line)?;
+                    scn.inputs.entry(k).or_default().push(Input {
+                        agent,
+                        kind: InputKind::Flags(word),
+                        span: what_span,
+                    });
+                }
+                "stimulus" => {
+                    let (name, _) = line.word("a stimulus name")?;
+                    let mut timeout = None;
+                    let mut data = 0;
+                    while let Some(Tok::Word(w)) = line.peek().cloned() {
+                        line.pos += 1;
+                        match w.as_str() {
+                            "for" if timeout.is_none() => {
+                                let span = line.here();
+                                let ms = line.int("a timeout in ms")?;
+                                if ms < 0 {
+                                    return Err(Diagnostic::new(
+                                        ErrorKind::InvalidValue,
+                                        span,
+                                        "a stimulus timeout cannot be negative",
+                                    ));
+                                }
+                                timeout = Some(ms);
+                            }
+                            "data" => data = line.int("the stimulus data")?,
+                            _ => {
+                                line.pos -= 1;
+                                return Err(line.err("expected `for MS` or `data N`"));
+                            }
+                        }
+                    }
+                    scn.inputs.entry(k).or_default().push(Input {
+                        agent,
+                        kind: InputKind::Stimulus {
+                            name,
+                            timeout,
+                            data,
+                        },
+                        span: what_span,
+                    });
+                }
                 "reset" => {
                     scn.resets.insert(k);
                 }
@@ -356,7 +437,8 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                     return Err(Diagnostic::new(
                         ErrorKind::Syntax,
                         span,
-                        "expected `at K now T`, `at K entry NAME` or `at K reset`",
+                        "expected `at K now T`, `at K entry NAME`, `at K reset`, \
+                         `at K flags …` or `at K stimulus NAME`",
                     ))
                 }
             }

@@ -1,8 +1,9 @@
 //! Driving an engine through a scenario.
 
-use btvm::{AgentId, CursorSnapshot, Halt, Host, Millis, SnapshotError, Status};
+use btvm::{AgentId, CursorSnapshot, Halt, Host, Millis, SnapshotError, Status, Stimulus};
+use std::collections::BTreeMap;
 
-use super::{Scenario, ScriptedHost, Trace};
+use super::{FlagWord, InputKind, Scenario, ScriptedHost, Trace};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Model, Tree};
 use crate::reference::{AgentState, Interpreter};
@@ -66,6 +67,77 @@ pub trait Engine {
     fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError>;
     /// Restores a saved cursor into the agent's state.
     fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError>;
+    /// Sets the agent's DecisionFlags word (decider model).
+    fn set_decision_flags(&mut self, agent: u32, word: u32);
+    /// Gives the agent stimulus `bit` (decider model).
+    fn add_stimulus(&mut self, agent: u32, bit: u32, stimulus: Stimulus);
+    /// Whether the agent's last tick ended with the decider model's loop guard.
+    fn loop_guard(&self, agent: u32) -> bool;
+}
+
+/// An input resolved against the tree's flag and stimulus tables.
+#[derive(Clone, Copy, Debug)]
+enum Given {
+    Flags(u32),
+    Stimulus {
+        bit: u32,
+        timeout: Option<Millis>,
+        data: i64,
+    },
+}
+
+/// Per tick: the inputs, each for one agent or all (`None`).
+type Inputs = BTreeMap<u32, Vec<(Option<u32>, Given)>>;
+
+/// Resolves the scenario's `flags` and `stimulus` names against `tree`.
+fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic> {
+    let mut out = Inputs::new();
+    for (&k, inputs) in &scenario.inputs {
+        for input in inputs {
+            if !matches!(tree.config.model, Model::Decider { .. }) {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    input.span,
+                    "decision flags and stimuli are inputs of decider (Spore) trees only",
+                ));
+            }
+            let bit_of = |table: &[String], name: &str, what: &str| {
+                table
+                    .iter()
+                    .position(|n| n == name)
+                    .map(|b| b as u32)
+                    .ok_or_else(|| {
+                        Diagnostic::new(
+                            ErrorKind::UnknownName,
+                            input.span,
+                            format!("the tree declares no {what} `{name}`"),
+                        )
+                        .with_note(format!("its {what}s: {}", table.join(", ")))
+                    })
+            };
+            let given = match &input.kind {
+                InputKind::Flags(FlagWord::Word(w)) => Given::Flags(*w),
+                InputKind::Flags(FlagWord::Names(names)) => {
+                    let mut w = 0u32;
+                    for n in names {
+                        w |= 1 << bit_of(&tree.flags, n, "decision flag")?;
+                    }
+                    Given::Flags(w)
+                }
+                InputKind::Stimulus {
+                    name,
+                    timeout,
+                    data,
+                } => Given::Stimulus {
+                    bit: bit_of(&tree.stimuli, name, "stimulus")?,
+                    timeout: *timeout,
+                    data: *data,
+                },
+            };
+            out.entry(k).or_default().push((input.agent, given));
+        }
+    }
+    Ok(out)
 }
 
 /// Where a run starts and stops, for runs that are saved and resumed (`btvm run --save-at`,
@@ -136,6 +208,24 @@ impl Engine for ReferenceEngine<'_> {
         let state = self.agents.get_mut(agent as usize).ok_or_else(no_agent)?;
         self.interp.restore(state, snap)
     }
+
+    fn set_decision_flags(&mut self, agent: u32, word: u32) {
+        if let Some(state) = self.agents.get_mut(agent as usize) {
+            self.interp.set_decision_flags(state, word);
+        }
+    }
+
+    fn add_stimulus(&mut self, agent: u32, bit: u32, stimulus: Stimulus) {
+        if let Some(state) = self.agents.get_mut(agent as usize) {
+            self.interp.add_stimulus(state, bit, stimulus);
+        }
+    }
+
+    fn loop_guard(&self, agent: u32) -> bool {
+        self.agents
+            .get(agent as usize)
+            .is_some_and(|s| self.interp.loop_guard(s))
+    }
 }
 
 /// The vm or native code (or both, taking turns) over per-agent state blocks.
@@ -201,6 +291,15 @@ impl Engine for CompiledEngine<'_> {
         let program = self.engines.first().ok_or_else(no_agent)?.program();
         let state = self.states.get_mut(agent as usize).ok_or_else(no_agent)?;
         program.restore(state, snap)
+    }
+
+    // TODO(decider): wire to the Program's decider-state API once it lands.
+    fn set_decision_flags(&mut self, _agent: u32, _word: u32) {}
+
+    fn add_stimulus(&mut self, _agent: u32, _bit: u32, _stimulus: Stimulus) {}
+
+    fn loop_guard(&self, _agent: u32) -> bool {
+        false
     }
 }
 
@@ -350,8 +449,10 @@ fn drive(
 ) -> Result<Option<Vec<CursorSnapshot>>, Diagnostic> {
     let limit = match tree.config.model {
         Model::Cursor { runaway_limit } => runaway_limit,
+        Model::Decider { redecide_limit } => redecide_limit,
         _ => 0,
     };
+    let inputs = resolve_inputs(tree, scenario)?;
     let snapshot_error = |agent: u32, e: SnapshotError| {
         Diagnostic::new(
             ErrorKind::InvalidValue,
@@ -393,6 +494,17 @@ fn drive(
                 engine.reset(agent);
                 host.note("reset".into());
             }
+            for &(only, given) in inputs.get(&k).into_iter().flatten() {
+                if only.is_some_and(|a| a != agent) {
+                    continue;
+                }
+                match given {
+                    Given::Flags(w) => engine.set_decision_flags(agent, w),
+                    Given::Stimulus { bit, timeout, data } => {
+                        engine.add_stimulus(agent, bit, Stimulus::new(now, timeout, data))
+                    }
+                }
+            }
             for entry in scenario.entries.get(&k).into_iter().flatten() {
                 if let Some(s) = engine.run_entry(agent, entry, host, now) {
                     host.note(format!("entry {entry} {s}"));
@@ -403,6 +515,7 @@ fn drive(
             host.note(match (halted, engine.halt(agent)) {
                 (true, _) => "stopped".into(),
                 (false, Some(Halt::RunAway)) => format!("error run-away after {limit} rule runs"),
+                _ if engine.loop_guard(agent) => format!("error redecide limit {limit} exceeded"),
                 _ => format!("root {s}"),
             });
         }
