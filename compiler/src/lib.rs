@@ -12,6 +12,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod debug;
 pub mod diag;
 #[cfg(feature = "arbitrary")]
 pub mod gen;

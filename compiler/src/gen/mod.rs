@@ -43,6 +43,7 @@ pub const MAX_DEPTH: u32 = 64;
 mod any_tree;
 mod case;
 mod cursor;
+mod decider;
 mod draw;
 mod running_list;
 mod scenario;
@@ -58,13 +59,14 @@ pub use any_tree::{
 };
 pub use case::{cursor_case, running_list_case, AnyTree, CursorCase, RunningListCase};
 pub use cursor::{cursor_rule, cursor_tree};
+pub use decider::decider_tree;
 pub use running_list::{
     rl_body, rl_capacity, rl_composite, rl_cooldown_ms, rl_decorator, rl_expr, rl_node, rl_var,
     running_list_tree, wide, RlConfig,
 };
 pub use scenario::{
-    answer, dt, float_text, int_text, lit_text, literal_value, quote, rule, scenario_spec,
-    AnswerSpec, ArgsSpec, FnVal, RuleSpec, ScenarioSpec, Val, MAX_TICKS,
+    answer, dt, float_text, input, int_text, lit_text, literal_value, quote, rule, scenario_spec,
+    AnswerSpec, ArgsSpec, FnVal, InputSpec, RuleSpec, ScenarioSpec, Val, MAX_TICKS,
 };
 pub use scope::Scope;
 pub use text::{

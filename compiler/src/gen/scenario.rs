@@ -122,6 +122,35 @@ pub struct ScenarioSpec {
     pub rules: Vec<Vec<RuleSpec>>,
     /// `at K entry NAME` lines: (tick, entry index modulo the tree's entries).
     pub entries: Vec<(u32, usize)>,
+    /// Decider-model inputs, written only for decider trees.
+    pub inputs: Vec<InputSpec>,
+}
+
+/// One `at K [agent A] flags …` or `at K [agent A] stimulus …` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputSpec {
+    /// The tick.
+    pub tick: u32,
+    /// Only this agent.
+    pub agent: Option<u32>,
+    /// `Ok(word)`: decision flags; `Err((stimulus index, timeout, data))`: a stimulus (index
+    /// modulo the tree's stimuli; none written if it has none).
+    pub what: std::result::Result<u32, (usize, Option<u32>, i64)>,
+}
+
+/// A decider-model input: flags (1 in 2, a small word) or a stimulus (a timeout 2 in 3).
+pub fn input(u: &mut Unstructured<'_>) -> Result<InputSpec> {
+    let tick = range(u, 0, MAX_TICKS - 1)?;
+    let agent = maybe(u, 1, 3, |u| range(u, 0, 2))?;
+    let what = match weighted(u, &[1, 1])? {
+        0 => Ok(u.arbitrary::<u32>()? & 0x1f),
+        _ => Err((
+            index(u)?,
+            maybe(u, 2, 3, |u| range(u, 0, 600))?,
+            range(u, -5, 5)?,
+        )),
+    };
+    Ok(InputSpec { tick, agent, what })
 }
 
 /// An index to be taken modulo a small count.
@@ -257,6 +286,7 @@ pub fn scenario_spec(u: &mut Unstructured<'_>, imports: usize) -> Result<Scenari
     let default_function = maybe(u, 7, 10, literal_value)?;
     let rules = repeat(u, imports, imports, |u| repeat(u, 0, 3, rule))?;
     let entries = repeat(u, 0, 5, |u| Ok((range(u, 0, MAX_TICKS - 1)?, index(u)?)))?;
+    let inputs = repeat(u, 0, 8, input)?;
     Ok(ScenarioSpec {
         agents,
         ticks,
@@ -267,6 +297,7 @@ pub fn scenario_spec(u: &mut Unstructured<'_>, imports: usize) -> Result<Scenari
         default_function,
         rules,
         entries,
+        inputs,
     })
 }
 
@@ -394,6 +425,25 @@ impl ScenarioSpec {
         if !f.entries.is_empty() {
             for (k, e) in &self.entries {
                 let _ = writeln!(s, "at {k} entry {}", quote(&f.entries[e % f.entries.len()]));
+            }
+        }
+        if matches!(tree.config.model, crate::ir::Model::Decider { .. }) {
+            for i in &self.inputs {
+                let who = i.agent.map_or(String::new(), |a| format!(" agent {a}"));
+                match i.what {
+                    Ok(word) => {
+                        let _ = writeln!(s, "at {}{who} flags 0x{word:x}", i.tick);
+                    }
+                    Err(_) if tree.stimuli.is_empty() => {}
+                    Err((k, timeout, data)) => {
+                        let name = quote(&tree.stimuli[k % tree.stimuli.len()]);
+                        let _ = write!(s, "at {}{who} stimulus {name}", i.tick);
+                        if let Some(t) = timeout {
+                            let _ = write!(s, " for {t}");
+                        }
+                        let _ = writeln!(s, " data {data}");
+                    }
+                }
             }
         }
         s

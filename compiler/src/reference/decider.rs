@@ -168,6 +168,85 @@ pub(crate) fn view(tree: &Tree, st: &DeciderState) -> DeciderView {
     }
 }
 
+/// What the decider walk reports to an [`Observer`], in the order it happens (S11's debug
+/// output hooks). `decider` is the decider's node; `depth` counts deciders from the root (0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum DeciderEvent {
+    /// A tick starts with these flag words.
+    TickStart {
+        /// The DecisionFlags word.
+        decision_flags: u32,
+        /// The StimuliFlags word (after expiry).
+        stimuli: u32,
+    },
+    /// A precondition rejected `decider` before its Decide: `"every"`, `"decision flags"` or
+    /// `"stimuli flags"`.
+    Precondition {
+        /// The decider.
+        decider: NodeId,
+        /// Which check failed.
+        failed: &'static str,
+    },
+    /// `decider`'s score was computed.
+    Decided {
+        /// The decider.
+        decider: NodeId,
+        /// The score (1.0 without a Decide).
+        score: f64,
+    },
+    /// `decider` became active (before its behaviors run).
+    Activate {
+        /// The decider.
+        decider: NodeId,
+    },
+    /// The active `decider` is visited.
+    Continue {
+        /// The decider.
+        decider: NodeId,
+    },
+    /// `decider` is deactivated (before its behaviors are told).
+    Deactivate {
+        /// The decider.
+        decider: NodeId,
+    },
+    /// A behavior function was called.
+    Behavior {
+        /// The decider whose behavior (or group behavior) it is.
+        decider: NodeId,
+        /// The behavior.
+        behavior: BehaviorRef,
+        /// Activate, tick or deactivate.
+        phase: Phase,
+        /// What it returned.
+        ok: bool,
+    },
+    /// A child of `decider`'s group failed: redecide number `count` of this tick.
+    Redecide {
+        /// The group decider.
+        decider: NodeId,
+        /// Redecides so far this tick.
+        count: u32,
+    },
+    /// The loop guard tripped.
+    Guard {
+        /// The limit.
+        limit: u32,
+    },
+    /// The tick ended.
+    TickEnd {
+        /// The tick's status.
+        status: Status,
+    },
+}
+
+/// Receives [`DeciderEvent`]s from the reference interpreter's decider walk
+/// ([`Interpreter::tick_observed`](super::Interpreter::tick_observed)).
+pub trait Observer {
+    /// One event of `agent`'s tick at `now`, `depth` deciders below the root.
+    fn event(&mut self, agent: btvm::AgentId, now: Millis, depth: u32, event: &DeciderEvent);
+}
+
 /// How a step of the walk ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flow {
@@ -200,11 +279,36 @@ pub(super) struct Tick<'a, 't> {
     pub redecides: u32,
     /// The StimuliFlags word for this tick.
     pub stimuli: u32,
+    /// Who is told what happens.
+    pub observer: Option<&'a mut dyn Observer>,
+    /// Deciders between the root and the current one.
+    pub depth: u32,
 }
 
 impl Tick<'_, '_> {
     fn tree(&self) -> &Tree {
         self.interp.tree
+    }
+
+    fn tell(&mut self, event: DeciderEvent) {
+        if let Some(o) = self.observer.as_deref_mut() {
+            o.event(self.state.agent, self.now, self.depth, &event);
+        }
+    }
+
+    /// Runs `f` one decider deeper.
+    fn deeper<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// 2.4 with the observer told where the tick starts and ends.
+    pub fn run_observed(&mut self, root: NodeId) -> Status {
+        let status = self.run(root);
+        self.tell(DeciderEvent::TickEnd { status });
+        status
     }
 
     /// 2.4: one tick from `root` (a decider).
@@ -222,6 +326,10 @@ impl Tick<'_, '_> {
             }
         }
         self.stimuli = word;
+        self.tell(DeciderEvent::TickStart {
+            decision_flags: self.state.decider.flags,
+            stimuli: word,
+        });
         let root = resolve(self.tree(), root);
         let flow = if self.state.decider.root.is_some() {
             self.visit(root)
@@ -231,6 +339,9 @@ impl Tick<'_, '_> {
         } else {
             return Status::Failure;
         };
+        if flow == Flow::Guard {
+            self.tell(DeciderEvent::Guard { limit: self.limit });
+        }
         if flow != Flow::Ok {
             self.deactivate(root);
             self.state.decider.root = None;
@@ -276,13 +387,20 @@ impl Tick<'_, '_> {
     /// 2.3: whether `d` accepts, and its score.
     fn decide(&mut self, d: NodeId) -> Option<f64> {
         let pre = self.knobs(d).pre;
-        if pre.every_ms.is_some() && self.now < self.state.decider.next[d.index()] {
-            return None;
-        }
         let test = |word: u32, t: Option<FlagTest>| {
             t.is_none_or(|t| flag_test(word, t.mask, t.all, t.set))
         };
-        if !test(self.state.decider.flags, pre.decision) || !test(self.stimuli, pre.stimuli) {
+        let failed = if pre.every_ms.is_some() && self.now < self.state.decider.next[d.index()] {
+            Some("every")
+        } else if !test(self.state.decider.flags, pre.decision) {
+            Some("decision flags")
+        } else if !test(self.stimuli, pre.stimuli) {
+            Some("stimuli flags")
+        } else {
+            None
+        };
+        if let Some(failed) = failed {
+            self.tell(DeciderEvent::Precondition { decider: d, failed });
             return None;
         }
         let score = self.score(d);
@@ -295,7 +413,7 @@ impl Tick<'_, '_> {
         if let Some(ms) = self.knobs(d).pre.every_ms {
             self.state.decider.next[d.index()] = now.saturating_add(Millis::from(ms));
         }
-        match &self.interp.tree.node(d).kind {
+        let score = match &self.interp.tree.node(d).kind {
             NodeKind::Decider(Decider {
                 decide: Some(e), ..
             }) => {
@@ -303,11 +421,13 @@ impl Tick<'_, '_> {
                 ctx.eval(e, self.host).as_f64()
             }
             _ => 1.0,
-        }
+        };
+        self.tell(DeciderEvent::Decided { decider: d, score });
+        score
     }
 
-    /// Calls one function of a behavior; a function it lacks counts as true.
-    fn call(&mut self, b: BehaviorRef, phase: Phase) -> bool {
+    /// Calls one function of `d`'s behavior `b`; a function it lacks counts as true.
+    fn call(&mut self, d: NodeId, b: BehaviorRef, phase: Phase) -> bool {
         let has = match phase {
             Phase::Enter => b.activate,
             Phase::Continue => b.tick,
@@ -324,26 +444,34 @@ impl Tick<'_, '_> {
             self.now,
             &self.interp.strings,
         );
-        self.host.action(&call) != Status::Failure
+        let ok = self.host.action(&call) != Status::Failure;
+        self.tell(DeciderEvent::Behavior {
+            decider: d,
+            behavior: b,
+            phase,
+            ok,
+        });
+        ok
     }
 
     /// Activate then tick a behavior (a new behavior is ticked the tick it is activated).
-    fn start(&mut self, b: BehaviorRef) -> bool {
-        self.call(b, Phase::Enter) && self.call(b, Phase::Continue)
+    fn start(&mut self, d: NodeId, b: BehaviorRef) -> bool {
+        self.call(d, b, Phase::Enter) && self.call(d, b, Phase::Continue)
     }
 
     /// 2.5 Activate: `d` was just chosen.
     fn activate(&mut self, d: NodeId) -> Flow {
+        self.tell(DeciderEvent::Activate { decider: d });
         let t = self.target(d);
         match self.tree().node(t).kind.clone() {
-            NodeKind::Behavior(b) => flow(self.start(b)),
+            NodeKind::Behavior(b) => flow(self.start(d, b)),
             NodeKind::Group(g) => {
                 if let Some(gb) = g.behavior {
-                    if !self.start(gb) {
+                    if !self.start(d, gb) {
                         return Flow::Fail;
                     }
                 }
-                self.choose(d, t, g, 0, 0)
+                self.deeper(|me| me.choose(d, t, g, 0, 0))
             }
             _ => Flow::Fail,
         }
@@ -351,39 +479,43 @@ impl Tick<'_, '_> {
 
     /// 2.5 Visit: `d` is active.
     fn visit(&mut self, d: NodeId) -> Flow {
+        self.tell(DeciderEvent::Continue { decider: d });
         let t = self.target(d);
         match self.tree().node(t).kind.clone() {
-            NodeKind::Behavior(b) => flow(self.call(b, Phase::Continue)),
+            NodeKind::Behavior(b) => flow(self.call(d, b, Phase::Continue)),
             NodeKind::Group(g) => {
                 if let Some(gb) = g.behavior {
-                    if !self.call(gb, Phase::Continue) {
+                    if !self.call(d, gb, Phase::Continue) {
                         return Flow::Fail;
                     }
                 }
-                let Some(a) = self.state.decider.active[t.index()] else {
-                    return self.choose(d, t, g, 0, 0);
-                };
-                if g.policy == Policy::Prioritized {
-                    for i in 0..a {
-                        let c = self.child(t, i);
-                        if self.decide(c).is_some() {
-                            return match self.switch(t, i) {
-                                Flow::Fail => self.redecide(d, t, g, 0, i + 1),
-                                other => other,
-                            };
-                        }
-                    }
-                }
-                let c = self.child(t, a);
-                match self.visit(c) {
-                    Flow::Fail if g.policy == Policy::Sequential => {
-                        self.redecide(d, t, g, 0, a + 1)
-                    }
-                    Flow::Fail => self.redecide(d, t, g, 1 << a, 0),
-                    other => other,
-                }
+                self.deeper(|me| me.visit_group(d, t, g))
             }
             _ => Flow::Fail,
+        }
+    }
+
+    /// The group part of a visit: interruptions, the active child, the redecide.
+    fn visit_group(&mut self, d: NodeId, t: NodeId, g: Group) -> Flow {
+        let Some(a) = self.state.decider.active[t.index()] else {
+            return self.choose(d, t, g, 0, 0);
+        };
+        if g.policy == Policy::Prioritized {
+            for i in 0..a {
+                let c = self.child(t, i);
+                if self.decide(c).is_some() {
+                    return match self.switch(t, i) {
+                        Flow::Fail => self.redecide(d, t, g, 0, i + 1),
+                        other => other,
+                    };
+                }
+            }
+        }
+        let c = self.child(t, a);
+        match self.visit(c) {
+            Flow::Fail if g.policy == Policy::Sequential => self.redecide(d, t, g, 0, a + 1),
+            Flow::Fail => self.redecide(d, t, g, 1 << a, 0),
+            other => other,
         }
     }
 
@@ -399,6 +531,10 @@ impl Tick<'_, '_> {
     /// Counts one redecide against the limit, then re-checks `d`'s Decide if it asks for it.
     fn count(&mut self, d: NodeId) -> Redecide {
         self.redecides += 1;
+        self.tell(DeciderEvent::Redecide {
+            decider: d,
+            count: self.redecides,
+        });
         if self.redecides > self.limit {
             return Redecide::Guard;
         }
@@ -478,18 +614,19 @@ impl Tick<'_, '_> {
 
     /// 2.5 Deactivate an active decider, innermost first.
     fn deactivate(&mut self, d: NodeId) {
+        self.tell(DeciderEvent::Deactivate { decider: d });
         let t = self.target(d);
         match self.tree().node(t).kind.clone() {
             NodeKind::Behavior(b) => {
-                self.call(b, Phase::Exit);
+                self.call(d, b, Phase::Exit);
             }
             NodeKind::Group(g) => {
                 if let Some(a) = self.state.decider.active[t.index()].take() {
                     let c = self.child(t, a);
-                    self.deactivate(c);
+                    self.deeper(|me| me.deactivate(c));
                 }
                 if let Some(gb) = g.behavior {
-                    self.call(gb, Phase::Exit);
+                    self.call(d, gb, Phase::Exit);
                 }
             }
             _ => {}

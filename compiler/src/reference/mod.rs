@@ -12,6 +12,8 @@
 
 pub(crate) mod cursor;
 pub(crate) mod decider;
+
+pub use decider::{DeciderEvent, Observer};
 pub(crate) mod eval;
 pub(crate) mod running_list;
 
@@ -301,6 +303,32 @@ impl<'t> Interpreter<'t> {
         }
     }
 
+    /// [`Interpreter::tick`] telling `observer` every decision of a decider (Spore) tree, as
+    /// S11's debug output hooks do; other models tick without events.
+    pub fn tick_observed(
+        &self,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+        observer: &mut dyn Observer,
+    ) -> Status {
+        match (self.tree.config.model, self.tree.main_root()) {
+            (Model::Decider { redecide_limit }, Some(root)) => decider::Tick {
+                interp: self,
+                state,
+                host,
+                now,
+                limit: redecide_limit,
+                redecides: 0,
+                stimuli: 0,
+                observer: Some(observer),
+                depth: 0,
+            }
+            .run_observed(root),
+            _ => self.tick(state, host, now),
+        }
+    }
+
     /// Runs the named entry point once (Unvanquished `selectClass`); `None` if the tree has no
     /// such entry.
     pub fn run_entry(
@@ -350,6 +378,8 @@ impl<'t> Interpreter<'t> {
                 limit: redecide_limit,
                 redecides: 0,
                 stimuli: 0,
+                observer: None,
+                depth: 0,
             }
             .run(root),
             _ => Status::Failure,

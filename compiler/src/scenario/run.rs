@@ -73,6 +73,8 @@ pub trait Engine {
     fn add_stimulus(&mut self, agent: u32, bit: u32, stimulus: Stimulus);
     /// Whether the agent's last tick ended with the decider model's loop guard.
     fn loop_guard(&self, agent: u32) -> bool;
+    /// The agent's decider-model state (`None` in other models).
+    fn decider_view(&self, agent: u32) -> Option<btvm::DeciderView>;
 }
 
 /// An input resolved against the tree's flag and stimulus tables.
@@ -150,6 +152,9 @@ pub struct Session {
     pub save_at: Option<u32>,
     /// Restore these cursors (one per agent, in agent order) before the first tick.
     pub restore: Option<Vec<CursorSnapshot>>,
+    /// Decider trees: keep the debug output of this level (1 to 5; 0 none) in
+    /// [`Outcome::debug`]. Only the reference engine reports it.
+    pub debug_level: u8,
 }
 
 /// What a run produced.
@@ -159,6 +164,10 @@ pub struct Outcome {
     pub trace: Trace,
     /// The saved cursors (with [`Session::save_at`]), one per agent.
     pub saved: Option<Vec<CursorSnapshot>>,
+    /// Decider trees: each agent's state after the run, one per agent.
+    pub deciders: Vec<btvm::DeciderView>,
+    /// The debug lines of [`Session::debug_level`], in order.
+    pub debug: Vec<String>,
 }
 
 fn no_agent() -> SnapshotError {
@@ -168,13 +177,15 @@ fn no_agent() -> SnapshotError {
 struct ReferenceEngine<'t> {
     interp: Interpreter<'t>,
     agents: Vec<AgentState>,
+    debug: Option<crate::debug::DebugOutput<'t>>,
 }
 
 impl Engine for ReferenceEngine<'_> {
     fn tick(&mut self, agent: u32, host: &mut dyn Host, now: Millis) -> Status {
-        match self.agents.get_mut(agent as usize) {
-            Some(state) => self.interp.tick(state, host, now),
-            None => Status::Failure,
+        match (self.agents.get_mut(agent as usize), self.debug.as_mut()) {
+            (Some(state), Some(d)) => self.interp.tick_observed(state, host, now, d),
+            (Some(state), None) => self.interp.tick(state, host, now),
+            (None, _) => Status::Failure,
         }
     }
 
@@ -225,6 +236,10 @@ impl Engine for ReferenceEngine<'_> {
         self.agents
             .get(agent as usize)
             .is_some_and(|s| self.interp.loop_guard(s))
+    }
+
+    fn decider_view(&self, agent: u32) -> Option<btvm::DeciderView> {
+        self.interp.decider_view(self.agents.get(agent as usize)?)
     }
 }
 
@@ -301,6 +316,10 @@ impl Engine for CompiledEngine<'_> {
     fn loop_guard(&self, _agent: u32) -> bool {
         false
     }
+
+    fn decider_view(&self, _agent: u32) -> Option<btvm::DeciderView> {
+        None
+    }
 }
 
 /// A compiled engine of `kind`; native code that cannot be produced is an error here (tests
@@ -376,19 +395,32 @@ pub fn run_session(
                 .map(|a| interp.new_agent(AgentId(a)))
                 .collect();
             let mut host = ScriptedHost::new(scenario, &tree.imports);
-            let saved = drive(
-                &mut ReferenceEngine { interp, agents },
-                tree,
-                scenario,
-                session,
-                &mut host,
-            )?;
+            let debug = (session.debug_level > 0)
+                .then(|| crate::debug::DebugOutput::new(tree, session.debug_level));
+            let mut engine = ReferenceEngine {
+                interp,
+                agents,
+                debug,
+            };
+            let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
             Ok(Outcome {
                 trace: host.into_trace(),
                 saved,
+                deciders: views(&engine, scenario),
+                debug: engine.debug.map_or(Vec::new(), |mut d| d.take()),
             })
         }
         EngineKind::Vm | EngineKind::Native | EngineKind::Switching => {
+            if session.debug_level > 0 {
+                return Err(Diagnostic::new(
+                    ErrorKind::Unsupported,
+                    Span::DUMMY,
+                    "debug output comes from the reference interpreter's observer",
+                )
+                .with_note(
+                    "run with `--engine reference`: every engine makes the same decisions",
+                ));
+            }
             let program = crate::lower::lower(tree, &btvm::Limits::default())
                 .map_err(|mut d| d.swap_remove(0))?;
             let kinds: &[btvm::EngineKind] = match engine {
@@ -406,9 +438,18 @@ pub fn run_session(
             Ok(Outcome {
                 trace: host.into_trace(),
                 saved,
+                deciders: views(&engine, scenario),
+                debug: Vec::new(),
             })
         }
     }
+}
+
+/// Every agent's decider view (empty for other models).
+fn views(engine: &dyn Engine, scenario: &Scenario) -> Vec<btvm::DeciderView> {
+    (0..scenario.agents)
+        .filter_map(|a| engine.decider_view(a))
+        .collect()
 }
 
 fn compiled_engine<'p>(

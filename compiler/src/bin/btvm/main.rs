@@ -93,6 +93,16 @@ enum Command {
         /// Start at tick N instead of 0 (the scenario's times and schedules still count from 0).
         #[arg(long, value_name = "N", default_value_t = 0)]
         from: u32,
+        /// Decider (Spore) trees: after the run, print each agent's active path (decider names,
+        /// policies, active child indices, time in state), its decision flags and stimuli.
+        #[arg(long)]
+        dump_state: bool,
+        /// Decider (Spore) trees: print the decision process on stderr. 0 nothing, 1-2 state
+        /// transitions only, 3-5 every tick in growing detail (5: every precondition and
+        /// Decide). Needs `--engine reference`.
+        #[arg(long, value_name = "N", default_value_t = 0,
+              value_parser = clap::value_parser!(u8).range(0..=5))]
+        debug_level: u8,
     },
     /// Compile a tree to a bytecode program file.
     Compile {
@@ -183,8 +193,12 @@ fn main() -> ExitCode {
             save,
             restore,
             from,
+            dump_state,
+            debug_level,
         } => {
             let opts = RunOpts {
+                dump_state,
+                debug_level,
                 scenario,
                 ticks,
                 agents,
@@ -286,6 +300,8 @@ fn check(
 }
 
 struct RunOpts {
+    dump_state: bool,
+    debug_level: u8,
     scenario: Option<PathBuf>,
     ticks: Option<u32>,
     agents: Option<u32>,
@@ -342,10 +358,17 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
             }
         },
     };
+    if opts.dump_state && !matches!(tree.config.model, btvm_compiler::ir::Model::Decider { .. }) {
+        out.error(
+            "`--dump-state` shows the active path of decider (Spore) trees; this tree is not one",
+        );
+        return ExitCode::FAILURE;
+    }
     let session = Session {
         from: opts.from,
         save_at: opts.save_at,
         restore,
+        debug_level: opts.debug_level,
     };
     match run_session(&tree, &scenario, engine, &session) {
         Ok(outcome) => {
@@ -382,6 +405,25 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
                 let mut lock = stdout.lock();
                 // A closed pipe (e.g. `| head`) is not an error worth reporting.
                 let _ = write!(lock, "{trace}");
+            }
+            if !outcome.debug.is_empty() {
+                use std::io::Write as _;
+                let mut err = std::io::stderr().lock();
+                for l in &outcome.debug {
+                    let _ = writeln!(err, "{l}");
+                }
+            }
+            if opts.dump_state {
+                use std::io::Write as _;
+                let last = scenario.ticks.saturating_sub(1);
+                let now = scenario.now(last);
+                let mut lock = std::io::stdout().lock();
+                for (agent, view) in outcome.deciders.iter().enumerate() {
+                    let _ = writeln!(lock, "state of agent {agent} after tick {last} (now {now})");
+                    for line in btvm_compiler::debug::dump_state(&tree, view, now).lines() {
+                        let _ = writeln!(lock, "  {line}");
+                    }
+                }
             }
             ExitCode::SUCCESS
         }
