@@ -7,6 +7,7 @@ use arbitrary::{Arbitrary, Result, Unstructured};
 
 use super::any_tree::{tree, GenConfig};
 use super::cursor::cursor_tree;
+use super::decider::decider_tree;
 use super::draw::{range, repeat};
 use super::running_list::{running_list_tree, RlConfig};
 use super::scenario::{quote, scenario_spec, MAX_TICKS};
@@ -77,6 +78,33 @@ impl<'a> Arbitrary<'a> for CursorCase {
     }
 }
 
+/// A decider-model (Spore) tree every engine runs, and a scenario for it with decision flags
+/// and stimuli.
+#[derive(Clone, Debug)]
+pub struct DeciderCase {
+    /// The tree, from [`decider_tree`].
+    pub tree: Tree,
+    /// The scenario, as text (see [`ScenarioSpec`](super::ScenarioSpec)).
+    pub scenario: String,
+}
+
+/// A [`DeciderCase`] within `cfg`'s bounds.
+pub fn decider_case(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<DeciderCase> {
+    let tree = decider_tree(u, cfg)?;
+    let spec = scenario_spec(u, tree.imports.len())?;
+    let mut scenario = spec.render(&tree);
+    for k in repeat(u, 0, 1, |u| range(u, 0, MAX_TICKS - 1))? {
+        let _ = writeln!(scenario, "at {k} reset");
+    }
+    Ok(DeciderCase { tree, scenario })
+}
+
+impl<'a> Arbitrary<'a> for DeciderCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        decider_case(u, &RlConfig::default())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +156,8 @@ mod tests {
                 runs(&c.tree, &c.scenario);
                 let c = CursorCase::arbitrary(&mut Unstructured::new(&b)).unwrap();
                 runs(&c.tree, &c.scenario);
+                let c = DeciderCase::arbitrary(&mut Unstructured::new(&b)).unwrap();
+                runs(&c.tree, &c.scenario);
                 let t = AnyTree::arbitrary(&mut Unstructured::new(&b)).unwrap().0;
                 assert_eq!(t.validate(), Ok(()));
             }
@@ -153,6 +183,8 @@ mod tests {
         let c = running_list_case(&mut Unstructured::new(&b), &rl).unwrap();
         runs(&c.tree, &c.scenario);
         let c = cursor_case(&mut Unstructured::new(&b), &rl).unwrap();
+        runs(&c.tree, &c.scenario);
+        let c = decider_case(&mut Unstructured::new(&b), &rl).unwrap();
         runs(&c.tree, &c.scenario);
         let any = GenConfig {
             node_depth: 0,

@@ -111,7 +111,7 @@ fn group(u: &mut Unstructured<'_>, cx: &Ctx<'_>, level: u32) -> Result<NodeBuf> 
 /// decider over a group. The redecide limit is 0 to 8 half the time (so the loop guard trips),
 /// else 32. Every engine accepts them.
 pub fn decider_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> {
-    let actions = make_unique(repeat(u, 1, cfg.max_actions, import_name)?);
+    let actions = make_unique(repeat(u, 1, cfg.max_actions.max(1), import_name)?);
     let functions = make_unique(repeat(u, 0, cfg.max_functions, import_name)?);
     let flags = range(u, 0, 4u32)?;
     let stimuli = range(u, 0, 3u32)?;

@@ -57,7 +57,9 @@ pub use any_tree::{
     arg, case_arm, decider, entry_body, expr, leaf, node, state, tables, tree, tree_config,
     GenConfig, Tables,
 };
-pub use case::{cursor_case, running_list_case, AnyTree, CursorCase, RunningListCase};
+pub use case::{
+    cursor_case, decider_case, running_list_case, AnyTree, CursorCase, DeciderCase, RunningListCase,
+};
 pub use cursor::{cursor_rule, cursor_tree};
 pub use decider::decider_tree;
 pub use running_list::{

@@ -60,3 +60,11 @@ pub fn cursor_case(cfg: RlConfig) -> BoxedStrategy<(Tree, String)> {
         gen::cursor_case(u, &cfg).map(|c| (c.tree, c.scenario))
     })
 }
+
+/// A decider-model (Spore) tree and a scenario for it, as text, with decision flags, stimuli
+/// and resets ([`gen::decider_case`]).
+pub fn decider_case(cfg: RlConfig) -> BoxedStrategy<(Tree, String)> {
+    from_bytes(MAX_BYTES, move |u| {
+        gen::decider_case(u, &cfg).map(|c| (c.tree, c.scenario))
+    })
+}
