@@ -1,30 +1,28 @@
-//! Any runnable tree and scenario (from `btvm_compiler::gen`: running-list trees, or cursor
-//! trees with resets and missing imports, chosen by the first input byte): the reference, the
+//! Any runnable tree and scenario (from `btvm_compiler::gen`: running-list trees, cursor trees
+//! with resets and missing imports, or decider trees with decision flags and stimuli, chosen by
+//! the first input byte): the reference, the
 //! vm, native code, the two taking turns and chunked native code produce identical traces, or
 //! all reject the tree with the same kind of error.
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
-use btvm_compiler::gen::{CursorCase, RunningListCase};
+use btvm_compiler::gen::{CursorCase, DeciderCase, RunningListCase};
 use btvm_compiler::scenario::{compare, parse_scenario, Contenders};
 use btvm_compiler::source::FileId;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let Ok(cursor) = u.arbitrary::<bool>() else {
+    let Ok(model) = u.arbitrary::<u8>() else {
         return;
     };
-    let (tree, text) = if cursor {
-        match CursorCase::arbitrary_take_rest(u) {
-            Ok(c) => (c.tree, c.scenario),
-            Err(_) => return,
-        }
-    } else {
-        match RunningListCase::arbitrary_take_rest(u) {
-            Ok(c) => (c.tree, c.scenario),
-            Err(_) => return,
-        }
+    let case = match model % 3 {
+        0 => RunningListCase::arbitrary_take_rest(u).map(|c| (c.tree, c.scenario)),
+        1 => CursorCase::arbitrary_take_rest(u).map(|c| (c.tree, c.scenario)),
+        _ => DeciderCase::arbitrary_take_rest(u).map(|c| (c.tree, c.scenario)),
+    };
+    let Ok((tree, text)) = case else {
+        return;
     };
     let scenario = match parse_scenario(FileId(0), &text) {
         Ok(s) => s,
