@@ -48,6 +48,13 @@ impl DeciderState {
         }
     }
 
+    /// Heap bytes its tables hold.
+    pub fn footprint(&self) -> usize {
+        self.active.capacity() * std::mem::size_of::<Option<u32>>()
+            + (self.since.capacity() + self.next.capacity()) * std::mem::size_of::<Millis>()
+            + self.stimuli.capacity() * std::mem::size_of::<Option<Stimulus>>()
+    }
+
     /// A fresh agent's state for `tree`.
     pub fn new(tree: &Tree) -> DeciderState {
         let n = tree.nodes.len();

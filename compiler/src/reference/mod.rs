@@ -82,6 +82,7 @@ impl AgentState {
             + self.running.capacity() * std::mem::size_of::<NodeId>()
             + self.cooldowns.capacity() * std::mem::size_of::<Millis>()
             + self.vars.capacity() * std::mem::size_of::<Value>()
+            + self.decider.footprint()
     }
 
     /// Why the agent's tree no longer runs, if it is halted (cursor model).
