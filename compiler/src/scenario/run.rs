@@ -308,17 +308,32 @@ impl Engine for CompiledEngine<'_> {
         program.restore(state, snap)
     }
 
-    // TODO(decider): wire to the Program's decider-state API once it lands.
-    fn set_decision_flags(&mut self, _agent: u32, _word: u32) {}
-
-    fn add_stimulus(&mut self, _agent: u32, _bit: u32, _stimulus: Stimulus) {}
-
-    fn loop_guard(&self, _agent: u32) -> bool {
-        false
+    fn set_decision_flags(&mut self, agent: u32, word: u32) {
+        if let (Some(e), Some(state)) = (self.engines.first(), self.states.get_mut(agent as usize))
+        {
+            e.program().set_decision_flags(state, word);
+        }
     }
 
-    fn decider_view(&self, _agent: u32) -> Option<btvm::DeciderView> {
-        None
+    fn add_stimulus(&mut self, agent: u32, bit: u32, stimulus: Stimulus) {
+        if let (Some(e), Some(state)) = (self.engines.first(), self.states.get_mut(agent as usize))
+        {
+            e.program().add_stimulus(state, bit, stimulus);
+        }
+    }
+
+    fn loop_guard(&self, agent: u32) -> bool {
+        match (self.engines.first(), self.states.get(agent as usize)) {
+            (Some(e), Some(state)) => e.program().loop_guard(state),
+            _ => false,
+        }
+    }
+
+    fn decider_view(&self, agent: u32) -> Option<btvm::DeciderView> {
+        self.engines
+            .first()?
+            .program()
+            .decider_view(self.states.get(agent as usize)?)
     }
 }
 
