@@ -109,6 +109,55 @@ impl HostKind {
     }
 }
 
+/// What the game gives a decider (Spore) tree between ticks, as S09 describes: each agent's
+/// DecisionFlags word changes every 10 ticks (a tenth of the agents each tick), and a sixteenth
+/// of the agents get a stimulus each tick, lasting 300 to 1,000 ms. Hashed from (agent, tick),
+/// so every engine gets the same inputs; `None` for trees of other models.
+#[derive(Clone, Copy, Debug)]
+struct DeciderInputs {
+    flags: u32,
+    stimuli: u32,
+}
+
+impl DeciderInputs {
+    fn for_tree(tree: &Tree) -> Option<DeciderInputs> {
+        matches!(tree.config.model, crate::ir::Model::Decider { .. }).then(|| DeciderInputs {
+            flags: tree.flags.len() as u32,
+            stimuli: tree.stimuli.len() as u32,
+        })
+    }
+
+    fn mix(agent: u32, tick: u32) -> u64 {
+        let mut z = (u64::from(agent) << 32 | u64::from(tick)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z ^ (z >> 32)
+    }
+
+    /// The new flag word of `agent` before tick `tick`, if it changes then.
+    fn flags(&self, agent: u32, tick: u32) -> Option<u32> {
+        if self.flags == 0 || tick % 10 != agent % 10 {
+            return None;
+        }
+        let mask = if self.flags >= 32 {
+            u32::MAX
+        } else {
+            (1 << self.flags) - 1
+        };
+        Some(Self::mix(agent, tick / 10) as u32 & mask)
+    }
+
+    /// The stimulus `agent` gets before tick `tick`, if any: its bit and how long it lasts.
+    fn stimulus(&self, agent: u32, tick: u32) -> Option<(u32, Millis)> {
+        let h = Self::mix(agent ^ 0x5bd1_e995, tick);
+        (self.stimuli > 0 && h % 16 == 0).then(|| {
+            (
+                ((h >> 8) % u64::from(self.stimuli)) as u32,
+                300 + ((h >> 20) % 701) as Millis,
+            )
+        })
+    }
+}
+
 /// Folds root statuses into a running checksum.
 #[derive(Default)]
 struct Tally([u64; 3]);
@@ -190,6 +239,7 @@ pub fn run_bench(
                 .collect();
             let mut hosts = Hosts::new(host, tree, agents, 1);
             let mut tally = Tally::default();
+            let inputs = DeciderInputs::for_tree(tree);
             let start = Instant::now();
             for t in 0..cfg.ticks {
                 let now = Millis::from(t) * cfg.step_ms;
@@ -197,7 +247,16 @@ pub fn run_bench(
                     Hosts::World(w) => &mut w[0],
                     Hosts::Synthetic(s) => &mut s[0],
                 };
-                for state in &mut states {
+                for (a, state) in states.iter_mut().enumerate() {
+                    if let Some(inp) = inputs {
+                        let a = a as u32;
+                        if let Some(w) = inp.flags(a, t) {
+                            interp.set_decision_flags(state, w);
+                        }
+                        if let Some((bit, ms)) = inp.stimulus(a, t) {
+                            interp.add_stimulus(state, bit, btvm::Stimulus::new(now, Some(ms), 0));
+                        }
+                    }
                     tally.add(interp.tick(state, h, now));
                     // A game restarts a tree that stopped (Drag[en]gine `context.reset()`).
                     if state.halt().is_some() {
@@ -259,6 +318,7 @@ pub fn run_bench(
             let mut hosts = Hosts::new(host, tree, agents, threads);
             let mut tally = Tally::default();
             let cursor = !program.rules().is_empty();
+            let inputs = DeciderInputs::for_tree(tree);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
@@ -267,6 +327,24 @@ pub fn run_bench(
             pool.install(|| {
                 for t in 0..cfg.ticks {
                     let now = Millis::from(t) * cfg.step_ms;
+                    if let Some(inp) = inputs {
+                        for a in 0..batch.len() {
+                            let flags = inp.flags(a as u32, t);
+                            let stimulus = inp.stimulus(a as u32, t);
+                            if flags.is_none() && stimulus.is_none() {
+                                continue;
+                            }
+                            if let Some(st) = batch.state_mut(a) {
+                                if let Some(w) = flags {
+                                    program.set_decision_flags(st, w);
+                                }
+                                if let Some((bit, ms)) = stimulus {
+                                    let s = btvm::Stimulus::new(now, Some(ms), 0);
+                                    program.add_stimulus(st, bit, s);
+                                }
+                            }
+                        }
+                    }
                     let statuses = match (&mut hosts, threads) {
                         (Hosts::World(w), 1) => batch.tick(&mut w[0], now),
                         (Hosts::Synthetic(s), 1) => batch.tick(&mut s[0], now),
