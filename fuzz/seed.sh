@@ -24,8 +24,9 @@ section() {
   awk -v want="--- $1" 'index($0, want) == 1 { on = 1; next } /^--- / { on = 0 } on' "$2"
 }
 
+shopt -s nullglob
 n=0
-for case in spec/cases/unvanquished/*.case spec/cases/dragengine/*.case; do
+for case in spec/cases/unvanquished/*.case spec/cases/dragengine/*.case spec/cases/spore/*.case; do
   dialect=$(grep -m1 '^--- tree ' "$case" | awk '{print $3}')
   section "tree $dialect" "$case" > "$tmp/tree"
   section scenario "$case" > "$tmp/scn"
@@ -34,7 +35,7 @@ for case in spec/cases/unvanquished/*.case spec/cases/dragengine/*.case; do
   n=$((n + 1))
 done
 
-trees=(spec/examples/guard.bt spec/examples/wanderer/wanderer.debt)
+trees=(spec/examples/guard.bt spec/examples/wanderer/wanderer.debt spec/examples/*.spore)
 for t in spec/examples/wanderer/subtrees/*.debt; do trees+=("$t"); done
 shared=../shared/corpus/unvanquished
 if [ -d "$shared" ]; then
@@ -44,6 +45,7 @@ for t in "${trees[@]}"; do
   case "$t" in
     *.bt) put parse_unvanquished "$t" ;;
     *.debt) put parse_dragengine "$t" ;;
+    *.spore) put parse_spore "$t" ;;
   esac
   # The same tree in the native syntax, and compiled: a program file behind a mode byte that
   # rewrites the fingerprint (1) and also runs native code (3).

@@ -110,6 +110,7 @@ fn front_end(
             syntax::unvanquished::load(path, fs, limits, sources)
         }
         Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load(path, fs, limits, sources),
+        Format::Dialect(Dialect::Spore) => syntax::spore::load(path, fs, limits, sources),
         Format::Dialect(d) => Err(vec![Diagnostic::new(
             ErrorKind::Unsupported,
             Span::DUMMY,

@@ -1,5 +1,6 @@
 //! Hostile input, one test per kind of attack, each across every format btvm reads: the native
-//! syntax (`.btn`), Unvanquished (`.bt`), Drag[en]gine (`.debt`), scenarios and program files.
+//! syntax (`.btn`), Unvanquished (`.bt`), Drag[en]gine (`.debt`), scenarios and program files;
+//! the Spore syntax (`.spore`) has its own section at the end.
 //! Every case ends in a positioned error of the right kind or in a bounded, correct run, never
 //! a panic, a hang or a stack overflow. The tests run on the default test-thread stack on
 //! purpose (2 MiB: smaller than a real main thread's).
@@ -534,4 +535,118 @@ fn lexical_errors_and_missing_files() {
             String::from_utf8_lossy(src)
         );
     }
+}
+
+// ---- spore ---------------------------------------------------------------------------------
+
+/// The start of a `.spore` file with one behavior `b`.
+const SPORE_HEADER: &str = "spore 1;\nbehavior b tick;\n";
+
+#[test]
+fn spore_hundred_thousand_deep_groups_and_expressions() {
+    let n = 100_000;
+    let groups: String = (0..n).map(|k| format!("prioritized {{ D{k} => ")).collect();
+    let src = format!("{SPORE_HEADER}root R => {groups}");
+    let (kind, at) = load_err(&[("a.spore", src.as_bytes())]);
+    assert_eq!(kind, ErrorKind::NestTooDeep);
+    assert!(at.starts_with("/t/a.spore:3:"), "{at}");
+    for deep in [
+        format!("{}1", "(".repeat(n)),
+        format!("{}1", "!".repeat(n)),
+        format!("{}1", "-".repeat(n)),
+    ] {
+        let src = format!("{SPORE_HEADER}root R decide {deep} => b;");
+        assert_eq!(
+            load_err(&[("a.spore", src.as_bytes())]).0,
+            ErrorKind::NestTooDeep,
+            "{}",
+            &deep[..3]
+        );
+    }
+}
+
+#[test]
+fn spore_ten_thousand_term_decide_expressions() {
+    // Balanced: loads, with one function import however often it is called.
+    let src = format!(
+        "{SPORE_HEADER}root R decide {} > 0 => b;",
+        balanced(10_000, "+", "f(1)")
+    );
+    let tree = load_ok(&[("a.spore", src.as_bytes())]);
+    assert_eq!(tree.imports.len(), 2);
+    // A flat chain nests one level per operator: an error at the 257th.
+    let src = format!(
+        "{SPORE_HEADER}root R decide 1{} => b;",
+        " + 1".repeat(10_000)
+    );
+    let (kind, at) = load_err(&[("a.spore", src.as_bytes())]);
+    assert_eq!(kind, ErrorKind::NestTooDeep);
+    assert!(at.starts_with("/t/a.spore:3:"), "{at}");
+    // 10,000 arguments: more than a call can take.
+    let args = vec!["1"; 10_000].join(", ");
+    let src = format!("{SPORE_HEADER}root R decide f({args}) => b;");
+    assert_eq!(load_err(&[("a.spore", src.as_bytes())]).0, ErrorKind::Arity);
+}
+
+#[test]
+fn spore_fifty_megabytes_cycles_encodings_and_names() {
+    let big = vec![b' '; 50 << 20];
+    let (kind, at) = load_err(&[("a.spore", &big)]);
+    assert_eq!(kind, ErrorKind::SourceTooLarge);
+    assert!(at.starts_with("/t/a.spore"), "{at}");
+
+    // Deciders that contain each other through references, directly or through an array.
+    let cycles = [
+        format!("{SPORE_HEADER}root R => prioritized {{ A; }}\ndecider A => prioritized {{ A; }}"),
+        format!(
+            "{SPORE_HEADER}root R => prioritized {{ A; }}\n\
+             decider A => prioritized {{ B; }}\ndecider B => random {{ C => scored {{ A; }} }}"
+        ),
+        format!("{SPORE_HEADER}root R => prioritized L;\nchildren L {{ A => random L; }}"),
+        format!("{SPORE_HEADER}root R => prioritized {{ R; }}"),
+    ];
+    for src in &cycles {
+        let (kind, at) = load_err(&[("a.spore", src.as_bytes())]);
+        assert_eq!(kind, ErrorKind::IncludeCycle, "{src}\nat {at}");
+    }
+    // A chain of 50,000 shared deciders: too deep through its includes, not a stack overflow.
+    let chain: String = (0..50_000)
+        .map(|k| format!("decider D{k} => prioritized {{ D{}; }}\n", k + 1))
+        .collect();
+    let src =
+        format!("{SPORE_HEADER}root R => prioritized {{ D0; }}\n{chain}decider D50000 => b;\n");
+    assert_eq!(
+        load_err(&[("a.spore", src.as_bytes())]).0,
+        ErrorKind::NestTooDeep
+    );
+
+    // Invalid UTF-8, at its byte.
+    let (kind, at) = load_err(&[("a.spore", b"spore 1;\nbehavior b\xff tick;")]);
+    assert_eq!(kind, ErrorKind::InvalidUtf8);
+    assert_eq!(at, "/t/a.spore:2:11");
+
+    // 20,000 unknown names: every one reported, the first first.
+    let unknown: String = (0..20_000)
+        .map(|k| format!("  D{k} => nosuch{k};\n"))
+        .collect();
+    let src = format!("{SPORE_HEADER}root R => prioritized {{\n{unknown}}}\n");
+    match try_load(&[("a.spore", src.as_bytes())]) {
+        (Ok(_), _) => panic!("loaded"),
+        (Err(d), sources) => {
+            assert!(d
+                .iter()
+                .all(|d| matches!(d.kind, ErrorKind::UnknownName | ErrorKind::TooManyNodes)));
+            assert_eq!(sources.locate(d[0].span), "/t/a.spore:4:9");
+        }
+    }
+    let calls: String = (0..20_000).map(|k| format!("g{k}() || ")).collect();
+    let src = format!("{SPORE_HEADER}decision flags f;\nroot R when decision any(nosuch) decide {calls}false => b;");
+    let (kind, at) = load_err(&[("a.spore", src.as_bytes())]);
+    assert_eq!(kind, ErrorKind::NestTooDeep, "{at}");
+    let src = format!("{SPORE_HEADER}decision flags f;\nroot R when decision any(nosuch) => b;");
+    let (kind, at) = load_err(&[("a.spore", src.as_bytes())]);
+    assert_eq!(
+        (kind, at.as_str()),
+        (ErrorKind::UnknownName, "/t/a.spore:4:26")
+    );
 }

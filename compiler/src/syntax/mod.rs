@@ -6,4 +6,5 @@
 
 pub mod dragengine;
 pub mod native;
+pub mod spore;
 pub mod unvanquished;

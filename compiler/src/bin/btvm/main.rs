@@ -21,10 +21,10 @@ use render::{Color, Renderer};
 
 /// Compile, check and run game-AI behavior trees.
 ///
-/// btvm reads trees written for Unvanquished (.bt), Drag[en]gine (.debt) and in btvm's native
-/// syntax (.btn), checks them against their engine's own rules, compiles them to bytecode or
-/// native code, runs them under a scripted scenario (printing every host call the tree makes),
-/// and benchmarks its engines.
+/// btvm reads trees written for Unvanquished (.bt), Drag[en]gine (.debt), Spore-style decider
+/// trees (.spore) and in btvm's native syntax (.btn), checks them against their engine's own
+/// rules, compiles them to bytecode or native code, runs them under a scripted scenario (printing
+/// every host call the tree makes), and benchmarks its engines.
 #[derive(Parser, Debug)]
 #[command(name = "btvm", version, propagate_version = true)]
 struct Cli {
@@ -137,7 +137,7 @@ enum Command {
 #[derive(clap::Args, Debug)]
 struct InputArgs {
     /// The source format; by default it follows the extension (.bt unvanquished, .debt
-    /// dragengine, .btn native).
+    /// dragengine, .spore spore, .btn native).
     #[arg(long, value_parser = parse_format)]
     dialect: Option<Format>,
     /// Drag[en]gine: rule runs per step before the step is a run-away error (default 100).

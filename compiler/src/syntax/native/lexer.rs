@@ -14,7 +14,7 @@ use crate::source::{FileId, Span};
 /// One token. Identifiers and strings borrow the source text; a string token holds the raw text
 /// between its quotes, with escapes already checked (see [`unescape`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Tok<'s> {
+pub(in crate::syntax) enum Tok<'s> {
     /// `[A-Za-z_][A-Za-z0-9_.]*`; keywords are identifiers too.
     Ident(&'s str),
     /// A string literal's raw contents.
@@ -133,7 +133,7 @@ impl fmt::Display for Tok<'_> {
 }
 
 /// A token with its byte span.
-pub(super) type Spanned<'s> = (Tok<'s>, SimpleSpan);
+pub(in crate::syntax) type Spanned<'s> = (Tok<'s>, SimpleSpan);
 
 fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
@@ -158,16 +158,33 @@ struct Lexer<'s> {
     bytes: &'s [u8],
     pos: usize,
     out: Vec<Spanned<'s>>,
+    /// A number may run straight into the unit `ms` or `s` (`250ms`), which then lexes as two
+    /// tokens (the Spore syntax's durations).
+    units: bool,
 }
 
 /// Splits `text` into tokens, skipping whitespace and comments. Stops at the first lexical error.
 pub(super) fn lex(file: FileId, text: &str) -> Result<Vec<Spanned<'_>>, Diagnostic> {
+    lex_with(file, text, false)
+}
+
+/// [`lex`] for the Spore syntax: the same tokens, except that a number directly followed by the
+/// unit `ms` or `s` (`250ms`, `2s`) is two tokens instead of a bad numeric literal.
+pub(in crate::syntax) fn lex_units(
+    file: FileId,
+    text: &str,
+) -> Result<Vec<Spanned<'_>>, Diagnostic> {
+    lex_with(file, text, true)
+}
+
+fn lex_with(file: FileId, text: &str, units: bool) -> Result<Vec<Spanned<'_>>, Diagnostic> {
     let mut lx = Lexer {
         file,
         text,
         bytes: text.as_bytes(),
         pos: 0,
         out: Vec::new(),
+        units,
     };
     lx.run()?;
     Ok(lx.out)
@@ -447,6 +464,15 @@ impl<'s> Lexer<'s> {
 
     /// A number must not run straight into an identifier (`12abc`, `1e`).
     fn check_number_end(&mut self, start: usize) -> Result<(), Diagnostic> {
+        if self.units {
+            let mut end = self.pos;
+            while self.bytes.get(end).copied().is_some_and(is_ident_continue) {
+                end += 1;
+            }
+            if matches!(&self.text[self.pos..end], "ms" | "s") {
+                return Ok(());
+            }
+        }
         if self
             .peek(0)
             .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -467,7 +493,7 @@ impl<'s> Lexer<'s> {
 
 /// Decodes the raw contents of a string token. The lexer has checked every escape, so this
 /// never fails; anything unexpected is kept as written.
-pub(super) fn unescape(raw: &str) -> String {
+pub(in crate::syntax) fn unescape(raw: &str) -> String {
     if !raw.contains('\\') {
         return raw.to_string();
     }

@@ -19,8 +19,8 @@
 //!
 //! Nothing here panics or prints on any input; every failure is a [`Diagnostic`] with a span.
 
-mod lexer;
-mod parser;
+pub(in crate::syntax) mod lexer;
+pub(in crate::syntax) mod parser;
 mod printer;
 
 #[cfg(test)]

@@ -36,16 +36,16 @@ use crate::source::{FileId, Span};
 
 /// The words that are always literals inside expressions; a function import with one of these
 /// names must be written as a string.
-pub(super) const EXPR_WORDS: [&str; 4] = ["true", "false", "nan", "inf"];
+pub(in crate::syntax) const EXPR_WORDS: [&str; 4] = ["true", "false", "nan", "inf"];
 
 // ---- chumsky plumbing ---------------------------------------------------------------------
 
 /// The parser input: the token slice, split into tokens and byte spans.
-type In<'t, 's> = MappedInput<'t, Tok<'s>, SimpleSpan, &'t [Spanned<'s>]>;
+pub(in crate::syntax) type In<'t, 's> = MappedInput<'t, Tok<'s>, SimpleSpan, &'t [Spanned<'s>]>;
 
 /// What a parser expected, for "expected …" messages.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Lbl {
+pub(in crate::syntax) enum Lbl {
     /// A (possibly hyphenated) keyword, shown in backticks.
     Word(&'static str),
     /// A description such as "expression".
@@ -56,7 +56,7 @@ enum Lbl {
 /// and only turned into text for the final diagnostics: chumsky creates an error for every
 /// alternative it tries, so this has to be cheap.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Exp<'s> {
+pub(in crate::syntax) enum Exp<'s> {
     Tok(Tok<'s>),
     Label(Lbl),
     EndOfFile,
@@ -77,7 +77,7 @@ impl fmt::Display for Exp<'_> {
 
 /// A parse error: chumsky's "expected … found …", or a precise diagnostic raised by the grammar.
 #[derive(Clone, Debug)]
-enum PErr<'s> {
+pub(in crate::syntax) enum PErr<'s> {
     /// The next token did not fit.
     Expected {
         /// Where the unexpected token (or the end of the file) is.
@@ -98,7 +98,11 @@ enum PErr<'s> {
     },
 }
 
-fn custom<'s>(kind: ErrorKind, span: SimpleSpan, message: impl Into<String>) -> PErr<'s> {
+pub(in crate::syntax) fn custom<'s>(
+    kind: ErrorKind,
+    span: SimpleSpan,
+    message: impl Into<String>,
+) -> PErr<'s> {
     PErr::Custom {
         kind,
         span,
@@ -107,14 +111,14 @@ fn custom<'s>(kind: ErrorKind, span: SimpleSpan, message: impl Into<String>) -> 
 }
 
 impl PErr<'_> {
-    fn start(&self) -> usize {
+    pub(in crate::syntax) fn start(&self) -> usize {
         match self {
             PErr::Expected { span, .. } | PErr::Custom { span, .. } => span.start,
         }
     }
 
     /// The diagnostic for this error in `file`.
-    fn into_diagnostic(self, file: FileId) -> Diagnostic {
+    pub(in crate::syntax) fn into_diagnostic(self, file: FileId) -> Diagnostic {
         match self {
             PErr::Custom {
                 kind,
@@ -262,8 +266,8 @@ struct Tables {
 type St = SimpleState<Refs>;
 type DeclE<'s> = extra::Full<PErr<'s>, St, ()>;
 type BodyE<'s> = extra::Full<PErr<'s>, St, Tables>;
-type P<'t, 's, O, E> = Boxed<'t, 't, In<'t, 's>, O, E>;
-type Mx<'t, 'b, 's, E> = MapExtra<'t, 'b, In<'t, 's>, E>;
+pub(in crate::syntax) type P<'t, 's, O, E> = Boxed<'t, 't, In<'t, 's>, O, E>;
+pub(in crate::syntax) type Mx<'t, 'b, 's, E> = MapExtra<'t, 'b, In<'t, 's>, E>;
 
 /// An expression with its depth (saturated at `limit + 1` once it is too deep).
 #[derive(Clone)]
@@ -284,7 +288,7 @@ struct PNode {
 // ---- small parsers ------------------------------------------------------------------------
 
 /// A keyword; hyphenated keywords are matched as `word - word …`.
-fn kw<'t, 's: 't, E>(word: &'static str) -> P<'t, 's, (), E>
+pub(in crate::syntax) fn kw<'t, 's: 't, E>(word: &'static str) -> P<'t, 's, (), E>
 where
     E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
 {
@@ -306,7 +310,7 @@ where
 }
 
 /// One of several keywords, each standing for a value.
-fn words<'t, 's: 't, T, E>(list: Vec<(&'static str, T)>) -> P<'t, 's, T, E>
+pub(in crate::syntax) fn words<'t, 's: 't, T, E>(list: Vec<(&'static str, T)>) -> P<'t, 's, T, E>
 where
     T: Clone + 't,
     E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
@@ -340,7 +344,7 @@ where
 }
 
 /// An unsigned integer token with its span.
-fn int_tok<'t, 's: 't, E>() -> P<'t, 's, (u64, SimpleSpan), E>
+pub(in crate::syntax) fn int_tok<'t, 's: 't, E>() -> P<'t, 's, (u64, SimpleSpan), E>
 where
     E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
 {
@@ -428,7 +432,7 @@ enum Num {
 
 /// A literal: `true`, `false`, a string, or a number with an optional minus sign (`inf`,
 /// `nan`, `nan(0xBITS)` included).
-fn lit<'t, 's: 't, E>() -> P<'t, 's, Lit, E>
+pub(in crate::syntax) fn lit<'t, 's: 't, E>() -> P<'t, 's, Lit, E>
 where
     E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
 {
@@ -782,6 +786,8 @@ fn build<'t, 's: 't>(
     for c in &children {
         let ck = c.buf.kind.keyword();
         match (want, required_parent(&c.buf.kind)) {
+            // A group's children may also be includes of shared deciders.
+            (Some("decider"), _) if ck == "include" => {}
             (Some(w), _) if w != ck => e.emit(custom(
                 ErrorKind::Syntax,
                 c.head,

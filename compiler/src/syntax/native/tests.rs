@@ -741,3 +741,17 @@ fn printer_survives_invalid_trees() {
     assert!(text.contains("/* node 0 again */"), "{text}");
     assert!(text.contains("/* missing node 999 */"), "{text}");
 }
+
+#[test]
+fn a_group_may_include_shared_deciders() {
+    // The `.spore` round trip caught this: a group's children are `decider` nodes or includes
+    // of shared deciders (as the IR allows), and the parser refused the includes.
+    let t = ok("btvm 1;\ndialect spore;\nimport action b 0..0 long;\n\
+                root main = decider { group prioritized { include \"D\" } }\n\
+                subtree \"D\" shared = decider { behavior b tick }\n");
+    assert_eq!(t.nodes[2].kind, NodeKind::Include(SubtreeId(0)));
+    assert_eq!(
+        err("btvm 1;\ndialect spore;\nroot main = group random { const success }").0,
+        ErrorKind::Syntax
+    );
+}

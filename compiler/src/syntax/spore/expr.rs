@@ -1,0 +1,162 @@
+//! Decide expressions: the native expression grammar's subtree that Spore allows (literals,
+//! arithmetic, comparisons, `&&`/`||`/`^^`/`!`, unary `-`, `@random`, calls `NAME(ARGS)`),
+//! with the native precedence table, over the native tokens.
+//!
+//! Function names stay names here ([`SExpr::Call`]): a function is declared by its first use,
+//! so resolving them in the grammar would depend on chumsky's backtracking; [`super::build`]
+//! resolves them afterwards in source order. Each expression's depth is checked exactly while
+//! it is built (as in the native syntax), so long operator chains are a `NestTooDeep` error
+//! without anything deep being built.
+
+use chumsky::prelude::*;
+
+use super::super::native::lexer::{unescape, Tok};
+use super::super::native::parser::{custom, kw, lit, Lbl, Mx, EXPR_WORDS, P};
+use super::ast::SExpr;
+use super::grammar::{is_keyword, E};
+use crate::diag::ErrorKind;
+use crate::ir::{BinOp, Lit};
+
+/// An expression with its depth (saturated at `limit + 1` once it is too deep).
+#[derive(Clone)]
+pub(super) struct Ex {
+    /// The expression.
+    pub e: SExpr,
+    /// Its depth (a literal is 1).
+    pub d: u64,
+}
+
+/// Wraps `e`, whose deepest operand has depth `inner`, checking the depth limit. A too-deep
+/// expression is reported once and replaced by a placeholder, so nothing deep is built.
+fn deepen<'t, 's: 't>(inner: u64, e: SExpr, limit: u64, x: &mut Mx<'t, '_, 's, E<'s>>) -> Ex {
+    let d = inner + 1;
+    if d <= limit {
+        return Ex { e, d };
+    }
+    if inner <= limit {
+        let span = x.span();
+        x.emit(custom(
+            ErrorKind::NestTooDeep,
+            span,
+            format!("expression is nested too deeply: the limit is {limit} levels"),
+        ));
+    }
+    Ex {
+        e: SExpr::Lit(Lit::Bool(false)),
+        d: limit + 1,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Unary {
+    Not,
+    Neg,
+}
+
+/// The expression grammar; `limit` is `Limits::max_expr_depth`.
+pub(super) fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, E<'s>> {
+    recursive(move |expr| {
+        let arg = select! {
+            Tok::Ident(s) if !is_keyword(s) => s.to_string(),
+            Tok::Str(s) => unescape(s),
+        }
+        .then_ignore(just(Tok::Assign))
+        .or_not()
+        .then(expr.clone());
+        let args = arg
+            .separated_by(just(Tok::Comma))
+            .collect::<Vec<(Option<String>, Ex)>>()
+            .delimited_by(just(Tok::LParen), just(Tok::RParen))
+            .boxed();
+        let fname = select! {
+            Tok::Ident(s) if !EXPR_WORDS.contains(&s) && !is_keyword(s) => s.to_string(),
+            Tok::Str(s) => unescape(s),
+        }
+        .map_with(|n, e| (n, e.span()));
+        let call = fname.then(args).map_with(move |(name, args), e| {
+            let inner = args.iter().map(|(_, a)| a.d).max().unwrap_or(0);
+            let args = args.into_iter().map(|(n, a)| (n, a.e)).collect();
+            deepen(inner, SExpr::Call(name, args), limit, e)
+        });
+        let literal = lit().map(|l| Ex {
+            e: SExpr::Lit(l),
+            d: 1,
+        });
+        let random = just(Tok::At).ignore_then(kw("random")).to(Ex {
+            e: SExpr::Random,
+            d: 1,
+        });
+        let paren = expr
+            .clone()
+            .delimited_by(just(Tok::LParen), just(Tok::RParen));
+        let primary = choice((call, literal, random, paren))
+            .labelled(Lbl::What("expression"))
+            .boxed();
+
+        // A `-` right before a number belongs to the literal (`-5` is `Lit(-5)`).
+        let numeric = select! {
+            Tok::Int(_) => (),
+            Tok::Float(_) => (),
+            Tok::Ident("inf") => (),
+            Tok::Ident("nan") => (),
+        };
+        let prefix = choice((
+            just(Tok::Bang).to(Unary::Not),
+            just(Tok::Minus).then_ignore(numeric.not()).to(Unary::Neg),
+        ));
+        let unary = prefix
+            .repeated()
+            .foldr_with(primary, move |op, x: Ex, e| {
+                let inner = Box::new(x.e);
+                let e2 = match op {
+                    Unary::Not => SExpr::Not(inner),
+                    Unary::Neg => SExpr::Neg(inner),
+                };
+                deepen(x.d, e2, limit, e)
+            })
+            .labelled(Lbl::What("expression"))
+            .boxed();
+
+        let level = |lower: P<'t, 's, Ex, E<'s>>, ops: Vec<(Tok<'s>, BinOp)>| {
+            let op = choice(
+                ops.into_iter()
+                    .map(|(t, b)| just(t).to(b))
+                    .collect::<Vec<_>>(),
+            );
+            lower
+                .clone()
+                .foldl_with(
+                    op.then(lower).repeated(),
+                    move |a: Ex, (op, b): (BinOp, Ex), e| {
+                        let inner = a.d.max(b.d);
+                        let e2 = SExpr::Binary(op, Box::new(a.e), Box::new(b.e));
+                        deepen(inner, e2, limit, e)
+                    },
+                )
+                .boxed()
+        };
+        let product = level(
+            unary,
+            vec![(Tok::Star, BinOp::Mul), (Tok::Slash, BinOp::Div)],
+        );
+        let sum = level(
+            product,
+            vec![(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
+        );
+        let cmp = level(
+            sum,
+            vec![
+                (Tok::EqEq, BinOp::Eq),
+                (Tok::NotEq, BinOp::Ne),
+                (Tok::Lt, BinOp::Lt),
+                (Tok::Le, BinOp::Le),
+                (Tok::Gt, BinOp::Gt),
+                (Tok::Ge, BinOp::Ge),
+            ],
+        );
+        let and = level(cmp, vec![(Tok::AndAnd, BinOp::And)]);
+        let xor = level(and, vec![(Tok::XorXor, BinOp::Xor)]);
+        level(xor, vec![(Tok::OrOr, BinOp::Or)])
+    })
+    .boxed()
+}
