@@ -102,6 +102,11 @@ fn compare(tree: &Tree, scn: &Scenario, text: &str) -> Result<(), String> {
     })
 }
 
+/// A decider-model (Spore) tree and a scenario for it, with decision flags and stimuli.
+fn decider_case() -> impl Strategy<Value = (Tree, String)> {
+    gen::decider_case(RlConfig::default())
+}
+
 /// A cursor-model (Drag[en]gine) tree and a scenario for it, with resets and imports the host
 /// lacks (`missing`).
 fn cursor_case() -> impl Strategy<Value = (Tree, String)> {
@@ -113,6 +118,17 @@ proptest! {
 
     #[test]
     fn every_engine_gives_the_reference_trace((tree, text) in case()) {
+        let scn = parse_scenario(FileId(0), &text).map_err(|d| {
+            TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
+        })?;
+        compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
+    }
+
+    /// The same for the decider (Spore) model: every policy, precondition and flag, shared
+    /// deciders, behaviors lacking functions, decision flags and stimuli given between ticks,
+    /// redecide limits low enough that the loop guard trips.
+    #[test]
+    fn every_engine_gives_the_reference_trace_on_decider_trees((tree, text) in decider_case()) {
         let scn = parse_scenario(FileId(0), &text).map_err(|d| {
             TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
         })?;
@@ -505,6 +521,105 @@ fn cursor_generator_reaches_every_feature() {
         assert!(
             seen.contains(want),
             "the cursor generator never produced {want}"
+        );
+    }
+}
+
+/// The decider generator reaches what its property is meant to cover: every policy, every
+/// precondition, Decide expressions, the `redecide` flag, group behaviors, behaviors lacking
+/// functions, shared deciders, flags and stimuli in scenarios, and traces with activations,
+/// ticks, deactivations, root failures and the loop guard.
+#[test]
+fn decider_generator_reaches_every_feature() {
+    use btvm_compiler::ir::Policy;
+    let mut runner = TestRunner::deterministic();
+    let strategy = decider_case();
+    let mut seen = BTreeSet::new();
+    for _ in 0..300 {
+        let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
+        for n in &tree.nodes {
+            match &n.kind {
+                NodeKind::Group(g) => {
+                    seen.insert(format!("policy:{:?}", g.policy));
+                    if g.behavior.is_some() {
+                        seen.insert("x:group-behavior".into());
+                    }
+                    if g.policy == Policy::Prioritized && n.children.len() > 2 {
+                        seen.insert("x:wide-prioritized".into());
+                    }
+                }
+                NodeKind::Decider(d) => {
+                    for (key, on) in [
+                        ("pre:every", d.pre.every_ms.is_some()),
+                        ("pre:decision", d.pre.decision.is_some()),
+                        ("pre:stimuli", d.pre.stimuli.is_some()),
+                        ("x:decide", d.decide.is_some()),
+                        ("x:redecide", d.decide_on_redecide),
+                    ] {
+                        if on {
+                            seen.insert(key.into());
+                        }
+                    }
+                }
+                NodeKind::Behavior(b) if !(b.activate && b.tick && b.deactivate) => {
+                    seen.insert("x:partial-behavior".into());
+                }
+                NodeKind::Include(_) => {
+                    seen.insert("x:shared".into());
+                }
+                _ => {}
+            }
+        }
+        for (key, pat) in [("s:flags", " flags "), ("s:stimulus", " stimulus ")] {
+            if text.contains(pat) {
+                seen.insert(key.into());
+            }
+        }
+        let scn = parse_scenario(FileId(0), &text).expect("generated scenarios parse");
+        let trace = run(&tree, &scn, EngineKind::Reference).expect("decider trees run");
+        for l in trace.lines() {
+            for (key, pat) in [
+                ("t:guard", "error redecide limit"),
+                ("t:enter", " enter -> "),
+                ("t:continue", " continue -> "),
+                ("t:exit", " exit -> "),
+                ("t:running", "root running"),
+                ("t:failure", "root failure"),
+                ("t:decide", ") = "),
+            ] {
+                if l.contains(pat) {
+                    seen.insert(key.to_string());
+                }
+            }
+        }
+    }
+    for want in [
+        "policy:Prioritized",
+        "policy:Sequential",
+        "policy:Random",
+        "policy:Scored",
+        "x:group-behavior",
+        "x:wide-prioritized",
+        "pre:every",
+        "pre:decision",
+        "pre:stimuli",
+        "x:decide",
+        "x:redecide",
+        "x:partial-behavior",
+        "x:shared",
+        "s:flags",
+        "s:stimulus",
+        "t:guard",
+        "t:enter",
+        "t:continue",
+        "t:exit",
+        "t:running",
+        "t:failure",
+        "t:decide",
+    ] {
+        assert!(
+            seen.contains(want),
+            "the decider generator never produced {want}"
         );
     }
 }

@@ -459,3 +459,64 @@ fn cursor_ticks_allocate_nothing_on_either_engine() {
         assert!(host.roots[0] > 0 && host.roots[2] > 0, "{:?}", host.roots);
     }
 }
+
+/// A Spore (decider-model) tree: every policy, preconditions, redecides that go back, the loop
+/// guard, flags and stimuli given between ticks.
+const DECIDER_TREE: &str = r#"btvm 1;
+dialect spore;
+model decider 3;
+import action a 0..0;
+import action b 0..0;
+import action gb 0..0;
+import function f 0..2;
+flag night;
+stimulus hit;
+root main = decider {
+    group prioritized behavior gb activate tick deactivate {
+        decider every 120 decision any set 0x1 decide (f("x", 2)) redecide {
+            group random { decider { behavior a activate tick deactivate } decider decide (f()) { behavior b tick } }
+        }
+        decider stimuli any set 0x1 { group scored { decider decide (f()) { behavior a tick } decider { behavior b activate tick } } }
+        decider { group sequential { decider { behavior b activate tick deactivate } decider { behavior a tick } } }
+    }
+}
+"#;
+
+#[test]
+fn decider_ticks_allocate_nothing_on_either_engine() {
+    let limits = Limits::default();
+    let mut sources = SourceMap::new();
+    let file = sources.add("decider.btn", DECIDER_TREE.to_string());
+    let tree = native::parse(file, DECIDER_TREE, &limits).expect("the tree parses");
+    let p = btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers");
+    for kind in [EngineKind::Vm, EngineKind::Native] {
+        let mut host = FixedHost::new();
+        let mut engine = Engine::new(&p, kind);
+        assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
+        let mut states: Vec<Vec<u8>> = (0..8).map(|_| p.new_state()).collect();
+        let mut guards = 0;
+        let ((), allocs, deallocs) = counted(|| {
+            for tick in 0..300i64 {
+                for (i, state) in states.iter_mut().enumerate() {
+                    p.set_decision_flags(state, (tick as u32 / 7) & 1);
+                    if tick % 5 == 0 {
+                        p.add_stimulus(state, 0, btvm::Stimulus::new(tick * 50, Some(120), 1));
+                    }
+                    let s = engine
+                        .tick(state, AgentId(i as u32), &mut host, tick * 50)
+                        .expect("tick");
+                    guards += usize::from(p.loop_guard(state));
+                    host.roots[s as usize] += 1;
+                }
+            }
+        });
+        assert_eq!(
+            (allocs, deallocs),
+            (0, 0),
+            "{kind:?} ticks allocated or freed"
+        );
+        assert_coverage(&p, &host);
+        assert!(host.roots[0] > 0 && host.roots[2] > 0, "{:?}", host.roots);
+        assert!(guards > 0, "the loop guard never tripped");
+    }
+}

@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use btvm::program::{
-    ActionNo, Bit, Func, Function, FunctionKind, Imp, Instr, Label, ProgramModel, ProgramParts,
-    Str, Temp, Timer, Var,
+    ActionNo, Back, Bit, Func, Function, FunctionKind, Group, Imp, Instr, Label, ProgramModel,
+    ProgramParts, Str, Temp, Timer, Var,
 };
 use btvm::{
     AgentId, Batch, Call, Host, ImportKind, Limits, Program, ProgramErrorKind as K, Status, StrId,
@@ -124,6 +124,39 @@ const BT_OUTER: &str = r#"sequence
 }
 "#;
 
+/// A decider-model (Spore) tree with every policy, precondition and flag, a group behavior, a
+/// shared decider included twice and a low redecide limit.
+const TREE_DECIDER: &str = r#"btvm 1;
+dialect spore;
+model decider 3;
+import action a 0..0;
+import action b 0..0;
+import action gb 0..0;
+import function f 0..0;
+flag night;
+stimulus hit;
+stimulus seen;
+root main = decider {
+    group prioritized behavior gb activate tick deactivate {
+        decider every 300 decision all set 0x1 decide (f() > 0.5) redecide {
+            behavior a activate tick deactivate
+        }
+        decider stimuli any set 0x3 {
+            group random {
+                decider { behavior b tick }
+                decider decide (f() + @random) { behavior a activate tick deactivate }
+                include "x"
+            }
+        }
+        decider decide (f()) redecide {
+            group scored { decider decide (f()) { behavior a activate } include "x" }
+        }
+        decider { group sequential { include "x" decider { behavior b deactivate } } }
+    }
+}
+subtree "x" shared = decider decision any clear 0x1 { behavior b activate tick deactivate }
+"#;
+
 fn limits() -> Limits {
     Limits::default()
 }
@@ -181,7 +214,197 @@ fn programs() -> Vec<(&'static str, Program)> {
             "cursor",
             lower("cursor", &parse_native("cursor.btn", TREE_CURSOR)),
         ),
+        ("decider", program_decider()),
     ]
+}
+
+fn program_decider() -> Program {
+    lower("decider", &parse_native("decider.btn", TREE_DECIDER))
+}
+
+#[test]
+fn bad_decider_programs() {
+    let base = || program_decider().parts().clone();
+    verify(base(), &limits()).expect("the decider program verifies");
+    let first = |p: &ProgramParts, pred: &dyn Fn(&Instr) -> bool| {
+        p.code
+            .iter()
+            .position(pred)
+            .expect("the program has such an instruction")
+    };
+    let end = base().functions[0].end;
+    // A redecide may jump backwards (it is counted), but not out of its function.
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::DecRedecide { .. }));
+    for to in [end, u32::MAX] {
+        let mut q = p.clone();
+        if let Instr::DecRedecide { to: t, .. } = &mut q.code[at] {
+            *t = Back(to);
+        }
+        expect(q, K::BadJump);
+    }
+    // Its guard exit is an ordinary label: forward only.
+    if let Instr::DecRedecide { guard, .. } = &mut p.code[at] {
+        *guard = Label(at as u32);
+    }
+    expect(p, K::BadJump);
+    // Every other decider jump goes forward.
+    let preds: [fn(&Instr) -> bool; 6] = [
+        |i| matches!(i, Instr::DecJumpActive { .. }),
+        |i| matches!(i, Instr::DecTest { .. }),
+        |i| matches!(i, Instr::DecWait { .. }),
+        |i| matches!(i, Instr::DecScore { .. }),
+        |i| matches!(i, Instr::DecDraw { .. }),
+        |i| matches!(i, Instr::Behave { phase: 0, .. }),
+    ];
+    for pred in preds {
+        let mut p = base();
+        let at = first(&p, &pred);
+        p.code[at].map_labels(|_| Label(0));
+        expect(p, K::BadJump);
+    }
+    // A redecide target inside an expression (a non-empty stack).
+    let mut p = base();
+    let push = first(&p, &|i| matches!(i, Instr::PushFloat { .. }));
+    let at = first(&p, &|i| matches!(i, Instr::DecRedecide { .. }));
+    if let Instr::DecRedecide { to, .. } = &mut p.code[at] {
+        *to = Back(push as u32 + 1);
+    }
+    expect(p, K::StackMismatch);
+    // Operands out of range: group, timer, child, active byte, phase, import kind.
+    let groups = base().layout.group_count;
+    let timers = base().layout.timer_count;
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::DecSet { .. }));
+    p.code[at] = Instr::DecSet {
+        group: Group(groups),
+        child: 0,
+    };
+    expect(p, K::IndexOutOfRange);
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::DecStamp { .. }));
+    p.code[at] = Instr::DecStamp {
+        timer: Timer(timers),
+        ms: 1,
+    };
+    expect(p, K::IndexOutOfRange);
+    for child in [64u8, 255] {
+        let mut p = base();
+        let at = first(&p, &|i| matches!(i, Instr::DecPick { .. }));
+        if let Instr::DecPick { child: c, .. } = &mut p.code[at] {
+            *c = child;
+        }
+        expect(p, K::IndexOutOfRange);
+        let mut p = base();
+        let at = first(&p, &|i| matches!(i, Instr::DecMask { .. }));
+        if let Instr::DecMask { child: c, .. } = &mut p.code[at] {
+            *c = child;
+        }
+        expect(p, K::IndexOutOfRange);
+    }
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::DecJumpActive { .. }));
+    if let Instr::DecJumpActive { active, .. } = &mut p.code[at] {
+        *active = 65;
+    }
+    expect(p, K::IndexOutOfRange);
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::Behave { .. }));
+    if let Instr::Behave { phase, .. } = &mut p.code[at] {
+        *phase = 3;
+    }
+    expect(p, K::BadOperand);
+    let mut p = base();
+    let f = import_index(&p, "f", ImportKind::Function);
+    let at = first(&p, &|i| matches!(i, Instr::Behave { .. }));
+    if let Instr::Behave { import, .. } = &mut p.code[at] {
+        *import = Imp(f);
+    }
+    expect(p, K::Arity);
+    // A draw without a PRNG slot.
+    let mut p = base();
+    p.layout.rng = None;
+    expect(p, K::BadLayout);
+    // Decider state that overlaps or leaves the block; too many stimuli; no flags byte.
+    let mut p = base();
+    p.layout.groups = p.layout.decider;
+    expect(p, K::BadLayout);
+    let mut p = base();
+    p.layout.group_count += 1000;
+    expect(p, K::BadLayout);
+    let mut p = base();
+    p.stimuli = 1000;
+    expect(p, K::BadOperand);
+    let mut p = base();
+    p.layout.flags.width = 0;
+    expect(p, K::BadLayout);
+    // A second function; cursor instructions in a decider program.
+    let mut p = base();
+    append_subtree(
+        &mut p,
+        "extra",
+        &[Instr::Return {
+            status: Status::Success,
+        }],
+    );
+    expect(p, K::BadContinuation);
+    let mut p = base();
+    let at = first(&p, &|i| matches!(i, Instr::Finish { .. }));
+    p.code[at] = Instr::Stop {};
+    expect(p, K::BadOperand);
+    // Decider state or instructions in other models.
+    let mut p = base();
+    p.model = ProgramModel::RunningList;
+    expect(p, K::BadLayout);
+    let mut p = program_all().parts().clone();
+    let at = first(&p, &|i| matches!(i, Instr::Finish { .. }));
+    p.code[at] = Instr::DecGuard {};
+    expect(p, K::BadOperand);
+    let mut p = program_all().parts().clone();
+    p.stimuli = 1;
+    expect(p, K::BadOperand);
+    // A redecide limit whose worst tick is beyond the budget.
+    let mut p = base();
+    p.model = ProgramModel::Decider { limit: u32::MAX };
+    expect(p, K::BudgetExceeded);
+    let small = Limits {
+        max_tick_instructions: base().code.len() as u64,
+        ..limits()
+    };
+    expect_with(base(), &small, K::BudgetExceeded);
+}
+
+#[test]
+fn decider_programs_never_run_away() {
+    // Every redecide target pointed anywhere in the function that verifies: the tick still
+    // ends (each backward jump is counted) on every engine path the vm takes.
+    let p = base_decider_parts();
+    let end = p.functions[0].end;
+    let ats: Vec<usize> = p
+        .code
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, Instr::DecRedecide { .. }))
+        .map(|(k, _)| k)
+        .collect();
+    let mut ran = 0;
+    for &at in &ats {
+        for to in (0..end).step_by(7) {
+            let mut q = p.clone();
+            if let Instr::DecRedecide { to: t, .. } = &mut q.code[at] {
+                *t = Back(to);
+            }
+            if let Ok(prog) = verify(q, &limits()) {
+                run_permissive(&prog, 2, 12);
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran > 10, "only {ran} variants verified");
+}
+
+fn base_decider_parts() -> ProgramParts {
+    program_decider().parts().clone()
 }
 
 fn program_cursor() -> Program {
@@ -369,7 +592,7 @@ fn real_programs_round_trip_exactly() {
     for (name, p) in programs() {
         let bytes = p.encode();
         assert_eq!(&bytes[..8], b"BTVMPROG", "{name}");
-        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2, "{name}");
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3, "{name}");
         let stored = u64::from_le_bytes(bytes[10..HEADER].try_into().unwrap());
         assert_eq!(stored, p.fingerprint(), "{name}");
         assert_eq!(fnv1a(&bytes[HEADER..]), stored, "{name}");
@@ -520,7 +743,7 @@ fn file_level_errors_have_their_kinds() {
     assert_eq!(kind(b"btvmprog\x01\x00", &limits()), K::BadMagic);
 
     let mut b = bytes.clone();
-    for version in [0u16, 1, 3] {
+    for version in [0u16, 1, 2, 4] {
         b[8..10].copy_from_slice(&version.to_le_bytes());
         assert_eq!(kind(&b, &limits()), K::BadVersion);
     }
@@ -566,7 +789,7 @@ fn file_level_errors_have_their_kinds() {
             Err(_) => {}
         }
     }
-    assert!(unknown >= 200, "only {unknown} opcodes are unknown");
+    assert!(unknown >= 180, "only {unknown} opcodes are unknown");
     for op in [0x00, 0xff] {
         let mut b = bytes.clone();
         b[n - 2] = op;
@@ -580,7 +803,7 @@ fn file_level_errors_have_their_kinds() {
 
     // Model byte and single-precision flag.
     let mut b = bytes.clone();
-    b[HEADER] = 2;
+    b[HEADER] = 3;
     patch_fingerprint(&mut b);
     assert_eq!(kind(&b, &limits()), K::BadOperand);
     let mut b = bytes.clone();
@@ -590,8 +813,9 @@ fn file_level_errors_have_their_kinds() {
 
     // A huge string count is refused before anything is allocated. Before the strings: model,
     // precision, then the layout (size, current (5), actions, count (5), five u32s, has_rng,
-    // rng, cursor (5), flags (5)).
-    let strings_at = HEADER + 2 + 4 + 5 + 4 + 5 + 20 + 1 + 4 + 5 + 5;
+    // rng, cursor (5), flags (5), then the decider fields: decider, groups, group_count,
+    // stimuli and the stimulus count (five u32s)).
+    let strings_at = HEADER + 2 + 4 + 5 + 4 + 5 + 20 + 1 + 4 + 5 + 5 + 20;
     assert_eq!(
         u32::from_le_bytes(bytes[strings_at..strings_at + 4].try_into().unwrap()) as usize,
         p.parts().strings.len()

@@ -296,6 +296,7 @@ mod tests {
                 end: 1,
             }],
             rules: Vec::new(),
+            stimuli: 0,
             code: vec![Instr::Finish {
                 status: Status::Success,
             }],

@@ -12,6 +12,7 @@
 use std::fmt;
 
 use crate::cursor;
+use crate::decider_exec::{self, DeciderScratch, FIRST, SECOND};
 use crate::program::{Field, Instr, Label, Layout, ProgramModel};
 use crate::{
     AgentId, Call, Engine, EngineKind, Host, ImportId, Millis, Phase, Prng, Program, Status, Value,
@@ -85,6 +86,7 @@ pub struct Scratch {
     stack: Vec<Value>,
     rets: Vec<u32>,
     temps: Vec<u32>,
+    decider: DeciderScratch,
 }
 
 impl Scratch {
@@ -95,13 +97,14 @@ impl Scratch {
             stack: Vec::with_capacity(program.max_stack() as usize + 1),
             rets: Vec::with_capacity(program.max_calls() as usize),
             temps: vec![0; program.temps() as usize],
+            decider: DeciderScratch::new(program),
         }
     }
 
-    /// The counters, for the native engine.
+    /// The counters and the decider registers, for the native engine.
     #[cfg(feature = "jit")]
-    pub(crate) fn native_temps(&mut self) -> &mut [u32] {
-        &mut self.temps
+    pub(crate) fn native_parts(&mut self) -> (&mut [u32], &mut DeciderScratch) {
+        (&mut self.temps, &mut self.decider)
     }
 }
 
@@ -197,7 +200,7 @@ pub(crate) fn write(state: &mut [u8], f: Field, v: u32) {
     }
 }
 
-fn read_u64(state: &[u8], at: usize) -> u64 {
+pub(crate) fn read_u64(state: &[u8], at: usize) -> u64 {
     state.get(at..at + 8).map_or(0, |b| {
         let mut a = [0; 8];
         a.copy_from_slice(b);
@@ -205,7 +208,7 @@ fn read_u64(state: &[u8], at: usize) -> u64 {
     })
 }
 
-fn write_u64(state: &mut [u8], at: usize, v: u64) {
+pub(crate) fn write_u64(state: &mut [u8], at: usize, v: u64) {
     if let Some(b) = state.get_mut(at..at + 8) {
         b.copy_from_slice(&v.to_le_bytes());
     }
@@ -311,7 +314,12 @@ pub(crate) fn run<H: Host + ?Sized>(
         return Status::Failure;
     };
     let mut pc = f.start as usize;
-    let Scratch { stack, rets, temps } = scratch;
+    let Scratch {
+        stack,
+        rets,
+        temps,
+        decider,
+    } = scratch;
     stack.clear();
     let mut stack = Stack {
         mem: stack,
@@ -323,7 +331,8 @@ pub(crate) fn run<H: Host + ?Sized>(
         _ => 0,
     };
     let rule_at = |r: usize| parts.rules.get(r).map_or(usize::MAX, |r| r.label as usize);
-    // The cursor model's rule runs this tick (owned here, never by the program).
+    // The cursor model's rule runs (or the decider model's redecides) this tick (owned here,
+    // never by the program).
     let mut steps = 0u32;
     loop {
         let Some(ins) = code.get(pc) else {
@@ -595,6 +604,43 @@ pub(crate) fn run<H: Host + ?Sized>(
             }
             Instr::PushBound { import } => {
                 stack.push(Value::Bool(host.available(ImportId(import.0))));
+            }
+            Instr::Behave {
+                import,
+                phase,
+                fail,
+            } => {
+                let phase = decider_exec::phase(phase);
+                let call = Call::new(agent, ImportId(import.0), phase, &[], now, strings);
+                if host.action(&call) == Status::Failure && phase != Phase::Exit {
+                    pc = target(fail);
+                }
+            }
+            Instr::DecScore { reject, .. } => {
+                let x = stack.pop().as_f64();
+                let r =
+                    decider_exec::step(program, decider, state, ins, now, agent.0, &mut steps, x);
+                if r == FIRST {
+                    pc = target(reject);
+                }
+            }
+            Instr::DecRedecide { to, guard } => {
+                let r =
+                    decider_exec::step(program, decider, state, ins, now, agent.0, &mut steps, 0.0);
+                pc = if r == SECOND {
+                    target(guard)
+                } else {
+                    to.0 as usize
+                };
+            }
+            _ => {
+                // The other decider instructions: state and register updates, at most one
+                // jump.
+                let r =
+                    decider_exec::step(program, decider, state, ins, now, agent.0, &mut steps, 0.0);
+                if r == FIRST {
+                    pc = decider_exec::first_label(ins).map_or(usize::MAX, |t| t as usize);
+                }
             }
         }
     }

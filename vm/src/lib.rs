@@ -22,6 +22,7 @@ mod batch;
 mod binop;
 mod cursor;
 pub mod decider;
+mod decider_exec;
 mod engine;
 mod exec;
 mod halt;

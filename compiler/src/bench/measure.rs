@@ -149,7 +149,7 @@ impl DeciderInputs {
     /// The stimulus `agent` gets before tick `tick`, if any: its bit and how long it lasts.
     fn stimulus(&self, agent: u32, tick: u32) -> Option<(u32, Millis)> {
         let h = Self::mix(agent ^ 0x5bd1_e995, tick);
-        (self.stimuli > 0 && h % 16 == 0).then(|| {
+        (self.stimuli > 0 && h.is_multiple_of(16)).then(|| {
             (
                 ((h >> 8) % u64::from(self.stimuli)) as u32,
                 300 + ((h >> 20) % 701) as Millis,

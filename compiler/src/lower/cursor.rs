@@ -109,6 +109,7 @@ pub(super) fn lower(
             end: at(fn_end),
         }],
         rules: rule_table,
+        stimuli: 0,
         code,
     };
     verified(parts, limits, span)

@@ -116,6 +116,7 @@ impl Slots {
                 rng: rng_at,
                 cursor: Field::default(),
                 flags: Field::default(),
+                ..Layout::default()
             },
             bits,
             action,

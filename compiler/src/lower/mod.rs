@@ -15,6 +15,7 @@
 
 mod asm;
 mod cursor;
+mod decider;
 mod expr;
 mod layout;
 
@@ -43,6 +44,9 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         Model::RunningList { capacity } => capacity,
         Model::Cursor { runaway_limit } => {
             return cursor::lower(tree, limits, runaway_limit, span);
+        }
+        Model::Decider { redecide_limit } => {
+            return decider::lower(tree, limits, redecide_limit, span);
         }
         other => {
             return Err(vec![Diagnostic::new(
@@ -94,6 +98,7 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         temps: slots.temps,
         functions,
         rules: Vec::new(),
+        stimuli: 0,
         code,
     };
     verified(parts, limits, span)

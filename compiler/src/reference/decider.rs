@@ -90,6 +90,12 @@ pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
             msg,
         ))
     };
+    if let [_, second, ..] = &tree.roots[..] {
+        return bad(
+            second.node,
+            "a decider tree has one entry, its root decider".into(),
+        );
+    }
     for entry in &tree.roots {
         if !matches!(
             tree.node(resolve(tree, entry.node)).kind,

@@ -70,6 +70,9 @@ pub(super) type FunctionFn =
 pub(super) type FunctionF64Fn = unsafe extern "C" fn(*mut Ctx, u32, *const RawValue, u32) -> f64;
 /// Draws the next random double from the agent's PRNG slot.
 pub(super) type RandomFn = unsafe extern "C" fn(*mut Ctx, *mut u8) -> f64;
+/// Runs one decider-model instruction: `(ctx, state, pc, x) -> FALL / FIRST / SECOND` (the
+/// vm's own `decider_exec::step`; `x` is `dec.score`'s popped value as a double).
+pub(super) type DeciderFn = unsafe extern "C" fn(*mut Ctx, *mut u8, u32, f64) -> u32;
 /// Zeroes `len` bytes at a pointer (a long running list).
 pub(super) type ZeroFn = unsafe extern "C" fn(*mut u8, usize);
 /// `list.success` / `list.running` out of line: `(ctx, state, bit)`.
@@ -88,6 +91,7 @@ pub(super) struct Ctx {
     pub list_success: ListFn,
     pub list_running: ListFn,
     pub available: AvailableFn,
+    pub decider: DeciderFn,
     /// The per-tick counter registers (`Program::temps` of them).
     pub temps: *mut u32,
     /// Points at a `&mut H` on the caller's stack.
@@ -95,9 +99,14 @@ pub(super) struct Ctx {
     pub strings: *const Strings,
     /// The program's state layout (the state block has `layout.size` bytes).
     pub layout: *const crate::program::Layout,
+    /// The program (its code, for the decider trampoline).
+    pub program: *const crate::Program,
+    /// The decider model's per-tick choice registers.
+    pub regs: *mut crate::decider_exec::DeciderScratch,
     pub now: Millis,
     pub agent: u32,
-    /// The cursor model's rule runs this tick; zeroed before every agent's tick.
+    /// The cursor model's rule runs (the decider model's redecides) this tick; zeroed before
+    /// every agent's tick.
     pub steps: u32,
     pub single_precision: bool,
     /// A panic caught in a host call, resumed by the entry point after native code returns.
@@ -171,10 +180,10 @@ pub(super) unsafe extern "C" fn action<H: Host + ?Sized>(
     raw: *const RawValue,
     argc: u32,
 ) -> u32 {
-    let phase = if i64::from(phase) == PHASE_CONTINUE {
-        Phase::Continue
-    } else {
-        Phase::Enter
+    let phase = match i64::from(phase) {
+        PHASE_CONTINUE => Phase::Continue,
+        PHASE_EXIT => Phase::Exit,
+        _ => Phase::Enter,
     };
     // SAFETY: called by native code with the context of the running tick.
     let status = unsafe {
@@ -185,8 +194,11 @@ pub(super) unsafe extern "C" fn action<H: Host + ?Sized>(
     status as u32
 }
 
-/// The phase number native code passes for a continuing action (anything else is `enter`).
+/// The phase number native code passes for a continuing action (anything else but
+/// [`PHASE_EXIT`] is `enter`).
 pub(super) const PHASE_CONTINUE: i64 = 1;
+/// The phase number native code passes for a terminated action (`exit`).
+pub(super) const PHASE_EXIT: i64 = 2;
 
 /// The `act` trampoline for host type `H`: one whole `act` instruction.
 pub(super) unsafe extern "C" fn act<H: Host + ?Sized>(
@@ -338,6 +350,28 @@ pub(super) unsafe extern "C" fn list_running(ctx: *mut Ctx, state: *mut u8, bit:
     crate::exec::add_to_list(state, layout, bit);
 }
 
+/// One decider-model instruction, executed by the vm's own code.
+pub(super) unsafe extern "C" fn decider(ctx: *mut Ctx, state: *mut u8, pc: u32, x: f64) -> u32 {
+    // SAFETY: called by native code with the running tick's context and state block.
+    let (state, _) = unsafe { state_of(ctx, state) };
+    // SAFETY: as above; the program and the registers outlive the native call, and nothing
+    // else touches the registers while it runs.
+    let (ctx, program, regs) = unsafe { (&mut *ctx, &*(*ctx).program, &mut *(*ctx).regs) };
+    let Some(ins) = program.code().get(pc as usize) else {
+        return crate::decider_exec::FALL;
+    };
+    crate::decider_exec::step(
+        program,
+        regs,
+        state,
+        ins,
+        ctx.now,
+        ctx.agent,
+        &mut ctx.steps,
+        x,
+    )
+}
+
 /// Zeroes a byte range of the state block.
 pub(super) unsafe extern "C" fn zero(at: *mut u8, len: usize) {
     // SAFETY: native code passes a range it checked against the state size at compile time.
@@ -366,6 +400,7 @@ pub(super) mod offsets {
     pub const LIST_SUCCESS: i32 = offset_of!(Ctx, list_success) as i32;
     pub const LIST_RUNNING: i32 = offset_of!(Ctx, list_running) as i32;
     pub const AVAILABLE: i32 = offset_of!(Ctx, available) as i32;
+    pub const DECIDER: i32 = offset_of!(Ctx, decider) as i32;
     pub const TEMPS: i32 = offset_of!(Ctx, temps) as i32;
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
     pub const STEPS: i32 = offset_of!(Ctx, steps) as i32;

@@ -348,7 +348,13 @@ fn define_all(
         if chunks.len() > 1 {
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, callees[f].as_u32());
-            let looping = !program.rules().is_empty();
+            // Backward control flow (the cursor model's moves, the decider model's redecides)
+            // may continue in an earlier chunk.
+            let looping = !program.rules().is_empty()
+                || matches!(
+                    program.model(),
+                    crate::program::ProgramModel::Decider { .. }
+                );
             driver(module, &mut ctx, &mut fctx, &chunk_ids[f], &chunks, looping);
             define(module, callees[f], &mut ctx, stats)?;
         }
@@ -527,7 +533,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         statuses.fill(Status::Failure);
         return;
     };
-    let temps = scratch.native_temps();
+    let (temps, regs) = scratch.native_parts();
     if code.check(program).is_err()
         || states.len() != size * statuses.len()
         || temps.len() < program.temps() as usize
@@ -546,10 +552,13 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         list_success: abi::list_success,
         list_running: abi::list_running,
         available: abi::available::<H>,
+        decider: abi::decider,
         temps: temps.as_mut_ptr(),
         host: (&mut host_ref as *mut &mut H).cast(),
         strings: program.strings(),
         layout: program.layout(),
+        program,
+        regs,
         now,
         agent: first,
         steps: 0,

@@ -39,10 +39,10 @@ impl Plan {
 }
 
 /// The jump targets an instruction may continue at besides the next instruction: its label
-/// operands, and for the cursor model's `cursor.dispatch`/`cursor.move` the rules' code.
+/// operands (counted backward ones included), and for the cursor model's `cursor.dispatch`/`cursor.move` the rules' code.
 pub(super) fn targets(ins: &Instr, rules: &[Rule], mut f: impl FnMut(u32)) {
     ins.operands(|o| {
-        if let OperandRef::Label(t) = o {
+        if let OperandRef::Label(t) | OperandRef::Back(t) = o {
             f(t);
         }
     });
@@ -68,6 +68,16 @@ pub(super) fn plan(code: &[Instr], rules: &[Rule], func: &Function, max_chunk: u
     let mut depth: Vec<Option<u32>> = vec![None; len];
     if len > 0 {
         depth[0] = Some(0);
+    }
+    // `dec.redecide` targets may be reached only backwards; they have an empty stack.
+    for ins in code.get(start as usize..end as usize).unwrap_or(&[]) {
+        ins.operands(|o| {
+            if let OperandRef::Back(t) = o {
+                if let Some(slot) = t.checked_sub(start).and_then(|k| depth.get_mut(k as usize)) {
+                    *slot = Some(0);
+                }
+            }
+        });
     }
     for i in 0..len {
         let Some(d) = depth[i] else { continue };

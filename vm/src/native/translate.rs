@@ -114,6 +114,7 @@ enum Sig {
     Zero,
     List,
     Available,
+    Decider,
 }
 
 struct Tx<'a, 'b, 'd> {
@@ -156,7 +157,10 @@ impl Tx<'_, '_, '_> {
         let label = self.b.block_params(entry)[2];
         // Dispatch on the label the chunk is entered at.
         if entries.len() <= 1 {
-            let first = self.target(Label(start));
+            // The one entry: usually the chunk's start, but not always (a `dec.redecide`
+            // target that only unreachable code jumps to starts a chunk entered elsewhere).
+            let only = entries.first().copied().unwrap_or(start);
+            let first = self.target(Label(only));
             self.b.ins().jump(first, &[]);
         } else {
             let mut switch = Switch::new();
@@ -174,6 +178,20 @@ impl Tx<'_, '_, '_> {
         for r in self.env.program.rules() {
             if (start..end).contains(&r.label) {
                 self.target(Label(r.label));
+            }
+        }
+        // So may the targets of `dec.redecide`.
+        for pc in start..end {
+            if let Some(ins) = code.get(pc as usize) {
+                let mut back = None;
+                ins.operands(|o| {
+                    if let crate::program::OperandRef::Back(t) = o {
+                        back = Some(t);
+                    }
+                });
+                if let Some(t) = back.filter(|t| (start..end).contains(t)) {
+                    self.target(Label(t));
+                }
             }
         }
         let mut open = false;
@@ -612,6 +630,10 @@ impl Tx<'_, '_, '_> {
             Sig::List => s.params.extend([p, p, i32_]),
             Sig::Available => {
                 s.params.extend([p, i32_]);
+                s.returns.push(i32_);
+            }
+            Sig::Decider => {
+                s.params.extend([p, p, i32_, f64_]);
                 s.returns.push(i32_);
             }
         }
@@ -1088,6 +1110,91 @@ impl Tx<'_, '_, '_> {
                 self.b.ins().jump(t, &[]);
                 return Ok(false);
             }
+            Instr::Behave {
+                import,
+                phase,
+                fail,
+            } => {
+                let code = match phase {
+                    0 => 0,
+                    1 => abi::PHASE_CONTINUE,
+                    _ => abi::PHASE_EXIT,
+                };
+                let sig = self.sig(Sig::Action);
+                let f = self.load_ctx(offsets::ACTION);
+                let imp = self.i32c(import.0);
+                let ph = self.b.ins().iconst(types::I32, code);
+                let args = self.b.ins().iconst(self.env.ptr, 0);
+                let n = self.i32c(0);
+                let call = self
+                    .b
+                    .ins()
+                    .call_indirect(sig, f, &[self.ctx, imp, ph, args, n]);
+                if phase >= 2 {
+                    return Ok(true);
+                }
+                let status = self.b.inst_results(call)[0];
+                let failed = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::Equal, status, Status::Failure as i64);
+                self.branch(failed, true, fail, pc);
+                return Ok(false);
+            }
+            Instr::DecScore { reject, .. } => {
+                let v = self.get(d - 1);
+                let x = self.as_f64(v);
+                let r = self.decider_call(pc, x);
+                let c =
+                    self.b
+                        .ins()
+                        .icmp_imm_u(IntCC::Equal, r, i64::from(crate::decider_exec::FIRST));
+                self.branch(c, true, reject, pc);
+                return Ok(false);
+            }
+            Instr::DecRedecide { to, guard } => {
+                let zero = self.b.ins().f64const(0.0);
+                let r = self.decider_call(pc, zero);
+                let c = self.b.ins().icmp_imm_u(
+                    IntCC::Equal,
+                    r,
+                    i64::from(crate::decider_exec::SECOND),
+                );
+                let (tg, tt) = (self.target(guard), self.target(Label(to.0)));
+                self.b.ins().brif(c, tg, &[], tt, &[]);
+                return Ok(false);
+            }
+            Instr::DecBegin {}
+            | Instr::DecJumpRoot { .. }
+            | Instr::DecRoot { .. }
+            | Instr::DecGuard {}
+            | Instr::DecTest { .. }
+            | Instr::DecWait { .. }
+            | Instr::DecStamp { .. }
+            | Instr::DecJumpActive { .. }
+            | Instr::DecSet { .. }
+            | Instr::DecClear { .. }
+            | Instr::DecEnter { .. }
+            | Instr::DecPick { .. }
+            | Instr::DecJumpPick { .. }
+            | Instr::DecMask { .. }
+            | Instr::DecJumpMasked { .. }
+            | Instr::DecCandClear { .. }
+            | Instr::DecCand { .. }
+            | Instr::DecDraw { .. }
+            | Instr::DecBest { .. } => {
+                let zero = self.b.ins().f64const(0.0);
+                let r = self.decider_call(pc, zero);
+                let Some(to) = crate::decider_exec::first_label(ins) else {
+                    return Ok(true);
+                };
+                let c =
+                    self.b
+                        .ins()
+                        .icmp_imm_u(IntCC::Equal, r, i64::from(crate::decider_exec::FIRST));
+                self.branch(c, true, Label(to), pc);
+                return Ok(false);
+            }
             Instr::PushBound { import } => {
                 let sig = self.sig(Sig::Available);
                 let f = self.load_ctx(offsets::AVAILABLE);
@@ -1100,6 +1207,21 @@ impl Tx<'_, '_, '_> {
             }
         }
         Ok(true)
+    }
+
+    // ---- the decider model ---------------------------------------------------------------
+
+    /// Runs decider instruction `pc` through the vm's own code (the decider trampoline);
+    /// returns what it says to do next (`decider_exec::FALL`, `FIRST`, `SECOND`).
+    fn decider_call(&mut self, pc: u32, x: Val) -> Val {
+        let sig = self.sig(Sig::Decider);
+        let f = self.load_ctx(offsets::DECIDER);
+        let p = self.i32c(pc);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, f, &[self.ctx, self.state, p, x]);
+        self.b.inst_results(call)[0]
     }
 
     // ---- the cursor model ----------------------------------------------------------------

@@ -13,7 +13,7 @@ use crate::{Import, ImportKind, Limits, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -165,6 +165,10 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
             out.push(1);
             put_u32(&mut out, limit);
         }
+        ProgramModel::Decider { limit } => {
+            out.push(2);
+            put_u32(&mut out, limit);
+        }
     }
     out.push(u8::from(parts.single_precision));
     let l = &parts.layout;
@@ -179,6 +183,9 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
     put_u32(&mut out, l.rng.unwrap_or(0));
     put_field(&mut out, l.cursor);
     put_field(&mut out, l.flags);
+    for v in [l.decider, l.groups, l.group_count, l.stimuli, parts.stimuli] {
+        put_u32(&mut out, v);
+    }
     put_len(&mut out, parts.strings.len());
     for s in &parts.strings {
         put_str(&mut out, s);
@@ -276,6 +283,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
     let model = match r.u8()? {
         0 => ProgramModel::RunningList,
         1 => ProgramModel::Cursor { limit: r.u32()? },
+        2 => ProgramModel::Decider { limit: r.u32()? },
         m => return Err(r.error(ProgramErrorKind::BadOperand, format!("unknown model {m}"))),
     };
     let single_precision = r.flag()?;
@@ -296,6 +304,8 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
     }
     let cursor = r.field()?;
     let flags = r.field()?;
+    let [decider, groups, group_count, stimuli_at, stimuli] =
+        [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
     let layout = Layout {
         size,
         current,
@@ -309,6 +319,10 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         rng: has_rng.then_some(rng_at),
         cursor,
         flags,
+        decider,
+        groups,
+        group_count,
+        stimuli: stimuli_at,
     };
     let n = r.count(4, "strings")?;
     let mut strings = Vec::with_capacity(n);
@@ -393,6 +407,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         temps,
         functions,
         rules,
+        stimuli,
         code,
     })
 }

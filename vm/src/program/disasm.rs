@@ -15,6 +15,7 @@ impl fmt::Display for Program {
         let model = match p.model {
             ProgramModel::RunningList => "running-list".to_string(),
             ProgramModel::Cursor { limit } => format!("cursor {limit}"),
+            ProgramModel::Decider { limit } => format!("decider {limit}"),
         };
         writeln!(f, "; btvm program {:016x}", self.fingerprint())?;
         writeln!(
@@ -56,6 +57,19 @@ impl fmt::Display for Program {
                 f,
                 "; cursor @{}:{}, flags @{}:{}",
                 l.cursor.offset, l.cursor.width, l.flags.offset, l.flags.width
+            )?;
+        }
+        if matches!(p.model, ProgramModel::Decider { .. }) {
+            writeln!(
+                f,
+                "; decider @{}, flags @{}:{}, groups @{} ({}), stimuli @{} ({})",
+                l.decider,
+                l.flags.offset,
+                l.flags.width,
+                l.groups,
+                l.group_count,
+                l.stimuli,
+                p.stimuli
             )?;
         }
         for (i, r) in p.rules.iter().enumerate() {

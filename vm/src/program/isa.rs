@@ -55,6 +55,15 @@ pub struct ActionNo(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RuleNo(pub u32);
 
+/// A decider-model group: an index into the state's group records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Group(pub u32);
+
+/// A jump target that may lie before the instruction (only `dec.redecide`, which counts every
+/// jump on the tick's redecide counter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Back(pub u32);
+
 /// What an operand refers to, for the verifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OperandRef {
@@ -78,6 +87,10 @@ pub enum OperandRef {
     Action(u32),
     /// A cursor rule.
     Rule(u32),
+    /// A decider-model group.
+    Group(u32),
+    /// A counted jump target that may go backwards (`dec.redecide`).
+    Back(u32),
     /// An immediate that needs no range check.
     Immediate,
 }
@@ -136,7 +149,26 @@ impl Operand for Label {
     }
 }
 
+impl Operand for Back {
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProgramError> {
+        r.u32().map(Back)
+    }
+    fn show(self, out: &mut String) {
+        let _ = write!(out, "L{}", self.0);
+    }
+    fn refers(self) -> OperandRef {
+        OperandRef::Back(self.0)
+    }
+    fn map_label(self, f: &mut dyn FnMut(Label) -> Label) -> Self {
+        Back(f(Label(self.0)).0)
+    }
+}
+
 index_operand! {
+    Group "group" Group,
     Bit "bit" Bit,
     Timer "timer" Timer,
     Imp "import" Import,
@@ -456,6 +488,61 @@ isa! {
     0x26 Yield "yield" { success: Label, running: Label } pop(0) push(0);
     /// Push whether the host has import `import` right now (`Host::available`).
     0x27 PushBound "push.bound" { import: Imp } pop(0) push(1);
+    /// Decider model: a tick starts: clear the loop-guard flag, then remove every present
+    /// stimulus whose expiry is `<= now` (never-expiring ones stay).
+    0x30 DecBegin "dec.begin" {} pop(0) push(0);
+    /// Decider model: jump to `to` if the root decider is active.
+    0x31 DecJumpRoot "dec.jump.root" { to: Label } pop(0) push(0);
+    /// Decider model: the root becomes active (`on`, with `since = now`) or inactive.
+    0x32 DecRoot "dec.root" { on: bool } pop(0) push(0);
+    /// Decider model: set the loop-guard flag (the tick ends with the redecide-limit error).
+    0x33 DecGuard "dec.guard" {} pop(0) push(0);
+    /// Decider model: jump to `to` unless the flag test (`btvm::decider::flag_test`) of `mask`
+    /// on the DecisionFlags word (or the StimuliFlags word, with `stimuli`) holds.
+    0x34 DecTest "dec.test" { stimuli: bool, mask: u32, all: bool, set: bool, to: Label } pop(0) push(0);
+    /// Decider model: jump to `to` if `now < next[timer]` (an `every` decider waits).
+    0x35 DecWait "dec.every.wait" { timer: Timer, to: Label } pop(0) push(0);
+    /// Decider model: `next[timer] = now + ms` (saturating).
+    0x36 DecStamp "dec.every.stamp" { timer: Timer, ms: u32 } pop(0) push(0);
+    /// Decider model: jump to `to` if group `group`'s active byte is `active` (0 = none,
+    /// `k + 1` = child `k`).
+    0x37 DecJumpActive "dec.jump.active" { group: Group, active: u8, to: Label } pop(0) push(0);
+    /// Decider model: child `child` becomes the group's active child, chosen `now`.
+    0x38 DecSet "dec.set" { group: Group, child: u8 } pop(0) push(0);
+    /// Decider model: the group has no active child.
+    0x39 DecClear "dec.clear" { group: Group } pop(0) push(0);
+    /// Decider model: call behavior action `import` (no arguments) with phase `phase` (0
+    /// activate = `enter`, 1 tick = `continue`, 2 deactivate = `exit`); jump to `fail` if it
+    /// returns failure (never for deactivate, whose result is ignored).
+    0x3a Behave "behave" { import: Imp, phase: u8, fail: Label } pop(0) push(0);
+    /// Decider model: the group is entered this tick: no child masked, none being switched to.
+    0x3b DecEnter "dec.enter" { group: Group } pop(0) push(0);
+    /// Decider model: the group switches to `child` (the choice register `pick`).
+    0x3c DecPick "dec.pick" { group: Group, child: u8 } pop(0) push(0);
+    /// Decider model: jump to `to` if the group's `pick` is `child`.
+    0x3d DecJumpPick "dec.jump.pick" { group: Group, child: u8, to: Label } pop(0) push(0);
+    /// Decider model: the group's mask becomes `{child}`.
+    0x3e DecMask "dec.mask" { group: Group, child: u8 } pop(0) push(0);
+    /// Decider model: jump to `to` if `child` is in the group's mask.
+    0x3f DecJumpMasked "dec.jump.masked" { group: Group, child: u8, to: Label } pop(0) push(0);
+    /// Decider model: the group's candidate set becomes empty.
+    0x40 DecCandClear "dec.cand.clear" { group: Group } pop(0) push(0);
+    /// Decider model: add `child` to the group's candidate set.
+    0x41 DecCand "dec.cand" { group: Group, child: u8 } pop(0) push(0);
+    /// Decider model: pop a score; jump to `reject` unless it is `> 0` as a double (NaN
+    /// rejects); else add `child` to the candidates with that score.
+    0x42 DecScore "dec.score" { group: Group, child: u8, reject: Label } pop(1) push(0);
+    /// Decider model (`random`): jump to `none` if there is no candidate; else draw `r` from
+    /// the agent's PRNG, take the `k = min(floor(r × count), count − 1)`-th candidate in child
+    /// order, remove it from the set and `pick` it.
+    0x43 DecDraw "dec.draw" { group: Group, none: Label } pop(0) push(0);
+    /// Decider model (`scored`): jump to `none` if there is no candidate; else take the one
+    /// with the highest score (the earliest on ties), remove it from the set and `pick` it.
+    0x44 DecBest "dec.best" { group: Group, none: Label } pop(0) push(0);
+    /// Decider model: count one redecide on the tick's counter; past the program's limit
+    /// continue at `guard` (the loop-guard exit), else at `to`, which may lie before this
+    /// instruction.
+    0x45 DecRedecide "dec.redecide" { to: Back, guard: Label } pop(0) push(0);
 }
 
 impl Instr {
@@ -476,6 +563,12 @@ impl Instr {
                 | Instr::Stop {}
                 | Instr::ActCursor { .. }
                 | Instr::Yield { .. }
+                | Instr::DecRedecide { .. }
         )
+    }
+
+    /// Whether the instruction belongs to the decider model.
+    pub fn is_decider(&self) -> bool {
+        (0x30..=0x45).contains(&self.opcode())
     }
 }

@@ -17,7 +17,8 @@ mod verify;
 pub use codec::{fingerprint, Reader, MAGIC, VERSION};
 pub use error::{ProgramError, ProgramErrorKind};
 pub use isa::{
-    ActionNo, Bit, Func, Imp, Instr, Label, Operand, OperandRef, RuleNo, Str, Temp, Timer, Var,
+    ActionNo, Back, Bit, Func, Group, Imp, Instr, Label, Operand, OperandRef, RuleNo, Str, Temp,
+    Timer, Var,
 };
 
 use crate::{Import, Limits, Strings, Value};
@@ -67,8 +68,24 @@ pub struct Layout {
     pub rng: Option<u32>,
     /// Cursor model: the rule the cursor rests on (an index into the rule table).
     pub cursor: Field,
-    /// Cursor model: one byte of flags ([`FLAG_STARTED`], [`FLAG_STOPPED`], [`FLAG_RUNAWAY`]).
+    /// One byte of model flags: cursor model [`FLAG_STARTED`], [`FLAG_STOPPED`],
+    /// [`FLAG_RUNAWAY`]; decider model [`FLAG_ROOT_ACTIVE`], [`FLAG_LOOP_GUARD`].
     pub flags: Field,
+    /// Decider model: byte offset of the decider header ([`DECIDER_HEADER`] bytes: the
+    /// DecisionFlags word `u32`, the present-stimuli word `u32`, the never-expiring-stimuli word
+    /// `u32`, the root's `since` `i64`). In decider programs the `timers` hold each `every`
+    /// decider's `next` time, biased so that 0 is minus infinity (see [`every_decode`]).
+    pub decider: u32,
+    /// Decider model: byte offset of the group records ([`GROUP_RECORD`] bytes each: the active
+    /// child `u8`, 0 = none and `k + 1` = child `k`, then `since` `i64`), one per `group` node
+    /// in arena order.
+    pub groups: u32,
+    /// Decider model: how many group records there are.
+    pub group_count: u32,
+    /// Decider model: byte offset of the stimulus records ([`STIMULUS_RECORD`] bytes each: the
+    /// expiry `i64`, then the data `i64`), one per declared stimulus
+    /// ([`ProgramParts::stimuli`]).
+    pub stimuli: u32,
 }
 
 /// Cursor-model flag: the current rule has run (`first_run` is false). Clear in a fresh agent,
@@ -78,6 +95,30 @@ pub const FLAG_STARTED: u8 = 1;
 pub const FLAG_STOPPED: u8 = 2;
 /// Cursor-model flag: a step hit the run-away limit and the tree is stopped until a reset.
 pub const FLAG_RUNAWAY: u8 = 4;
+
+/// Decider-model flag: the root decider is active.
+pub const FLAG_ROOT_ACTIVE: u8 = 8;
+/// Decider-model flag: the last tick ended with the loop guard (redecide limit exceeded).
+pub const FLAG_LOOP_GUARD: u8 = 16;
+/// Bytes of the decider header (see [`Layout::decider`]).
+pub const DECIDER_HEADER: u32 = 20;
+/// Bytes of one group record (see [`Layout::groups`]).
+pub const GROUP_RECORD: u32 = 9;
+/// Bytes of one stimulus record (see [`Layout::stimuli`]).
+pub const STIMULUS_RECORD: u32 = 16;
+/// The most children a decider-model group may have (child operands are below it).
+pub const MAX_CHILDREN: u32 = crate::decider::MAX_GROUP_CHILDREN as u32;
+
+/// An `every` timer as stored (biased by `i64::MIN`, so a fresh 0 is minus infinity) to the
+/// time it holds.
+pub fn every_decode(stored: u64) -> crate::Millis {
+    (stored ^ (1 << 63)) as i64
+}
+
+/// A time to its stored `every` timer form (the inverse of [`every_decode`]).
+pub fn every_encode(t: crate::Millis) -> u64 {
+    (t as u64) ^ (1 << 63)
+}
 
 impl Layout {
     /// Bytes used by the running-list bit set.
@@ -119,6 +160,11 @@ pub enum ProgramModel {
         /// Rule runs per step before the step is a run-away.
         limit: u32,
     },
+    /// Spore's decider trees (`spec/spore.md` 2).
+    Decider {
+        /// Redecides per tick before the tick ends with the loop guard.
+        limit: u32,
+    },
 }
 
 /// One rule of the cursor model: where its code starts, and its id (for snapshots).
@@ -151,6 +197,8 @@ pub struct ProgramParts {
     pub functions: Vec<Function>,
     /// The cursor model's rule table (empty in other models); rule 0 is the root.
     pub rules: Vec<Rule>,
+    /// Decider model: how many stimuli the tree declared (0 in other models; at most 32).
+    pub stimuli: u32,
     /// The code.
     pub code: Vec<Instr>,
 }
@@ -318,6 +366,9 @@ impl Program {
 
     /// Why the agent whose state is `state` no longer runs, if it is halted (cursor model).
     pub fn halt(&self, state: &[u8]) -> Option<crate::Halt> {
+        if !matches!(self.parts.model, ProgramModel::Cursor { .. }) {
+            return None;
+        }
         let flags = crate::exec::read(state, self.parts.layout.flags) as u8;
         if flags & FLAG_RUNAWAY != 0 {
             Some(crate::Halt::RunAway)

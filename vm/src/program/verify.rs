@@ -19,13 +19,22 @@
 //!   flow is `cursor.move` through the rule table; every `cursor.move` counts a rule run on a
 //!   counter the engine owns and zeroes per tick, halting at the run-away limit, so a tick runs
 //!   at most `limit + 1` forward paths;
+//! - decider programs (`ProgramModel::Decider`) have one entry function, a flags byte, at most
+//!   32 stimuli and their header, group and stimulus regions inside the block; their only
+//!   backward control flow is `dec.redecide`, which counts every jump on a counter the engine
+//!   owns and zeroes per tick and leaves through its forward guard label past the limit, so a
+//!   tick runs at most `limit + 1` forward paths; group, child, timer and phase operands are in
+//!   range; decider instructions appear only in decider programs;
 //! - the longest path through a tick (calls included) fits the per-tick instruction budget.
 //!
 //! It never executes code and never panics, whatever the input.
 
 use super::error::{ProgramError, ProgramErrorKind as K};
 use super::isa::{Instr, OperandRef};
-use super::{FunctionKind, Layout, ProgramModel, ProgramParts};
+use super::{
+    FunctionKind, Layout, ProgramModel, ProgramParts, DECIDER_HEADER, GROUP_RECORD, MAX_CHILDREN,
+    STIMULUS_RECORD,
+};
 use crate::{BinOp, ImportKind, Limits, Value};
 
 /// What verification proved, kept by the program for the engines.
@@ -64,6 +73,7 @@ pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> 
         ));
     }
     layout(&p.layout, limits)?;
+    decider_layout(p)?;
     tables(p)?;
     functions(p)?;
     cursor(p)?;
@@ -124,6 +134,80 @@ fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {
     }
     regions.push(("list", u64::from(l.list), u64::from(l.list_bytes())));
     regions.push(("timers", u64::from(l.timers), 8 * u64::from(l.timer_count)));
+    if let Some(at) = l.rng {
+        regions.push(("rng", u64::from(at), 8));
+    }
+    regions.retain(|r| r.2 > 0);
+    for &(name, start, len) in &regions {
+        if start + len > u64::from(l.size) {
+            return bad(format!(
+                "the {name} field ends past the {}-byte block",
+                l.size
+            ));
+        }
+    }
+    regions.sort_by_key(|r| r.1);
+    for w in regions.windows(2) {
+        if w[0].1 + w[0].2 > w[1].1 {
+            return bad(format!("the {} and {} fields overlap", w[0].0, w[1].0));
+        }
+    }
+    Ok(())
+}
+
+/// The decider model's state regions (header, group records, stimulus records), inside the
+/// block and clear of every other field; other models have none.
+fn decider_layout(p: &ProgramParts) -> Result<(), ProgramError> {
+    let l = &p.layout;
+    let bad = |m: String| Err(err(K::BadLayout, m));
+    if !matches!(p.model, ProgramModel::Decider { .. }) {
+        if l.decider != 0 || l.groups != 0 || l.group_count != 0 || l.stimuli != 0 {
+            return bad("decider-model state in a program of another model".into());
+        }
+        if p.stimuli != 0 {
+            return Err(err(
+                K::BadOperand,
+                "stimuli declared in a program of another model".into(),
+            ));
+        }
+        return Ok(());
+    }
+    if p.stimuli > crate::decider::MAX_FLAG_BITS {
+        return Err(err(
+            K::BadOperand,
+            format!("{} stimuli; at most 32 may be declared", p.stimuli),
+        ));
+    }
+    if l.flags.width != 1 {
+        return bad("a decider program needs a flags byte".into());
+    }
+    let mut regions: Vec<(&str, u64, u64)> = vec![
+        ("flags", u64::from(l.flags.offset), 1),
+        (
+            "current",
+            u64::from(l.current.offset),
+            u64::from(l.current.width),
+        ),
+        ("count", u64::from(l.count.offset), u64::from(l.count.width)),
+        (
+            "cursor",
+            u64::from(l.cursor.offset),
+            u64::from(l.cursor.width),
+        ),
+        ("list", u64::from(l.list), u64::from(l.list_bytes())),
+        ("timers", u64::from(l.timers), 8 * u64::from(l.timer_count)),
+        ("decider", u64::from(l.decider), u64::from(DECIDER_HEADER)),
+        (
+            "groups",
+            u64::from(l.groups),
+            u64::from(GROUP_RECORD) * u64::from(l.group_count),
+        ),
+        (
+            "stimuli",
+            u64::from(l.stimuli),
+            u64::from(STIMULUS_RECORD) * u64::from(p.stimuli),
+        ),
+    ];
     if let Some(at) = l.rng {
         regions.push(("rng", u64::from(at), 8));
     }
@@ -238,6 +322,35 @@ fn cursor(p: &ProgramParts) -> Result<(), ProgramError> {
                 ));
             }
         }
+        ProgramModel::Decider { .. } => {
+            let [f] = &p.functions[..] else {
+                return Err(err(
+                    K::BadContinuation,
+                    format!(
+                        "a decider program has one entry function, not {}",
+                        p.functions.len()
+                    ),
+                ));
+            };
+            if f.kind != FunctionKind::Entry {
+                return Err(err(
+                    K::BadContinuation,
+                    "a decider program's function is not an entry".into(),
+                ));
+            }
+            if !p.rules.is_empty() || l.cursor.width != 0 {
+                return Err(err(
+                    K::BadLayout,
+                    "a decider program with cursor-model state".into(),
+                ));
+            }
+            if let Some(pc) = p.code.iter().position(is_cursor_instr) {
+                return Err(err(
+                    K::BadOperand,
+                    format!("cursor-model instruction at {pc} in a decider program"),
+                ));
+            }
+        }
         ProgramModel::RunningList => {
             if !p.rules.is_empty() || l.cursor.width != 0 || l.flags.width != 0 {
                 return Err(err(
@@ -251,6 +364,14 @@ fn cursor(p: &ProgramParts) -> Result<(), ProgramError> {
                     format!("cursor-model instruction at {pc} in a running-list program"),
                 ));
             }
+        }
+    }
+    if !matches!(p.model, ProgramModel::Decider { .. }) {
+        if let Some(pc) = p.code.iter().position(Instr::is_decider) {
+            return Err(err(
+                K::BadOperand,
+                format!("decider-model instruction at {pc} in a program of another model"),
+            ));
         }
     }
     Ok(())
@@ -338,6 +459,17 @@ fn body(
                     }
                     return;
                 }
+                OperandRef::Back(t) => {
+                    // Any direction, inside the function: only `dec.redecide` has one, and it
+                    // counts every jump (see `calls`).
+                    let t = t as usize;
+                    if t < start || t >= end {
+                        problem = Some((K::BadJump, format!("jump to {t} leaves the function")));
+                    } else {
+                        targets[t] = true;
+                    }
+                    return;
+                }
                 OperandRef::Func(i) => {
                     match p.functions.get(i as usize) {
                         Some(g) if g.kind == FunctionKind::Subtree => {}
@@ -362,6 +494,7 @@ fn body(
                 OperandRef::Str(i) => ("string", i, len32(p.strings.len())),
                 OperandRef::Action(i) => ("action", i, p.layout.actions),
                 OperandRef::Rule(i) => ("rule", i, len32(p.rules.len())),
+                OperandRef::Group(i) => ("group", i, p.layout.group_count),
                 OperandRef::Immediate => return,
             };
             if idx >= len {
@@ -406,8 +539,32 @@ fn body(
                     format!("`{}` is not a comparison", op.symbol()),
                 ))
             }
-            Instr::Random {} if p.layout.rng.is_none() => {
-                Some((K::BadLayout, "`random` without a PRNG slot".to_string()))
+            Instr::Random {} | Instr::DecDraw { .. } if p.layout.rng.is_none() => Some((
+                K::BadLayout,
+                format!("`{}` without a PRNG slot", ins.mnemonic()),
+            )),
+            Instr::Behave { import, phase, .. } => arity(import.0, 0, ImportKind::Action)
+                .map(|m| (K::Arity, m))
+                .or_else(|| {
+                    (phase > 2).then(|| (K::BadOperand, format!("{phase} is not a phase")))
+                }),
+            Instr::DecJumpActive { active, .. } if u32::from(active) > MAX_CHILDREN => Some((
+                K::IndexOutOfRange,
+                format!("active child {active} of at most {MAX_CHILDREN}"),
+            )),
+            Instr::DecSet { child, .. }
+            | Instr::DecPick { child, .. }
+            | Instr::DecJumpPick { child, .. }
+            | Instr::DecMask { child, .. }
+            | Instr::DecJumpMasked { child, .. }
+            | Instr::DecCand { child, .. }
+            | Instr::DecScore { child, .. }
+                if u32::from(child) >= MAX_CHILDREN =>
+            {
+                Some((
+                    K::IndexOutOfRange,
+                    format!("child {child} of at most {MAX_CHILDREN}"),
+                ))
             }
             Instr::Finish { .. } if f.kind != FunctionKind::Entry => {
                 Some((K::BadContinuation, "`finish` in a subtree function".into()))
@@ -433,9 +590,18 @@ fn body(
     // Stack depths: jumps only go forward, so one pass in order sees every predecessor first.
     let mut depth: Vec<Option<u32>> = vec![None; end - start];
     depth[0] = Some(0);
-    // Rules are entered by `cursor.dispatch` and `cursor.move` with an empty stack.
-    for r in &p.rules {
-        if let Some(slot) = (r.label as usize)
+    // Rules are entered by `cursor.dispatch` and `cursor.move`, and redecide targets by
+    // `dec.redecide` (node-level, so at depth 0), with an empty stack.
+    let mut entered: Vec<u32> = p.rules.iter().map(|r| r.label).collect();
+    for ins in &p.code[start..end] {
+        ins.operands(|o| {
+            if let OperandRef::Back(t) = o {
+                entered.push(t);
+            }
+        });
+    }
+    for t in entered {
+        if let Some(slot) = (t as usize)
             .checked_sub(start)
             .and_then(|k| depth.get_mut(k))
         {
@@ -510,9 +676,11 @@ fn body(
         let mut labels = [0usize; 3];
         let mut n = 0;
         ins.operands(|o| {
-            if let OperandRef::Label(t) = o {
-                labels[n] = t as usize;
-                n += 1;
+            if let OperandRef::Label(t) | OperandRef::Back(t) = o {
+                if n < labels.len() {
+                    labels[n] = t as usize;
+                    n += 1;
+                }
             }
         });
         for &t in &labels[..n] {
@@ -613,6 +781,25 @@ fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> 
                 .iter()
                 .filter_map(|r| longest.get((r.label as usize).checked_sub(start)?).copied())
                 .fold(longest[0], u64::max);
+            cost[f] = seg.saturating_mul(u64::from(limit) + 1);
+        }
+        if let ProgramModel::Decider { limit } = p.model {
+            // Each `dec.redecide` counts, and past `limit` leaves through its forward guard
+            // label: a tick is at most `limit + 1` forward paths, each starting at the
+            // function's start or at a redecide target (a redecide's own target is not
+            // followed in `longest`, which ends its path there).
+            let mut seg = longest[0];
+            for ins in &p.code[start..end] {
+                ins.operands(|o| {
+                    if let OperandRef::Back(t) = o {
+                        if let Some(&c) =
+                            (t as usize).checked_sub(start).and_then(|k| longest.get(k))
+                        {
+                            seg = seg.max(c);
+                        }
+                    }
+                });
+            }
             cost[f] = seg.saturating_mul(u64::from(limit) + 1);
         }
         if func.kind == FunctionKind::Entry {

@@ -1,0 +1,712 @@
+//! Lowering of the decider model (Spore, `spec/spore.md` 2).
+//!
+//! The whole tree is one entry function with static control flow. Includes (shared deciders)
+//! are inlined at every use: a shared node's state slots (its group record, its `every` timer)
+//! are the same at every site, which is right because a node is on the active path at most
+//! once. The tick:
+//!
+//! ```text
+//!   dec.begin                       ; clear the loop-guard flag, expire stimuli
+//!   dec.jump.root   → root.visit
+//!   decide(root)    → none          ; preconditions, then the score
+//!   dec.root true; jump root.activate
+//!   <the root's body>               ; success → ok, failure → rootfail
+//! ok:       finish running
+//! guard:    dec.guard               ; every `dec.redecide` past the limit comes here
+//! rootfail: <deactivate the root>; dec.root false
+//! none:     finish failure
+//! ```
+//!
+//! A decider's body has two entries, *activate* and *visit*, and two exits. A behavior decider
+//! is a few `behave` calls. A group decider `d` (group `g`, children `c0..cn`) is, in order:
+//!
+//! - the entries: the group behavior's calls, `dec.enter g` (no child masked or picked), then a
+//!   jump to the choice (activate), or to the active child's visit entry (`dec.jump.active`
+//!   chain; `prioritized` visits through the scan below instead, which meets the active child
+//!   after trying the higher-priority ones);
+//! - with the `redecide` flag, one block per redecide target that recomputes `d`'s score;
+//! - the choice: `prioritized`/`sequential` scan positions `scan[j]` (masked? active? decide,
+//!   `dec.pick`, switch); `random`/`scored` collect the accepting candidates and draw
+//!   (`dec.draw`/`dec.best`);
+//! - the switch: deactivate the active child (a `dec.jump.active` chain over one inline
+//!   deactivation per child), then `dec.set` the picked child (a `dec.jump.pick` chain) and jump
+//!   to its activate entry;
+//! - the children's bodies, each followed by its failure handler: a failed activation (`pick`
+//!   is this child) redecides and continues the scan after it (or draws again); a failed visit
+//!   masks the child and redecides from the start (`sequential`: after it). `dec.redecide` is
+//!   the only backward jump, and it is counted.
+//!
+//! Code grows with the number of include sites times the size of what they include; a tree
+//! whose code would pass `Limits::max_program_instructions` is refused as `ProgramTooLarge`
+//! before it is built.
+
+use btvm::program::{
+    Back, Field, Group, Imp, Instr, Label, Layout, ProgramModel, ProgramParts, Timer,
+    DECIDER_HEADER, GROUP_RECORD, STIMULUS_RECORD,
+};
+use btvm::{BinOp, Limits, Program, Status};
+
+use super::asm::Asm;
+use super::layout::Slots;
+use super::{string_table, var_values, verified, Lower};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{
+    BehaviorRef, Decider, Expr, FlagTest, Group as GroupKnobs, NodeId, NodeKind, Policy, Precision,
+    Tree,
+};
+use crate::reference::decider::{check_supported, resolve};
+use crate::source::Span;
+
+/// Compiles a decider-model tree.
+pub(super) fn lower(
+    tree: &Tree,
+    limits: &Limits,
+    limit: u32,
+    span: Span,
+) -> Result<Program, Vec<Diagnostic>> {
+    check_supported(tree).map_err(|d| vec![d])?;
+    let Some(root) = tree.main_root() else {
+        return Err(vec![Diagnostic::new(
+            ErrorKind::InvalidValue,
+            span,
+            "the tree has no root",
+        )]);
+    };
+    if tree.roots.len() > 1 {
+        return Err(vec![Diagnostic::new(
+            ErrorKind::Unsupported,
+            span,
+            "a decider program has one entry",
+        )]);
+    }
+    let strings = crate::reference::eval::intern_strings(tree);
+    let slots = Slots::new(tree, 0);
+    let numbers = Numbers::new(tree);
+    let mut lw = Lower {
+        tree,
+        slots: &slots,
+        strings: &strings,
+        asm: Asm::default(),
+        lazy_imports: false,
+    };
+    let guard = lw.asm.label();
+    let mut dl = DeciderLower {
+        lw: &mut lw,
+        numbers: &numbers,
+        guard,
+        budget: limits.max_program_instructions as u64,
+        too_large: false,
+    };
+    dl.tick(root);
+    if dl.too_large {
+        return Err(vec![Diagnostic::new(
+            ErrorKind::ProgramTooLarge,
+            span,
+            format!(
+                "the tree's program is beyond a limit: more than {} instructions (shared deciders are compiled at every use)",
+                limits.max_program_instructions
+            ),
+        )
+        .with_note("a smaller tree, fewer uses of large shared deciders or larger `Limits` fit")]);
+    }
+    let end = lw.asm.here();
+    let (code, index) = lw.asm.finish();
+    let parts = ProgramParts {
+        model: ProgramModel::Decider { limit },
+        single_precision: tree.config.precision == Precision::Single,
+        layout: numbers.layout,
+        strings: string_table(&strings),
+        imports: tree.imports.clone(),
+        vars: var_values(tree, &strings),
+        temps: 0,
+        functions: vec![btvm::program::Function {
+            name: tree.roots[0].name.clone(),
+            kind: btvm::program::FunctionKind::Entry,
+            start: 0,
+            end: index[end as usize],
+        }],
+        rules: Vec::new(),
+        stimuli: u32::try_from(tree.stimuli.len()).unwrap_or(u32::MAX),
+        code,
+    };
+    verified(parts, limits, span)
+}
+
+/// The state slots of the tree's nodes, and the layout they make.
+struct Numbers {
+    /// Group record per `group` node (arena order).
+    group: Vec<u32>,
+    /// `every` timer per decider that has one (arena order).
+    timer: Vec<u32>,
+    layout: Layout,
+}
+
+impl Numbers {
+    fn new(tree: &Tree) -> Numbers {
+        let n = tree.nodes.len();
+        let (mut group, mut timer) = (vec![0; n], vec![0; n]);
+        let (mut groups, mut timers) = (0u32, 0u32);
+        let mut rng = false;
+        for (i, node) in tree.nodes.iter().enumerate() {
+            match &node.kind {
+                NodeKind::Group(g) => {
+                    group[i] = groups;
+                    groups += 1;
+                    rng |= g.policy == Policy::Random;
+                }
+                NodeKind::Decider(d) if d.pre.every_ms.is_some() => {
+                    timer[i] = timers;
+                    timers += 1;
+                }
+                _ => {}
+            }
+            for e in node.kind.exprs() {
+                e.walk(|x| rng |= matches!(x, Expr::Random));
+            }
+        }
+        let stimuli = u32::try_from(tree.stimuli.len()).unwrap_or(u32::MAX);
+        // flags byte, header, group records, stimulus records, timers, rng.
+        let mut at: u64 = 1;
+        let mut take = |len: u64| {
+            let a = at;
+            at += len;
+            u32::try_from(a).unwrap_or(u32::MAX)
+        };
+        let decider = take(u64::from(DECIDER_HEADER));
+        let groups_at = take(u64::from(GROUP_RECORD) * u64::from(groups));
+        let stimuli_at = take(u64::from(STIMULUS_RECORD) * u64::from(stimuli));
+        let timers_at = take(8 * u64::from(timers));
+        let rng_at = rng.then(|| take(8));
+        let layout = Layout {
+            size: u32::try_from(at).unwrap_or(u32::MAX),
+            timers: timers_at,
+            timer_count: timers,
+            rng: rng_at,
+            flags: Field {
+                offset: 0,
+                width: 1,
+            },
+            decider,
+            groups: groups_at,
+            group_count: groups,
+            stimuli: stimuli_at,
+            ..Layout::default()
+        };
+        Numbers {
+            group,
+            timer,
+            layout,
+        }
+    }
+}
+
+/// A decider body's two entries.
+#[derive(Clone, Copy)]
+struct Entries {
+    activate: Label,
+    visit: Label,
+}
+
+/// What a child's Decide feeds when it accepts.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Nothing: fall through.
+    Accept,
+    /// The group's candidate set (`random`).
+    Cand(u32, u8),
+    /// The group's candidates with their scores (`scored`).
+    Score(u32, u8),
+}
+
+struct DeciderLower<'l, 'a> {
+    lw: &'l mut Lower<'a>,
+    numbers: &'l Numbers,
+    /// The loop-guard exit.
+    guard: Label,
+    /// Most instructions before the tree is refused as too large.
+    budget: u64,
+    too_large: bool,
+}
+
+impl DeciderLower<'_, '_> {
+    fn emit(&mut self, i: Instr) {
+        self.lw.asm.emit(i);
+    }
+
+    fn label(&mut self) -> Label {
+        self.lw.asm.label()
+    }
+
+    fn place(&mut self, l: Label) {
+        self.lw.asm.place(l);
+    }
+
+    fn jump(&mut self, to: Label) {
+        self.emit(Instr::Jump { to });
+    }
+
+    /// Whether the code has outgrown the limit (then nothing more is emitted).
+    fn full(&mut self) -> bool {
+        if u64::from(self.lw.asm.here()) > self.budget {
+            self.too_large = true;
+        }
+        self.too_large
+    }
+
+    fn tree(&self) -> &Tree {
+        self.lw.tree
+    }
+
+    /// The tick (see the module docs).
+    fn tick(&mut self, root: NodeId) {
+        let root = resolve(self.tree(), root);
+        let e = Entries {
+            activate: self.label(),
+            visit: self.label(),
+        };
+        let (ok, rootfail, none) = (self.label(), self.label(), self.label());
+        self.emit(Instr::DecBegin {});
+        self.emit(Instr::DecJumpRoot { to: e.visit });
+        self.decide(root, none, Mode::Accept);
+        self.emit(Instr::DecRoot { on: true });
+        self.jump(e.activate);
+        self.body(root, e, ok, rootfail);
+        self.place(ok);
+        self.emit(Instr::Finish {
+            status: Status::Running,
+        });
+        let guard = self.guard;
+        self.place(guard);
+        self.emit(Instr::DecGuard {});
+        self.place(rootfail);
+        self.deactivate(root);
+        self.emit(Instr::DecRoot { on: false });
+        self.place(none);
+        self.emit(Instr::Finish {
+            status: Status::Failure,
+        });
+    }
+
+    fn knobs(&self, d: NodeId) -> Option<&Decider> {
+        match &self.tree().node(d).kind {
+            NodeKind::Decider(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// What decider `d` runs: a behavior or a group (through includes).
+    fn target(&self, d: NodeId) -> NodeId {
+        let tree = self.tree();
+        tree.node(d)
+            .children
+            .first()
+            .map_or(d, |&c| resolve(tree, c))
+    }
+
+    /// A group's children (deciders, through includes).
+    fn children(&self, g: NodeId) -> Vec<NodeId> {
+        let tree = self.tree();
+        tree.node(g)
+            .children
+            .iter()
+            .map(|&c| resolve(tree, c))
+            .collect()
+    }
+
+    /// Calls one of a behavior's functions (when it has it); false jumps to `fail`.
+    fn behave(&mut self, b: BehaviorRef, phase: u8, fail: Label) {
+        let has = match phase {
+            0 => b.activate,
+            1 => b.tick,
+            _ => b.deactivate,
+        };
+        if has {
+            self.emit(Instr::Behave {
+                import: Imp(b.import.0),
+                phase,
+                fail,
+            });
+        }
+    }
+
+    /// A `deactivate` call (its result is ignored: the label is the next instruction).
+    fn behave_exit(&mut self, b: BehaviorRef) {
+        if b.deactivate {
+            let next = self.label();
+            self.behave(b, 2, next);
+            self.place(next);
+        }
+    }
+
+    /// Jumps to `reject` unless `e`'s value as a double is `> 0` (NaN rejects).
+    fn score_test(&mut self, e: &Expr, reject: Label) {
+        let (op, when, k) = (BinOp::Gt, false, 0.0);
+        match e {
+            Expr::Call(c) => {
+                for a in &c.args {
+                    self.lw.value(&a.value);
+                }
+                self.emit(Instr::CallFnCmpK {
+                    import: Imp(c.import.0),
+                    argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
+                    op,
+                    when,
+                    k,
+                    to: reject,
+                });
+            }
+            _ => {
+                self.lw.value(e);
+                self.emit(Instr::JumpIfCmpK {
+                    op,
+                    when,
+                    k,
+                    to: reject,
+                });
+            }
+        }
+    }
+
+    /// `decide(d)` (2.3): falls through when `d` accepts (feeding `mode`), else jumps to
+    /// `reject`.
+    fn decide(&mut self, d: NodeId, reject: Label, mode: Mode) {
+        let Some(k) = self.knobs(d).cloned() else {
+            return self.jump(reject);
+        };
+        let timer = Timer(self.numbers.timer[d.index()]);
+        if k.pre.every_ms.is_some() {
+            self.emit(Instr::DecWait { timer, to: reject });
+        }
+        let test = |t: FlagTest, stimuli: bool| Instr::DecTest {
+            stimuli,
+            mask: t.mask,
+            all: t.all,
+            set: t.set,
+            to: reject,
+        };
+        if let Some(t) = k.pre.decision {
+            self.emit(test(t, false));
+        }
+        if let Some(t) = k.pre.stimuli {
+            self.emit(test(t, true));
+        }
+        if let Some(ms) = k.pre.every_ms {
+            self.emit(Instr::DecStamp { timer, ms });
+        }
+        match mode {
+            Mode::Score(g, child) => {
+                match &k.decide {
+                    Some(e) => self.lw.value(e),
+                    None => self.emit(Instr::PushFloat { value: 1.0 }),
+                }
+                self.emit(Instr::DecScore {
+                    group: Group(g),
+                    child,
+                    reject,
+                });
+            }
+            Mode::Accept | Mode::Cand(..) => {
+                if let Some(e) = &k.decide {
+                    self.score_test(e, reject);
+                }
+                if let Mode::Cand(g, child) = mode {
+                    self.emit(Instr::DecCand {
+                        group: Group(g),
+                        child,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The `redecide` flag's second Decide of `d`: stamps its timer, recomputes its score and
+    /// jumps to `reject` unless it accepts.
+    fn recompute(&mut self, d: NodeId, reject: Label) {
+        let Some(k) = self.knobs(d).cloned() else {
+            return;
+        };
+        if let Some(ms) = k.pre.every_ms {
+            let timer = Timer(self.numbers.timer[d.index()]);
+            self.emit(Instr::DecStamp { timer, ms });
+        }
+        if let Some(e) = &k.decide {
+            self.score_test(e, reject);
+        }
+    }
+
+    /// The body of decider `d`, entered at `e`, leaving at `s` (it worked) or `f` (it failed).
+    fn body(&mut self, d: NodeId, e: Entries, s: Label, f: Label) {
+        if self.full() {
+            return;
+        }
+        let t = self.target(d);
+        match self.tree().node(t).kind.clone() {
+            NodeKind::Behavior(b) => {
+                self.place(e.activate);
+                self.behave(b, 0, f);
+                self.behave(b, 1, f);
+                self.jump(s);
+                self.place(e.visit);
+                self.behave(b, 1, f);
+                self.jump(s);
+            }
+            NodeKind::Group(g) => self.group(d, t, g, e, s, f),
+            // `check_supported` makes every decider run a behavior or a group.
+            _ => {
+                self.place(e.activate);
+                self.place(e.visit);
+                self.jump(f);
+            }
+        }
+    }
+
+    /// A group decider's body (see the module docs).
+    fn group(&mut self, d: NodeId, t: NodeId, knobs: GroupKnobs, e: Entries, s: Label, f: Label) {
+        let g = self.numbers.group[t.index()];
+        let grp = Group(g);
+        let kids = self.children(t);
+        let n = kids.len();
+        let policy = knobs.policy;
+        let scans = matches!(policy, Policy::Prioritized | Policy::Sequential);
+        let child_entries: Vec<Entries> = kids
+            .iter()
+            .map(|_| Entries {
+                activate: self.label(),
+                visit: self.label(),
+            })
+            .collect();
+        // Choice positions: `scan[0..=n]` or `collect`/`draw`.
+        let scan: Vec<Label> = if scans {
+            (0..=n).map(|_| self.label()).collect()
+        } else {
+            Vec::new()
+        };
+        let (collect, draw) = (self.label(), self.label());
+        let choose = if scans { scan[0] } else { collect };
+        let switch = self.label();
+
+        // Entries.
+        self.place(e.activate);
+        if let Some(b) = knobs.behavior {
+            self.behave(b, 0, f);
+            self.behave(b, 1, f);
+        }
+        self.emit(Instr::DecEnter { group: grp });
+        self.jump(choose);
+        self.place(e.visit);
+        if let Some(b) = knobs.behavior {
+            self.behave(b, 1, f);
+        }
+        self.emit(Instr::DecEnter { group: grp });
+        if policy != Policy::Prioritized {
+            for (k, ce) in child_entries.iter().enumerate() {
+                self.emit(Instr::DecJumpActive {
+                    group: grp,
+                    active: (k + 1) as u8,
+                    to: ce.visit,
+                });
+            }
+        }
+        self.jump(choose);
+
+        // Redecide targets: with the `redecide` flag, each recomputes the score first.
+        let recompute = self.knobs(d).is_some_and(|k| k.decide_on_redecide);
+        let targets: Vec<Label> = if scans {
+            scan.clone()
+        } else {
+            vec![collect, draw]
+        };
+        let redecide_to: Vec<Label> = if recompute {
+            targets
+                .iter()
+                .map(|&to| {
+                    let r = self.label();
+                    self.place(r);
+                    self.recompute(d, f);
+                    self.jump(to);
+                    r
+                })
+                .collect()
+        } else {
+            targets.clone()
+        };
+        let back = |to: Label| -> usize { targets.iter().position(|&x| x == to).unwrap_or(0) };
+
+        // The choice.
+        if scans {
+            for (j, &c) in kids.iter().enumerate() {
+                self.place(scan[j]);
+                let next = scan[j + 1];
+                if policy == Policy::Prioritized {
+                    self.emit(Instr::DecJumpMasked {
+                        group: grp,
+                        child: j as u8,
+                        to: next,
+                    });
+                    self.emit(Instr::DecJumpActive {
+                        group: grp,
+                        active: (j + 1) as u8,
+                        to: child_entries[j].visit,
+                    });
+                }
+                self.decide(c, next, Mode::Accept);
+                self.emit(Instr::DecPick {
+                    group: grp,
+                    child: j as u8,
+                });
+                self.jump(switch);
+            }
+            self.place(scan[n]);
+            self.jump(f);
+        } else {
+            self.place(collect);
+            self.emit(Instr::DecCandClear { group: grp });
+            for (j, &c) in kids.iter().enumerate() {
+                let skip = self.label();
+                self.emit(Instr::DecJumpMasked {
+                    group: grp,
+                    child: j as u8,
+                    to: skip,
+                });
+                let mode = if policy == Policy::Random {
+                    Mode::Cand(g, j as u8)
+                } else {
+                    Mode::Score(g, j as u8)
+                };
+                self.decide(c, skip, mode);
+                self.place(skip);
+            }
+            self.place(draw);
+            self.emit(if policy == Policy::Random {
+                Instr::DecDraw {
+                    group: grp,
+                    none: f,
+                }
+            } else {
+                Instr::DecBest {
+                    group: grp,
+                    none: f,
+                }
+            });
+        }
+
+        // The switch: deactivate the active child, then activate the picked one.
+        self.place(switch);
+        let deact: Vec<Label> = kids.iter().map(|_| self.label()).collect();
+        let after = self.label();
+        for (k, &l) in deact.iter().enumerate() {
+            self.emit(Instr::DecJumpActive {
+                group: grp,
+                active: (k + 1) as u8,
+                to: l,
+            });
+        }
+        self.jump(after);
+        for (k, &c) in kids.iter().enumerate() {
+            self.place(deact[k]);
+            self.deactivate(c);
+            self.jump(after);
+        }
+        self.place(after);
+        let acts: Vec<Label> = kids.iter().map(|_| self.label()).collect();
+        // The first child's activation comes next: test the others.
+        for (i, &l) in acts.iter().enumerate().skip(1) {
+            self.emit(Instr::DecJumpPick {
+                group: grp,
+                child: i as u8,
+                to: l,
+            });
+        }
+        for (i, ce) in child_entries.iter().enumerate() {
+            self.place(acts[i]);
+            self.emit(Instr::DecSet {
+                group: grp,
+                child: i as u8,
+            });
+            self.jump(ce.activate);
+        }
+        if n == 0 {
+            self.jump(f);
+        }
+
+        // The children, each with its failure handler.
+        for (i, &c) in kids.iter().enumerate() {
+            let fail = self.label();
+            self.body(c, child_entries[i], s, fail);
+            if self.too_large {
+                return;
+            }
+            self.place(fail);
+            let (after_activate, after_visit) = if scans {
+                let next = redecide_to[back(scan[i + 1])];
+                match policy {
+                    Policy::Sequential => (next, next),
+                    _ => (next, redecide_to[0]),
+                }
+            } else {
+                (redecide_to[1], redecide_to[0])
+            };
+            if after_activate == after_visit {
+                self.redecide(after_activate);
+                continue;
+            }
+            let activated = self.label();
+            self.emit(Instr::DecJumpPick {
+                group: grp,
+                child: i as u8,
+                to: activated,
+            });
+            self.emit(Instr::DecMask {
+                group: grp,
+                child: i as u8,
+            });
+            self.redecide(after_visit);
+            self.place(activated);
+            self.redecide(after_activate);
+        }
+    }
+
+    fn redecide(&mut self, to: Label) {
+        let guard = self.guard;
+        self.emit(Instr::DecRedecide {
+            to: Back(to.0),
+            guard,
+        });
+    }
+
+    /// Deactivates decider `d` (2.5), innermost first.
+    fn deactivate(&mut self, d: NodeId) {
+        if self.full() {
+            return;
+        }
+        let t = self.target(d);
+        match self.tree().node(t).kind.clone() {
+            NodeKind::Behavior(b) => self.behave_exit(b),
+            NodeKind::Group(knobs) => {
+                let grp = Group(self.numbers.group[t.index()]);
+                let kids = self.children(t);
+                let end = self.label();
+                let labels: Vec<Label> = kids.iter().map(|_| self.label()).collect();
+                for (k, &l) in labels.iter().enumerate() {
+                    self.emit(Instr::DecJumpActive {
+                        group: grp,
+                        active: (k + 1) as u8,
+                        to: l,
+                    });
+                }
+                self.jump(end);
+                for (k, &c) in kids.iter().enumerate() {
+                    self.place(labels[k]);
+                    self.deactivate(c);
+                    self.jump(end);
+                }
+                self.place(end);
+                self.emit(Instr::DecClear { group: grp });
+                if let Some(b) = knobs.behavior {
+                    self.behave_exit(b);
+                }
+            }
+            _ => {}
+        }
+    }
+}
