@@ -1,5 +1,5 @@
 //! Equivalence of the reference interpreter, the bytecode VM and native code on the
-//! running-list (Unvanquished) model: for generated trees and generated scenarios, every engine
+//! running-list (Unvanquished), cursor (Drag[en]gine) and decider (Spore) models: for generated trees and generated scenarios, every engine
 //! must accept or reject the tree alike (same `ErrorKind`) and, when they run it, produce
 //! identical traces (`spec/semantics.md`, 1: "Two engines are equivalent when their traces are
 //! identical"). Besides the vm and native code, each case also runs on the two taking turns on
@@ -9,7 +9,9 @@
 //! running-list bookkeeping called out of line).
 //!
 //! - Cases come from the library's `btvm_compiler::gen::running_list_case`, which proptest
-//!   draws through `support::gen::running_list_case` (and `gen::cursor_case` likewise).
+//!   draws through `support::gen::running_list_case` (and `gen::cursor_case` and
+//!   `gen::decider_case` likewise; `decider_generator_reaches_every_feature` lists what the
+//!   decider cases cover).
 //! - Trees (`gen::running_list_tree`): every node kind and knob the model supports
 //!   (sequence/selector with `restart` and `running-list` resume, parallel with every quorum pair
 //!   and `stop-on-failure` on and off, every-tick guard, condition, invert, map, cooldown from 0 ms
