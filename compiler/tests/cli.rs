@@ -415,3 +415,66 @@ fn dragengine_strict_check_and_runaway_limit() {
     let zero = btvm(&["run", &tree, "--runaway-limit", "0"]);
     assert_eq!(zero.status.code(), Some(2), "a usage error");
 }
+
+#[test]
+fn spore_runs_dump_state_and_debug_output() {
+    let tree = spec("examples/figure1.spore");
+    let scn = spec("examples/figure1.scn");
+    // The final state of every agent follows the trace, the same on every engine.
+    let reference = btvm(&["run", &tree, "-s", &scn, "--dump-state"]);
+    assert!(reference.status.success(), "{}", text(&reference.stderr));
+    let out = text(&reference.stdout);
+    assert!(
+        out.contains("state of agent 0 after tick 15 (now 1500)"),
+        "{out}"
+    );
+    assert!(out.contains("  *ROOT (group prioritized)"), "{out}");
+    assert!(out.contains("decision flags 0x"), "{out}");
+    for engine in ["vm", "native"] {
+        let other = btvm(&["run", &tree, "-s", &scn, "--dump-state", "--engine", engine]);
+        assert!(other.status.success(), "{}", text(&other.stderr));
+        assert_eq!(text(&other.stdout), out, "{engine}");
+    }
+    // Debug output goes to stderr; level 1 shows transitions only, level 5 every Decide.
+    let l1 = btvm(&["run", &tree, "-s", &scn, "--debug-level", "1"]);
+    assert!(l1.status.success(), "{}", text(&l1.stderr));
+    let err1 = text(&l1.stderr);
+    assert!(err1.contains("BTDBO(1) agent 0 @ 0:"), "{err1}");
+    assert!(
+        !err1.contains("BTDBO(2)") && !err1.contains("Decide returned"),
+        "{err1}"
+    );
+    assert_eq!(
+        text(&l1.stdout),
+        text(&btvm(&["run", &tree, "-s", &scn]).stdout)
+    );
+    let l5 = btvm(&["run", &tree, "-s", &scn, "--debug-level", "5"]);
+    let err5 = text(&l5.stderr);
+    assert!(
+        err5.contains("Decide returned") && err5.contains("BTDBO(3)"),
+        "{err5}"
+    );
+    // Misuse is a clear error: debug output needs the reference; levels stop at 5; dumps need
+    // a decider tree.
+    let vm = btvm(&[
+        "run",
+        &tree,
+        "-s",
+        &scn,
+        "--debug-level",
+        "2",
+        "--engine",
+        "vm",
+    ]);
+    assert_eq!(vm.status.code(), Some(1));
+    assert!(
+        text(&vm.stderr).contains("--engine reference"),
+        "{}",
+        text(&vm.stderr)
+    );
+    let six = btvm(&["run", &tree, "--debug-level", "6"]);
+    assert_eq!(six.status.code(), Some(2));
+    let bt = btvm(&["run", &spec("examples/guard.bt"), "--dump-state"]);
+    assert_eq!(bt.status.code(), Some(1));
+    assert!(text(&bt.stderr).contains("decider"), "{}", text(&bt.stderr));
+}

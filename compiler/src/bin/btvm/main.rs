@@ -276,8 +276,14 @@ fn check(
                     }
                 }
                 if !quiet {
+                    // What a dialect calls the trees it includes.
+                    let included = match tree.dialect {
+                        btvm_compiler::ir::Dialect::Unvanquished => "included behaviors",
+                        btvm_compiler::ir::Dialect::Spore => "shared deciders",
+                        _ => "subtrees",
+                    };
                     println!(
-                        "{}: ok ({} nodes, {} included behaviors, {} files)",
+                        "{}: ok ({} nodes, {} {included}, {} files)",
                         path.display(),
                         tree.nodes.len(),
                         tree.subtrees.len(),
