@@ -78,9 +78,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let (tree, scenario) = fixture();
     let session = Session {
-        from: 0,
-        save_at: None,
         restore: Some(snaps),
+        ..Session::default()
     };
     let outcome = |engine| {
         run_session(tree, scenario, engine, &session)
