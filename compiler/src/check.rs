@@ -7,8 +7,9 @@
 //! - knobs consistent with the tree's model (`running-list` resume needs the running-list
 //!   model, `cursor` resume the cursor model), and a cursor model's run-away limit of at
 //!   least 1 (the verifier refuses 0, so the checker must too);
-//! - imports whose least argument count is at most their greatest, and calls with an
-//!   argument count the import takes (the verifier checks both again in the bytecode).
+//! - imports whose least argument count is at most their greatest, calls with an argument
+//!   count the import takes, and Spore behaviors whose import can be called without
+//!   arguments (the verifier checks all three again in the bytecode).
 //!
 //! After `check` succeeds, engines may recurse over the tree without risking the stack.
 //! This module never recurses itself.
@@ -89,6 +90,24 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
         ));
     }
     for n in &tree.nodes {
+        // A Spore behavior's functions are called without arguments.
+        let behavior = match &n.kind {
+            NodeKind::Behavior(b) => Some(b),
+            NodeKind::Group(g) => g.behavior.as_ref(),
+            _ => None,
+        };
+        if let Some(i) = behavior.and_then(|b| tree.imports.get(b.import.index())) {
+            if i.min_args > 0 {
+                diags.push(Diagnostic::new(
+                    ErrorKind::Arity,
+                    n.span,
+                    format!(
+                        "behavior `{}` is called without arguments, but its import takes {}..{}",
+                        i.name, i.min_args, i.max_args
+                    ),
+                ));
+            }
+        }
         let mut calls: Vec<&CallExpr> = Vec::new();
         if let NodeKind::Action(c) = &n.kind {
             calls.push(c);
@@ -349,6 +368,41 @@ mod tests {
             d[0].message
         );
         assert!(crate::lower::lower(&t, &Limits::default()).is_err());
+    }
+
+    /// Found by the `compile` fuzz target: a Spore behavior (or group behavior) whose import
+    /// needs arguments passed the checker, and the verifier refused the lowered `behave`
+    /// (behaviors are called without arguments).
+    #[test]
+    fn behaviors_whose_import_needs_arguments_are_refused() {
+        for (import, ok) in [("0..0", true), ("0..2", true), ("1..1", false)] {
+            for body in [
+                "group prioritized { decider { behavior a tick } }",
+                "group prioritized behavior a tick { decider { behavior b tick } }",
+            ] {
+                let src = format!(
+                    "btvm 1;\ndialect spore;\nimport action a {import};\n\
+                     import action b 0..0;\nroot main = decider {{ {body} }}\n"
+                );
+                let t = crate::syntax::native::parse(
+                    crate::source::FileId(0),
+                    &src,
+                    &Limits::default(),
+                )
+                .unwrap();
+                match check(&t, &Limits::default()) {
+                    Ok(()) => {
+                        assert!(ok, "{src}");
+                        crate::lower::lower(&t, &Limits::default()).unwrap();
+                    }
+                    Err(d) => {
+                        assert!(!ok, "{src}");
+                        assert_eq!(d[0].kind, ErrorKind::Arity);
+                        assert!(d[0].message.contains("behavior `a`"), "{}", d[0].message);
+                    }
+                }
+            }
+        }
     }
 
     /// Found by the `compile` fuzz target: the front-ends check arities, but a tree built
