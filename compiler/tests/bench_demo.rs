@@ -170,6 +170,7 @@ fn binding_an_unknown_import_names_it() {
         min_args: 0,
         max_args: 0,
         long_running: false,
+        script: None,
     });
     let err = World::new(1).bind(&imports).unwrap_err();
     assert!(err.contains("danceWildly"), "{err}");
@@ -180,6 +181,7 @@ fn binding_an_unknown_import_names_it() {
         min_args: 0,
         max_args: 0,
         long_running: false,
+        script: None,
     }];
     let err = World::new(1).bind(&wrong_kind).unwrap_err();
     assert!(err.contains("fight") && err.contains("function"), "{err}");

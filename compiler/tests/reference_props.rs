@@ -174,6 +174,7 @@ fn tree() -> impl Strategy<Value = btvm_compiler::ir::Tree> {
                 min_args: 0,
                 max_args: 0,
                 long_running: true,
+                script: None,
             });
         }
         for i in 0..FUNCTIONS {
@@ -183,6 +184,7 @@ fn tree() -> impl Strategy<Value = btvm_compiler::ir::Tree> {
                 min_args: 0,
                 max_args: 1,
                 long_running: false,
+                script: None,
             });
         }
         let a = b.declare_subtree("s0", Sharing::Shared, Span::DUMMY);

@@ -35,6 +35,9 @@ pub struct Import {
     /// Whether the action may return [`Status::Running`] (Unvanquished's "long-running"
     /// actions); informational for hosts and checkers.
     pub long_running: bool,
+    /// The source of a script import (MBT's Lua snippets, named `lua#K`): the host compiles
+    /// it once, when it binds the import. `None` for ordinary imports.
+    pub script: Option<String>,
 }
 
 /// The lifecycle phase of an action call, as the dialect defines it.
@@ -124,5 +127,15 @@ pub trait Host {
     fn available(&mut self, id: ImportId) -> bool {
         let _ = id;
         true
+    }
+    /// Receives a message a tree logs (MBT `Log` nodes and `_startLog`/`_successLog`/
+    /// `_failureLog` attributes). The default drops it.
+    fn log(&mut self, agent: AgentId, message: &str) {
+        let _ = (agent, message);
+    }
+    /// Is told the behaviour a selection tree (BST) selected for `agent`, when it changes;
+    /// `""` when the tree selects no leaf. The default ignores it.
+    fn select(&mut self, agent: AgentId, behavior: &str) {
+        let _ = (agent, behavior);
     }
 }

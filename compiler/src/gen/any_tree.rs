@@ -522,6 +522,7 @@ fn imports_of(u: &mut Unstructured<'_>, kind: ImportKind, max: usize) -> Result<
                 min_args: u.arbitrary()?,
                 max_args: u.arbitrary()?,
                 long_running: u.arbitrary()?,
+                script: None,
             })
         })
         .collect()

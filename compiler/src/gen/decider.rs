@@ -128,6 +128,7 @@ pub fn decider_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> {
             min_args: 0,
             max_args: 0,
             long_running: true,
+            script: None,
         })
         .chain(functions.into_iter().map(|name| Import {
             name,
@@ -135,6 +136,7 @@ pub fn decider_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> {
             min_args: 0,
             max_args: cfg.max_args.min(255) as u8,
             long_running: false,
+            script: None,
         }))
         .collect();
     // No variables and no imports for `@bound`: the decider model has neither.

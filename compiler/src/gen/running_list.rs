@@ -385,6 +385,7 @@ pub(super) fn imports_named(names: Vec<(String, bool)>, kind: ImportKind) -> Vec
             min_args: 0,
             max_args: 3,
             long_running,
+            script: None,
         })
         .collect()
 }

@@ -435,6 +435,7 @@ mod tests {
             min_args: 0,
             max_args: 0,
             long_running: true,
+            script: None,
         });
         NodeBuf::leaf(
             NodeKind::Action(CallExpr {

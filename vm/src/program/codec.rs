@@ -13,7 +13,7 @@ use crate::{Import, ImportKind, Limits, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -198,6 +198,13 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
             ImportKind::Function => 1,
         });
         out.extend_from_slice(&[i.min_args, i.max_args, u8::from(i.long_running)]);
+        match &i.script {
+            None => out.push(0),
+            Some(code) => {
+                out.push(1);
+                put_str(&mut out, code);
+            }
+        }
     }
     put_len(&mut out, parts.vars.len());
     for v in &parts.vars {
@@ -329,7 +336,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
     for _ in 0..n {
         strings.push(r.string()?);
     }
-    let n = r.count(8, "imports")?;
+    let n = r.count(9, "imports")?;
     let mut imports = Vec::with_capacity(n);
     for _ in 0..n {
         let name = r.string()?;
@@ -340,12 +347,14 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         };
         let (min_args, max_args) = (r.u8()?, r.u8()?);
         let long_running = r.flag()?;
+        let script = if r.flag()? { Some(r.string()?) } else { None };
         imports.push(Import {
             name,
             kind,
             min_args,
             max_args,
             long_running,
+            script,
         });
     }
     let n = r.count(9, "variables")?;

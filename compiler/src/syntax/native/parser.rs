@@ -1455,6 +1455,7 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
                 min_args,
                 max_args,
                 long_running: long.is_some(),
+                script: None,
             };
             (import, span)
         });

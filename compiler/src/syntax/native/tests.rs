@@ -125,6 +125,7 @@ fn sample_tree() -> Tree {
         min_args,
         max_args,
         long_running,
+        script: None,
     };
     let fight = b.import(import("fight", ImportKind::Action, 0, 0, true));
     let dist = b.import(import("distanceTo", ImportKind::Function, 1, 2, false));

@@ -46,6 +46,7 @@ impl ActionDef {
             min_args: self.min_args,
             max_args: self.max_args,
             long_running: self.long_running,
+            script: None,
         }
     }
 }
@@ -68,6 +69,7 @@ impl FunctionDef {
             min_args: self.arity,
             max_args: self.arity,
             long_running: false,
+            script: None,
         }
     }
 }
