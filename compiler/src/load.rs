@@ -56,15 +56,84 @@ impl Format {
             _ => None,
         }
     }
+
+    /// The format of an `.xml` file, from its root element: BST for `SelectionTrees`,
+    /// `SelectionTree` or `Blocks` (any case), MBT for anything else (the original MBT loader
+    /// does not check the root tag). `None` if the text is not XML with a root element.
+    pub fn sniff_xml(text: &[u8]) -> Option<Format> {
+        let text = std::str::from_utf8(text).ok()?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut rest = text;
+        // Skip the prolog: declarations, comments, processing instructions, a doctype.
+        loop {
+            rest = rest.trim_start();
+            if let Some(r) = rest.strip_prefix("<?") {
+                rest = &r[r.find("?>")? + 2..];
+            } else if let Some(r) = rest.strip_prefix("<!--") {
+                rest = &r[r.find("-->")? + 3..];
+            } else if let Some(r) = rest.strip_prefix("<!") {
+                rest = &r[r.find('>')? + 1..];
+            } else {
+                break;
+            }
+        }
+        let name: String = rest
+            .strip_prefix('<')?
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, '>' | '/'))
+            .collect();
+        if name.is_empty() {
+            return None;
+        }
+        let bst = ["SelectionTrees", "SelectionTree", "Blocks"]
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(&name));
+        Some(Format::Dialect(if bst {
+            Dialect::Bst
+        } else {
+            Dialect::Mbt
+        }))
+    }
+}
+
+/// A game profile: the extra vocabulary a game registers on top of a dialect's own nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// CRYENGINE's GameSDK: its AI, CryAction and game nodes become host actions in MBT trees,
+    /// and the MBT loader is as lenient as CRYENGINE's (`spec/mbt.md` section 1.4).
+    GameSdk,
+}
+
+impl Profile {
+    /// Every profile's name, as `--profile` takes it.
+    pub const NAMES: [&'static str; 1] = ["gamesdk"];
+
+    /// The profile called `name`.
+    pub fn from_name(name: &str) -> Option<Profile> {
+        match name {
+            "gamesdk" => Some(Profile::GameSdk),
+            _ => None,
+        }
+    }
+
+    /// The profile's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::GameSdk => "gamesdk",
+        }
+    }
 }
 
 /// How to load a tree.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
-    /// The format; `None` picks it from the file extension.
+    /// The format; `None` picks it from the file extension (and, for `.xml`, the root
+    /// element: see [`Format::sniff_xml`]).
     pub format: Option<Format>,
     /// The limits every stage enforces.
     pub limits: Limits,
+    /// A game profile (MBT's GameSDK nodes); `None` loads the dialect's own nodes only.
+    pub profile: Option<Profile>,
 }
 
 /// Loads, parses and checks the tree at `path`.
@@ -74,7 +143,22 @@ pub fn load(
     options: &LoadOptions,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    let format = match options.format.or_else(|| Format::from_path(path)) {
+    let sniffed = || {
+        let is_xml = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+        if is_xml {
+            Format::sniff_xml(&fs.read(path).ok()?)
+        } else {
+            None
+        }
+    };
+    let format = match options
+        .format
+        .or_else(|| Format::from_path(path))
+        .or_else(sniffed)
+    {
         Some(f) => f,
         None => {
             return Err(vec![Diagnostic::new(
@@ -92,7 +176,7 @@ pub fn load(
         }
     };
     let limits = &options.limits;
-    let tree = front_end(format, path, fs, limits, sources)?;
+    let tree = front_end(format, path, fs, options, sources)?;
     crate::check::check(&tree, limits)?;
     Ok(tree)
 }
@@ -101,9 +185,10 @@ fn front_end(
     format: Format,
     path: &Path,
     fs: &dyn FileSystem,
-    limits: &Limits,
+    options: &LoadOptions,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
+    let limits = &options.limits;
     match format {
         Format::Native => syntax::native::load(path, fs, limits, sources),
         Format::Dialect(Dialect::Unvanquished) => {
@@ -111,10 +196,9 @@ fn front_end(
         }
         Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load(path, fs, limits, sources),
         Format::Dialect(Dialect::Spore) => syntax::spore::load(path, fs, limits, sources),
-        Format::Dialect(d) => Err(vec![Diagnostic::new(
-            ErrorKind::Unsupported,
-            Span::DUMMY,
-            format!("the {} front-end is not implemented yet", d.name()),
-        )]),
+        Format::Dialect(Dialect::Mbt) => {
+            syntax::mbt::load(path, fs, limits, options.profile, sources)
+        }
+        Format::Dialect(Dialect::Bst) => syntax::bst::load(path, fs, limits, sources),
     }
 }

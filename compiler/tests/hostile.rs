@@ -164,6 +164,7 @@ fn too_many_nodes_is_an_error() {
     let options = LoadOptions {
         format: None,
         limits,
+        profile: None,
     };
     let r = load(Path::new("/t/a.bt"), &fs, &options, &mut SourceMap::new());
     assert_eq!(r.unwrap_err()[0].kind, ErrorKind::TooManyNodes);

@@ -40,6 +40,7 @@ fn fixture() -> &'static (Tree, Scenario) {
         let options = LoadOptions {
             format: Some(Format::Dialect(Dialect::Dragengine)),
             limits: Limits::default(),
+            profile: None,
         };
         let tree = load(
             "/f/main.debt".as_ref(),

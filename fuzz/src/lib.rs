@@ -54,6 +54,7 @@ pub fn load_input(data: &[u8], format: Format, ext: &str) {
     let options = LoadOptions {
         format: Some(format),
         limits: Limits::default(),
+        profile: None,
     };
     let mut sources = SourceMap::new();
     match load(&main, &fs, &options, &mut sources) {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{parse_scenario, run, EngineKind, Trace};
-use crate::load::{load, Format, LoadOptions};
+use crate::load::{load, Format, LoadOptions, Profile};
 use crate::source::{MemFs, SourceMap};
 
 /// What a case expects.
@@ -32,6 +32,8 @@ pub enum CaseExpectation {
 pub struct CaseFile {
     /// The format of the main tree.
     pub format: Format,
+    /// The game profile (`--- tree mbt gamesdk`), if any.
+    pub profile: Option<Profile>,
     /// The main tree's text.
     pub tree: String,
     /// Further files (name, text) in the same virtual directory.
@@ -63,6 +65,7 @@ impl CaseFile {
             }
         }
         let mut tree = None;
+        let mut profile = None;
         let mut files = Vec::new();
         let mut scenario = None;
         let mut trace = None;
@@ -73,6 +76,13 @@ impl CaseFile {
                 (Some("tree"), Some(fmt)) => {
                     let format =
                         Format::from_name(fmt).ok_or_else(|| format!("unknown format `{fmt}`"))?;
+                    profile = match words.next() {
+                        None => None,
+                        Some(p) => Some(
+                            Profile::from_name(p)
+                                .ok_or_else(|| format!("unknown profile `{p}`"))?,
+                        ),
+                    };
                     tree = Some((format, body));
                 }
                 (Some("file"), Some(name)) => files.push((name.to_string(), body)),
@@ -104,6 +114,7 @@ impl CaseFile {
             };
         Ok(CaseFile {
             format,
+            profile,
             tree,
             files,
             expect,
@@ -132,6 +143,7 @@ impl CaseFile {
         let mut sources = SourceMap::new();
         let options = LoadOptions {
             format: Some(self.format),
+            profile: self.profile,
             ..LoadOptions::default()
         };
         let loaded = load(&self.main_path(), &fs, &options, &mut sources);

@@ -4,7 +4,9 @@
 //! diagnostics. Front-ends read files only through a [`FileSystem`](crate::source::FileSystem)
 //! and check nesting depth before recursing, so no input can overflow the stack.
 
+pub mod bst;
 pub mod dragengine;
+pub mod mbt;
 pub mod native;
 pub mod spore;
 pub mod unvanquished;
