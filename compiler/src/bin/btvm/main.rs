@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use btvm_compiler::ir::{Model, Tree};
-use btvm_compiler::load::{load, Format, LoadOptions};
+use btvm_compiler::load::{load, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
 use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
 use btvm_compiler::source::{RealFs, SourceMap};
@@ -137,9 +137,14 @@ enum Command {
 #[derive(clap::Args, Debug)]
 struct InputArgs {
     /// The source format; by default it follows the extension (.bt unvanquished, .debt
-    /// dragengine, .spore spore, .btn native).
+    /// dragengine, .spore spore, .btn native) and, for .xml, the root element (bst for
+    /// SelectionTrees/SelectionTree/Blocks, else mbt).
     #[arg(long, value_parser = parse_format)]
     dialect: Option<Format>,
+    /// A game profile: `gamesdk` accepts CRYENGINE's GameSDK nodes (Move, Shoot, ...) in MBT
+    /// trees as host actions and loads them as leniently as CRYENGINE does.
+    #[arg(long, value_parser = parse_profile)]
+    profile: Option<Profile>,
     /// Drag[en]gine: rule runs per step before the step is a run-away error (default 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     runaway_limit: Option<u32>,
@@ -160,6 +165,15 @@ fn parse_format(s: &str) -> Result<Format, String> {
         format!(
             "unknown format `{s}`; expected one of: {}",
             Format::NAMES.join(", ")
+        )
+    })
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    Profile::from_name(s).ok_or_else(|| {
+        format!(
+            "unknown profile `{s}`; expected one of: {}",
+            Profile::NAMES.join(", ")
         )
     })
 }
@@ -232,6 +246,7 @@ fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree
     let mut sources = SourceMap::new();
     let options = LoadOptions {
         format: input.dialect,
+        profile: input.profile,
         ..LoadOptions::default()
     };
     let mut tree = match load(path, &RealFs, &options, &mut sources) {
