@@ -26,7 +26,8 @@ section() {
 
 shopt -s nullglob
 n=0
-for case in spec/cases/unvanquished/*.case spec/cases/dragengine/*.case spec/cases/spore/*.case; do
+for case in spec/cases/unvanquished/*.case spec/cases/dragengine/*.case spec/cases/spore/*.case \
+    spec/cases/mbt/*.case spec/cases/bst/*.case; do
   dialect=$(grep -m1 '^--- tree ' "$case" | awk '{print $3}')
   section "tree $dialect" "$case" > "$tmp/tree"
   section scenario "$case" > "$tmp/scn"
@@ -35,7 +36,8 @@ for case in spec/cases/unvanquished/*.case spec/cases/dragengine/*.case spec/cas
   n=$((n + 1))
 done
 
-trees=(spec/examples/guard.bt spec/examples/wanderer/wanderer.debt spec/examples/*.spore)
+trees=(spec/examples/guard.bt spec/examples/wanderer/wanderer.debt spec/examples/*.spore
+  spec/examples/*.xml spec/examples/grunt/*.xml)
 for t in spec/examples/wanderer/subtrees/*.debt; do trees+=("$t"); done
 shared=../shared/corpus/unvanquished
 if [ -d "$shared" ]; then
@@ -46,13 +48,21 @@ for t in "${trees[@]}"; do
     *.bt) put parse_unvanquished "$t" ;;
     *.debt) put parse_dragengine "$t" ;;
     *.spore) put parse_spore "$t" ;;
+    */grunt/*.xml) put parse_bst "$t" ;;
+    *.xml) put parse_mbt "$t" ;;
+  esac
+  # MBT examples use CRYENGINE's GameSDK nodes.
+  profile=()
+  case "$t" in
+    */grunt/*) ;;
+    *.xml) profile=(--profile gamesdk) ;;
   esac
   # The same tree in the native syntax, and compiled: a program file behind a mode byte that
   # rewrites the fingerprint (1) and also runs native code (3).
-  if "$btvm" fmt "$t" > "$tmp/native.btn" 2>/dev/null; then
+  if "$btvm" fmt "${profile[@]}" "$t" > "$tmp/native.btn" 2>/dev/null; then
     put parse_native "$tmp/native.btn"
   fi
-  if "$btvm" compile "$t" -o "$tmp/program" 2>/dev/null; then
+  if "$btvm" compile "${profile[@]}" "$t" -o "$tmp/program" 2>/dev/null; then
     { printf '\001'; cat "$tmp/program"; } > "$tmp/seed"
     put verify "$tmp/seed"
     { printf '\003'; cat "$tmp/program"; } > "$tmp/seed"

@@ -108,10 +108,7 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
                 ));
             }
         }
-        let mut calls: Vec<&CallExpr> = Vec::new();
-        if let NodeKind::Action(c) = &n.kind {
-            calls.push(c);
-        }
+        let mut calls: Vec<&CallExpr> = n.kind.calls();
         for e in n.kind.exprs() {
             e.walk(|x| {
                 if let Expr::Call(c) = x {
@@ -180,10 +177,7 @@ pub fn strict_names(tree: &Tree, known: &[String]) -> Vec<Diagnostic> {
     let mut reported = vec![false; tree.imports.len()];
     let mut diags = Vec::new();
     for n in &tree.nodes {
-        let mut called = Vec::new();
-        if let NodeKind::Action(c) = &n.kind {
-            called.push(c.import);
-        }
+        let mut called: Vec<_> = n.kind.calls().iter().map(|c| c.import).collect();
         for e in n.kind.exprs() {
             e.walk(|x| {
                 if let crate::ir::Expr::Call(c) = x {

@@ -48,6 +48,9 @@ pub enum ErrorKind {
     InvalidValue,
     /// A construct the dialect accepts but btvm rejects, with the reason in the message.
     Unsupported,
+    /// A dialect's own bound on a construct is exceeded (operands in a CryEngine condition,
+    /// states in a state machine, children of a composite).
+    LimitExceeded,
     /// The dialect could not be determined from the file name.
     UnknownDialect,
     /// A bytecode program was rejected by the verifier: a malformed program file (never what

@@ -1,5 +1,6 @@
 //! Equivalence of the reference interpreter, the bytecode VM and native code on the
-//! running-list (Unvanquished), cursor (Drag[en]gine) and decider (Spore) models: for generated trees and generated scenarios, every engine
+//! running-list (Unvanquished), cursor (Drag[en]gine), decider (Spore), lifecycle (MBT) and
+//! selection (BST) models: for generated trees and generated scenarios, every engine
 //! must accept or reject the tree alike (same `ErrorKind`) and, when they run it, produce
 //! identical traces (`spec/semantics.md`, 1: "Two engines are equivalent when their traces are
 //! identical"). Besides the vm and native code, each case also runs on the two taking turns on
@@ -25,9 +26,14 @@
 //!   `parse_scenario`): 20–40 ticks, times advancing by random steps (sometimes by 0, rarely
 //!   backwards or by a huge jump), 1–3 agents, every answer form (constant, sequence, `cycle`, `@K`
 //!   schedule; per agent and per argument list), function answers of every value type (strings
-//!   mostly the tree's own), default answers, and `at K entry NAME` lines. The scenario format has
-//!   no events (and the running-list model none either), so there are none here.
+//!   mostly the tree's own), default answers, and `at K entry NAME` lines (the running-list model
+//!   has no events).
 //! - `generators_reach_every_feature` checks that the generators keep reaching all of that.
+//! - Lifecycle (MBT) and selection (BST) cases (`gen::lifecycle_case`, `gen::selection_case`):
+//!   every node kind and knob of `spec/mbt.md` / `spec/bst.md` section 3, boolean variables,
+//!   signal bindings, timestamps, and scenarios with events, variable sets and resets;
+//!   `lifecycle_generator_reaches_every_feature` and `selection_generator_reaches_every_feature`
+//!   list what they cover.
 //! - `default_bot_runs_alike` runs the game's real `default.bt` (if the external corpus is
 //!   present) for 300 ticks × 3 agents.
 //!
@@ -115,8 +121,42 @@ fn cursor_case() -> impl Strategy<Value = (Tree, String)> {
     gen::cursor_case(RlConfig::default())
 }
 
+/// A lifecycle-model (MBT) tree and a scenario for it, with events, variable sets and resets.
+fn lifecycle_case() -> impl Strategy<Value = (Tree, String)> {
+    gen::from_bytes(gen::MAX_BYTES, |u| {
+        btvm_compiler::gen::lifecycle_case(u, &RlConfig::default()).map(|c| (c.tree, c.scenario))
+    })
+}
+
+/// A selection-model (BST) tree and a scenario for it, with events, variable sets and resets.
+fn selection_case() -> impl Strategy<Value = (Tree, String)> {
+    gen::from_bytes(gen::MAX_BYTES, |u| {
+        btvm_compiler::gen::selection_case(u, &RlConfig::default()).map(|c| (c.tree, c.scenario))
+    })
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    /// The same for the lifecycle (MBT) model: every node kind and knob, events between ticks
+    /// and sent during them, variable sets, group scopes contended by several agents, resets.
+    #[test]
+    fn every_engine_gives_the_reference_trace_on_lifecycle_trees((tree, text) in lifecycle_case()) {
+        let scn = parse_scenario(FileId(0), &text).map_err(|d| {
+            TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
+        })?;
+        compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
+    }
+
+    /// The same for the selection (BST) model: priorities, forward-only sequences, state
+    /// machines, signals and variable sets.
+    #[test]
+    fn every_engine_gives_the_reference_trace_on_selection_trees((tree, text) in selection_case()) {
+        let scn = parse_scenario(FileId(0), &text).map_err(|d| {
+            TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
+        })?;
+        compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
+    }
 
     #[test]
     fn every_engine_gives_the_reference_trace((tree, text) in case()) {
@@ -622,6 +662,236 @@ fn decider_generator_reaches_every_feature() {
         assert!(
             seen.contains(want),
             "the decider generator never produced {want}"
+        );
+    }
+}
+
+/// Trace-line features of a reference run, by substring.
+fn trace_features(tree: &Tree, text: &str, pats: &[(&str, &str)], seen: &mut BTreeSet<String>) {
+    let scn = parse_scenario(FileId(0), text).expect("generated scenarios parse");
+    let trace = run(tree, &scn, EngineKind::Reference).expect("generated trees run");
+    for l in trace.lines() {
+        for (key, pat) in pats {
+            if l.contains(pat) {
+                seen.insert(key.to_string());
+            }
+        }
+    }
+}
+
+/// The lifecycle generator reaches what its property is meant to cover: every node kind and
+/// knob of `spec/mbt.md` section 3, timestamps and signals, events and sets in scenarios, and
+/// traces with enter/continue/exit calls, logs, stopped trees and resets.
+#[test]
+fn lifecycle_generator_reaches_every_feature() {
+    use btvm_compiler::ir::{Expr, GuardEval};
+    let mut runner = TestRunner::deterministic();
+    let strategy = lifecycle_case();
+    let mut seen = BTreeSet::new();
+    for _ in 0..400 {
+        let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
+        seen.extend(support::features(&tree));
+        for n in &tree.nodes {
+            match &n.kind {
+                NodeKind::Loop(l) => {
+                    seen.insert(format!(
+                        "loop:{:?}:{}",
+                        l.count.map(|c| c.min(1)),
+                        l.exit_on
+                    ));
+                }
+                NodeKind::Wait(w) if w.ms < 0 => {
+                    seen.insert("x:wait-negative".into());
+                }
+                NodeKind::Wait(w) if w.variation_ms > 0 => {
+                    seen.insert("x:wait-variation".into());
+                }
+                NodeKind::Hooks(h) => {
+                    for c in [&h.enter, &h.exit].into_iter().flatten() {
+                        let kind = tree.imports[c.import.index()].kind;
+                        seen.insert(format!("hooks:{}", kind.name()));
+                    }
+                }
+                NodeKind::SendEvent(e) => {
+                    seen.insert(format!("send:{}", e.then));
+                }
+                NodeKind::State(s) if s.transitions.len() > 1 => {
+                    seen.insert("x:transitions>1".into());
+                }
+                NodeKind::Guard(g) if g.eval == GuardEval::OnEntry => {
+                    if matches!(&g.cond, Expr::Binary(_, a, _) if matches!(**a, Expr::Random)) {
+                        seen.insert("x:random-gate".into());
+                    }
+                }
+                _ => {}
+            }
+            for e in n.kind.exprs() {
+                e.walk(|x| {
+                    if let Expr::Timestamp(_, q) = x {
+                        seen.insert(format!("ts:{q:?}"));
+                    }
+                });
+            }
+        }
+        if tree.timestamps.iter().any(|t| t.exclusive_to.is_some()) {
+            seen.insert("x:exclusive".into());
+        }
+        if !tree.signals.is_empty() {
+            seen.insert("x:signal".into());
+        }
+        for (key, pat) in [
+            ("s:event", " event "),
+            ("s:set", " set "),
+            ("s:reset", " reset"),
+        ] {
+            if text.contains(pat) {
+                seen.insert(key.into());
+            }
+        }
+        trace_features(
+            &tree,
+            &text,
+            &[
+                ("t:enter", " enter -> "),
+                ("t:continue", " continue -> "),
+                ("t:exit", " exit -> "),
+                ("t:log", "log \""),
+                ("t:stopped", "stopped"),
+                ("t:running", "root running"),
+                ("t:success", "root success"),
+                ("t:failure", "root failure"),
+            ],
+            &mut seen,
+        );
+    }
+    let mut want: Vec<String> = [
+        "node:sequence",
+        "node:selector",
+        "node:parallel",
+        "node:loop",
+        "node:priority",
+        "node:case",
+        "node:statemachine",
+        "node:state",
+        "node:guard",
+        "node:map",
+        "node:groupscope",
+        "node:hooks",
+        "node:logstatus",
+        "node:action",
+        "node:condition",
+        "node:const",
+        "node:wait",
+        "node:waituntil",
+        "node:send",
+        "node:waitevent",
+        "node:log",
+        "resume:remember",
+        "guard:on-entry",
+        "arg:named",
+        "expr:var",
+        "expr:call",
+        "expr:random",
+        "ts:EverSet",
+        "ts:Valid",
+        "ts:Elapsed",
+        "hooks:action",
+        "hooks:function",
+        "send:success",
+        "send:running",
+        "x:wait-negative",
+        "x:wait-variation",
+        "x:transitions>1",
+        "x:random-gate",
+        "x:exclusive",
+        "x:signal",
+        "s:event",
+        "s:set",
+        "s:reset",
+        "t:enter",
+        "t:continue",
+        "t:exit",
+        "t:log",
+        "t:stopped",
+        "t:running",
+        "t:success",
+        "t:failure",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for c in ["None", "Some(0)", "Some(1)"] {
+        for x in ["failure", "success"] {
+            want.push(format!("loop:{c}:{x}"));
+        }
+    }
+    for q in ["all", "any"] {
+        want.push(format!("parallel:success:{q}"));
+        want.push(format!("parallel:failure:{q}"));
+    }
+    let missing: Vec<&String> = want.iter().filter(|w| !seen.contains(*w)).collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
+}
+
+/// The selection generator reaches what its property is meant to cover: every node kind of
+/// `spec/bst.md` section 3, signals, events and sets in scenarios, and traces with selections,
+/// the empty selection and both root statuses.
+#[test]
+fn selection_generator_reaches_every_feature() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = selection_case();
+    let mut seen = BTreeSet::new();
+    for _ in 0..300 {
+        let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
+        seen.extend(support::features(&tree));
+        if !tree.signals.is_empty() {
+            seen.insert("x:signal".into());
+        }
+        if tree.roots.len() > 1 {
+            seen.insert("x:roots".into());
+        }
+        for (key, pat) in [
+            ("s:event", " event "),
+            ("s:set", " set "),
+            ("s:reset", " reset"),
+        ] {
+            if text.contains(pat) {
+                seen.insert(key.into());
+            }
+        }
+        trace_features(
+            &tree,
+            &text,
+            &[
+                ("t:select", "select \""),
+                ("t:select-none", "select \"\""),
+                ("t:success", "root success"),
+                ("t:failure", "root failure"),
+            ],
+            &mut seen,
+        );
+    }
+    for want in [
+        "node:select",
+        "node:priority",
+        "node:case",
+        "node:sequence",
+        "node:statemachine",
+        "node:state",
+        "expr:var",
+        "x:signal",
+        "x:roots",
+        "s:event",
+        "s:set",
+        "s:reset",
+        "t:select",
+        "t:select-none",
+        "t:success",
+        "t:failure",
+    ] {
+        assert!(
+            seen.contains(want),
+            "the selection generator never produced {want}"
         );
     }
 }

@@ -243,3 +243,144 @@ proptest! {
         prop_assert!(trace.diff(&via_text).is_none(), "{}", printed);
     }
 }
+
+// ---- the lifecycle (MBT) and selection (BST) models ----------------------------------------
+
+use btvm::AgentId;
+use btvm_compiler::ir::{NodeId, Tree};
+use btvm_compiler::reference::{Interpreter, Scopes};
+use btvm_compiler::scenario::{InputKind, ScriptedHost};
+
+mod support;
+
+/// A generated lifecycle- or selection-model case (tree and scenario text).
+fn event_case() -> BoxedStrategy<(Tree, String)> {
+    prop_oneof![
+        support::gen::from_bytes(support::gen::MAX_BYTES, |u| {
+            btvm_compiler::gen::lifecycle_case(u, &support::gen::RlConfig::default())
+                .map(|c| (c.tree, c.scenario))
+        }),
+        support::gen::from_bytes(support::gen::MAX_BYTES, |u| {
+            btvm_compiler::gen::selection_case(u, &support::gen::RlConfig::default())
+                .map(|c| (c.tree, c.scenario))
+        }),
+    ]
+    .boxed()
+}
+
+/// The parent of every node (`None` for entry and subtree roots).
+fn parents(tree: &Tree) -> Vec<Option<NodeId>> {
+    let mut p = vec![None; tree.nodes.len()];
+    for (i, n) in tree.nodes.iter().enumerate() {
+        for c in &n.children {
+            p[c.index()] = Some(NodeId(i as u32));
+        }
+    }
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// On generated MBT and BST trees: one `root`/`stopped` line per agent per tick, the same
+    /// trace twice, the same trace after printing and parsing the tree.
+    #[test]
+    fn event_model_runs_are_total_deterministic_and_survive_fmt((t, text) in event_case()) {
+        let scn = parse_scenario(FileId(0), &text).expect("generated scenarios parse");
+        let trace = run(&t, &scn, EngineKind::Reference).expect("generated trees run");
+        let ends = trace
+            .lines()
+            .iter()
+            .filter(|l| l.starts_with("root ") || *l == "stopped")
+            .count();
+        prop_assert_eq!(ends, (scn.ticks * scn.agents) as usize);
+        let again = run(&t, &scn, EngineKind::Reference).unwrap();
+        prop_assert!(trace.diff(&again).is_none());
+        let printed = native::print(&t);
+        let reparsed = native::parse(FileId(0), &printed, &btvm::Limits::default())
+            .map_err(|d| TestCaseError::fail(format!("{d:?}\n{printed}")))?;
+        let via_text = run(&reparsed, &scn, EngineKind::Reference).unwrap();
+        prop_assert!(trace.diff(&via_text).is_none(), "{}", printed);
+    }
+
+    /// Lifecycle invariants after every tick (`spec/mbt.md` 2.2, 2.3, 2.6): the live nodes
+    /// form a connected tree from the root (through `case`, `state` and `logstatus`, which
+    /// have no data); a stopped tree has no live node; the group-scope table counts exactly
+    /// the live GroupScope nodes that entered. Selection: the root succeeds exactly when a
+    /// behaviour is selected.
+    #[test]
+    fn lifecycle_state_stays_consistent((t, text) in event_case()) {
+        let scn = parse_scenario(FileId(0), &text).expect("generated scenarios parse");
+        let interp = Interpreter::new(&t).expect("generated trees run");
+        let parent = parents(&t);
+        let root = t.main_root().unwrap();
+        let mut host = ScriptedHost::for_tree(&scn, &t);
+        let mut scopes = Scopes::new();
+        let mut agents: Vec<_> = (0..scn.agents).map(|a| interp.new_agent(AgentId(a))).collect();
+        for k in 0..scn.ticks {
+            host.set_tick(k);
+            for state in &mut agents {
+                if scn.resets.contains(&k) {
+                    interp.reset_with_scopes(state, &mut scopes);
+                }
+                for input in scn.inputs.get(&k).into_iter().flatten() {
+                    if input.agent.is_some_and(|a| a != state.agent().0) {
+                        continue;
+                    }
+                    match &input.kind {
+                        InputKind::Event(e) => interp.event(state, &mut host, e, scn.now(k)),
+                        InputKind::Set { var, value } => {
+                            let i = interp.var_index(var).expect("generated sets name variables");
+                            interp.set_var(state, i, *value);
+                        }
+                        _ => {}
+                    }
+                }
+                let status = interp.tick_with_scopes(state, &mut host, scn.now(k), &mut scopes);
+                let live = state.live_nodes();
+                if state.halt().is_some() {
+                    prop_assert!(live.is_empty(), "a stopped tree has live nodes: {live:?}");
+                }
+                for &n in &live {
+                    // Walk up through data-less wrappers to the nearest node with data.
+                    let (mut top, mut up) = (n, parent[n.index()]);
+                    while let Some(p) = up {
+                        use btvm_compiler::ir::NodeKind::*;
+                        match t.node(p).kind {
+                            Case(_) | State(_) | LogStatus(_) => {
+                                top = p;
+                                up = parent[p.index()];
+                            }
+                            _ => break,
+                        }
+                    }
+                    match up {
+                        Some(p) => prop_assert!(live.contains(&p), "{n:?} live under {p:?}"),
+                        None => prop_assert_eq!(top, root),
+                    }
+                }
+                if t.config.model == btvm_compiler::ir::Model::Selection {
+                    prop_assert_eq!(
+                        status == Status::Success,
+                        interp.selected(state).is_some()
+                    );
+                }
+            }
+            // A live GroupScope node is one that entered (one that did not fails at once).
+            let mut held: std::collections::BTreeMap<&str, u32> = Default::default();
+            for state in &agents {
+                for n in state.live_nodes() {
+                    if let btvm_compiler::ir::NodeKind::GroupScope(g) = &t.node(n).kind {
+                        *held.entry(g.scope.as_str()).or_default() += 1;
+                    }
+                }
+            }
+            for n in &t.nodes {
+                if let btvm_compiler::ir::NodeKind::GroupScope(g) = &n.kind {
+                    let want = held.get(g.scope.as_str()).copied().unwrap_or(0);
+                    prop_assert_eq!(scopes.users(&g.scope), want, "scope {}", g.scope);
+                }
+            }
+        }
+    }
+}

@@ -520,3 +520,170 @@ fn decider_ticks_allocate_nothing_on_either_engine() {
         assert!(guards > 0, "the loop guard never tripped");
     }
 }
+
+/// A lifecycle (MBT) tree: loops with immediate restarts, a parallel, a group scope, hooks,
+/// logs, timestamps, a state machine and events sent during the tick.
+const LIFECYCLE_TREE: &str = r#"btvm 1;
+dialect mbt;
+model lifecycle;
+root-finish stop;
+abort terminate;
+precision double;
+import action Move 0..1 long;
+import action Aim 0..0;
+import function lua_0 0..0 script "return 1";
+var alive: bool = true;
+var seen: bool = false;
+timestamp Seen on "EnemySeen";
+signal "EnemySeen" seen = !$seen;
+signal "Hurt" alive = !$alive;
+root main = priority on-change {
+    case ($seen) {
+        logstatus start "fight" success "won" {
+            parallel success=all failure=any remember {
+                loop 3 until failure { action Move("a") }
+                groupscope "squad" 3 { hooks enter lua_0() exit Aim() { action Move("b") } }
+                sequence remember {
+                    waitevent "Go" -> success
+                    condition (@valid(Seen) && @elapsed(Seen) > 10)
+                    send "Alarm" -> success
+                }
+            }
+        }
+    }
+    case (true) {
+        statemachine {
+            state on "Alarm" -> 1 { loop forever until failure { wait 40 30 -> success } }
+            state on "Alarm" -> 0 { sequence remember { log "alert" waituntil (!$alive) } }
+        }
+    }
+}
+"#;
+
+/// A selection (BST) tree: a priority over a chaining state machine and a forward-only
+/// sequence.
+const SELECTION_TREE: &str = r#"btvm 1;
+dialect bst;
+model selection;
+root-finish rerun;
+abort abandon;
+precision double;
+var a: bool = false;
+var b: bool = true;
+signal "A" a = !$a;
+signal "B" b = !$b;
+root main = priority every-tick {
+    case ($a && $b) { select "Both" }
+    case (true) {
+        statemachine {
+            state when ($a) -> 1 when ($b) -> 2 {
+                sequence remember { case (!$b) { select "NotB" } case (true) { select "Rest" } }
+            }
+            state when ($b) -> 2 when (true) -> 0 { select "One" }
+            state when (!$b) -> 0 when ($a) -> 1 {
+                priority every-tick { case ($a) { select "Two" } }
+            }
+        }
+    }
+}
+"#;
+
+/// Counts the messages and selections a tree gives (and allocates nothing).
+struct Quiet {
+    inner: FixedHost,
+    logs: u64,
+    selects: u64,
+}
+
+impl Host for Quiet {
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        self.inner.action(call)
+    }
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        self.inner.function(call)
+    }
+    fn log(&mut self, _: AgentId, message: &str) {
+        self.logs += message.len() as u64;
+    }
+    fn select(&mut self, _: AgentId, behavior: &str) {
+        self.selects += 1 + behavior.len() as u64;
+    }
+}
+
+fn lowered(name: &str, text: &str) -> Program {
+    let limits = Limits::default();
+    let mut sources = SourceMap::new();
+    let file = sources.add(name, text.to_string());
+    let tree = native::parse(file, text, &limits).expect("the tree parses");
+    btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers")
+}
+
+#[test]
+fn lifecycle_and_selection_ticks_allocate_nothing_on_either_engine() {
+    for (name, text, events) in [
+        (
+            "lifecycle",
+            LIFECYCLE_TREE,
+            ["EnemySeen", "Go", "Hurt", "Alarm"],
+        ),
+        ("selection", SELECTION_TREE, ["A", "B", "A", "nobody"]),
+    ] {
+        let p = lowered(name, text);
+        for kind in [EngineKind::Vm, EngineKind::Native] {
+            let mut host = Quiet {
+                inner: FixedHost::new(),
+                logs: 0,
+                selects: 0,
+            };
+            let mut engine = Engine::new(&p, kind);
+            assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
+            let mut states: Vec<Vec<u8>> = (0..8).map(|_| p.new_state()).collect();
+            let var = p
+                .var_index("a")
+                .or(p.var_index("alive"))
+                .expect("a variable");
+            let (mut halted, mut flipped) = (0, 0);
+            let ((), allocs, deallocs) = counted(|| {
+                for tick in 0..300i64 {
+                    let now = tick * 37;
+                    for (i, state) in states.iter_mut().enumerate() {
+                        let agent = AgentId(i as u32);
+                        if p.halt(state).is_some() {
+                            halted += 1;
+                            engine.reset_agent(state);
+                        }
+                        let e = events[(tick as usize + i) % events.len()];
+                        if (tick + i as i64) % 3 == 0 {
+                            engine
+                                .event(state, agent, &mut host, e, now)
+                                .expect("event");
+                        }
+                        if (tick + 2 * i as i64) % 11 == 0 {
+                            let v = p.var(state, var).expect("a variable");
+                            p.set_var(state, var, !v).expect("set");
+                            flipped += 1;
+                        }
+                        let s = engine.tick(state, agent, &mut host, now).expect("tick");
+                        host.inner.roots[s as usize] += 1;
+                    }
+                }
+            });
+            assert_eq!(
+                (allocs, deallocs),
+                (0, 0),
+                "{name} on {kind:?}: ticks, events, sets or resets allocated or freed"
+            );
+            assert!(flipped > 0);
+            if name == "lifecycle" {
+                for (i, imp) in p.imports().iter().enumerate() {
+                    assert!(host.inner.calls[i] > 0, "`{}` was never called", imp.name);
+                }
+                assert!(host.logs > 0, "nothing was logged");
+                assert!(halted > 0, "no agent stopped");
+            } else {
+                assert!(host.selects > 0, "nothing was selected");
+                assert!(host.inner.roots[0] > 0 && host.inner.roots[1] > 0);
+            }
+        }
+    }
+}

@@ -4,7 +4,9 @@
 //! buffer, so a tick over the batch walks memory linearly. [`Batch::tick`] allocates nothing;
 //! [`Batch::par_tick`] splits the agents into one contiguous chunk per host and ticks the chunks
 //! on rayon's pool. Both give exactly the statuses and host calls (per agent) of ticking the
-//! agents one by one, since agents share no state.
+//! agents one by one, since agents share no state — except the lifecycle model's group scopes,
+//! which every agent of a batch shares: a program that uses them is ticked by `par_tick` in
+//! agent order on the calling thread, exactly as `tick` would.
 
 use crate::engine::{Code, Fallback};
 use crate::exec::Scratch;
@@ -114,9 +116,25 @@ impl<'p> Batch<'p> {
         &self.statuses
     }
 
+    /// Resets agent `i` (see [`Engine::reset_agent`](crate::Engine::reset_agent)): the group
+    /// scopes it holds are left and its state becomes fresh.
+    pub fn reset_agent(&mut self, i: usize) {
+        let size = self.size;
+        if let Some(state) = self.states.get_mut(i * size..(i + 1) * size) {
+            crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch[0].life, state);
+            state.fill(0);
+        }
+    }
+
     /// Ticks every agent once on rayon's pool: the agents are split into `hosts.len()`
     /// contiguous chunks of `ceil(n / hosts.len())` agents, and chunk `k` is ticked in id order
     /// with `hosts[k]` (agent ids stay global). With no hosts, nothing is ticked.
+    ///
+    /// A program that uses group scopes (MBT `GroupScope`, shared by every agent of the batch)
+    /// is not split across threads: which agent gets a contended scope depends on the order
+    /// of entry, so its chunks are ticked one after another, in agent order, on the calling
+    /// thread (chunk `k` still with `hosts[k]`), and the result is exactly that of
+    /// [`Batch::tick`].
     #[cfg(feature = "rayon")]
     pub fn par_tick<H: Host + Send>(&mut self, hosts: &mut [H], now: Millis) -> &[Status] {
         use rayon::prelude::*;
@@ -125,6 +143,35 @@ impl<'p> Batch<'p> {
             return &self.statuses;
         }
         let chunk = n.div_ceil(hosts.len());
+        if self.program.uses_scopes() {
+            let Batch {
+                program,
+                code,
+                main,
+                size,
+                states,
+                statuses,
+                scratch,
+                ..
+            } = self;
+            for (k, (statuses, host)) in
+                statuses.chunks_mut(chunk).zip(hosts.iter_mut()).enumerate()
+            {
+                let first = k * chunk;
+                let states = &mut states[first * *size..(first + statuses.len()) * *size];
+                code.run_many(
+                    program,
+                    &mut scratch[0],
+                    *main,
+                    states,
+                    first as u32,
+                    statuses,
+                    host,
+                    now,
+                );
+            }
+            return &self.statuses;
+        }
         while self.scratch.len() < hosts.len() {
             self.scratch.push(Scratch::new(self.program));
         }

@@ -201,6 +201,16 @@ impl<'p> Engine<'p> {
         })
     }
 
+    /// Switches to the engine of `kind` (between ticks), keeping what this engine owns: its
+    /// working memory and the group-scope counters its agents share (lifecycle model). Since
+    /// both engines share one state layout, agents simply continue on the other one. Asking
+    /// for native code that cannot be produced gives the vm, as [`Engine::new`] does.
+    pub fn switch(&mut self, kind: EngineKind) {
+        let (code, fallback) = Code::select(self.program, kind);
+        self.code = code;
+        self.fallback = fallback;
+    }
+
     /// The engine actually running.
     pub fn kind(&self) -> EngineKind {
         self.code.kind()
@@ -247,6 +257,43 @@ impl<'p> Engine<'p> {
         self.run_function(func, state, agent, host, now)
     }
 
+    /// Delivers event `event` to the agent between ticks, at time `now` (lifecycle and
+    /// selection models, `spec/mbt.md` 2.4 and `spec/bst.md` 2.4): its signal bindings set
+    /// variables, its timestamps are stamped, and (lifecycle) live state machines and
+    /// WaitForEvent nodes take note. An event to a stopped tree does nothing; so does a name
+    /// the program never uses, and any event in a program of another model (`Ok` either way).
+    /// Never allocates.
+    pub fn event<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        event: &str,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        let Some(func) = crate::lifecycle_exec::event_function(self.program, event) else {
+            return Ok(());
+        };
+        self.run_function(func, state, agent, host, now).map(|_| ())
+    }
+
+    /// Resets an agent: the group scopes it holds (lifecycle model) are left, without any
+    /// terminate calls, and its state becomes fresh (all zeroes). Other agents of this engine
+    /// may then enter those scopes.
+    pub fn reset_agent(&mut self, state: &mut [u8]) {
+        crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch.life, state);
+        self.program.reset(state);
+    }
+
+    /// How many agents ticked through this engine hold group scope `scope` now (lifecycle
+    /// model; 0 for a scope the program does not use).
+    pub fn scope_users(&self, scope: &str) -> u32 {
+        self.program
+            .strings()
+            .lookup(scope)
+            .map_or(0, |id| self.scratch.life.scope_users(id.0))
+    }
+
     fn run_function<H: Host + ?Sized>(
         &mut self,
         func: u32,
@@ -288,6 +335,7 @@ mod tests {
             strings: Vec::new(),
             imports: Vec::new(),
             vars: Vec::new(),
+            var_names: Vec::new(),
             temps: 0,
             functions: vec![Function {
                 name: "main".into(),

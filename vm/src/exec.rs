@@ -13,6 +13,7 @@ use std::fmt;
 
 use crate::cursor;
 use crate::decider_exec::{self, DeciderScratch, FIRST, SECOND};
+use crate::lifecycle_exec::{self, LifeScratch};
 use crate::program::{Field, Instr, Label, Layout, ProgramModel};
 use crate::{
     AgentId, Call, Engine, EngineKind, Host, ImportId, Millis, Phase, Prng, Program, Status, Value,
@@ -38,6 +39,9 @@ pub enum VmError {
         /// `action` or `function`.
         kind: &'static str,
     },
+    /// The program keeps no variable of that index in the state (programs of models other
+    /// than lifecycle and selection keep none).
+    UnknownVariable(u32),
 }
 
 impl fmt::Display for VmError {
@@ -51,6 +55,9 @@ impl fmt::Display for VmError {
             VmError::NoEntry(name) => write!(f, "the program has no entry `{name}`"),
             VmError::UnknownImport { name, kind } => {
                 write!(f, "the host has no {kind} `{name}`")
+            }
+            VmError::UnknownVariable(k) => {
+                write!(f, "the program keeps no variable {k} in the agent's state")
             }
         }
     }
@@ -80,6 +87,10 @@ impl Program {
 /// The per-thread working memory of the executor: operand stack, return stack and counters.
 /// Sized once per program; reused by every tick. Aligned to two cache lines so the scratch
 /// areas of different threads (kept side by side by `Batch`) never share a line.
+///
+/// It also holds the lifecycle model's group-scope counters, which are not per tick: they
+/// belong to the engine that owns the scratch ([`Engine`], or [`Batch`](crate::Batch), whose
+/// first scratch holds them) and are shared by every agent ticked through it.
 #[derive(Clone, Debug)]
 #[repr(align(128))]
 pub struct Scratch {
@@ -87,6 +98,7 @@ pub struct Scratch {
     rets: Vec<u32>,
     temps: Vec<u32>,
     decider: DeciderScratch,
+    pub(crate) life: LifeScratch,
 }
 
 impl Scratch {
@@ -98,13 +110,14 @@ impl Scratch {
             rets: Vec::with_capacity(program.max_calls() as usize),
             temps: vec![0; program.temps() as usize],
             decider: DeciderScratch::new(program),
+            life: LifeScratch::new(program),
         }
     }
 
-    /// The counters and the decider registers, for the native engine.
+    /// The counters, the decider registers and the lifecycle memory, for the native engine.
     #[cfg(feature = "jit")]
-    pub(crate) fn native_parts(&mut self) -> (&mut [u32], &mut DeciderScratch) {
-        (&mut self.temps, &mut self.decider)
+    pub(crate) fn native_parts(&mut self) -> (&mut [u32], &mut DeciderScratch, &mut LifeScratch) {
+        (&mut self.temps, &mut self.decider, &mut self.life)
     }
 }
 
@@ -158,6 +171,23 @@ impl<'p> Vm<'p> {
         now: Millis,
     ) -> Result<Status, VmError> {
         self.engine.run_entry(entry, state, agent, host, now)
+    }
+
+    /// Delivers event `event` to the agent between ticks (see [`Engine::event`]).
+    pub fn event<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        event: &str,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        self.engine.event(state, agent, host, event, now)
+    }
+
+    /// Resets the agent, leaving the group scopes it holds (see [`Engine::reset_agent`]).
+    pub fn reset_agent(&mut self, state: &mut [u8]) {
+        self.engine.reset_agent(state);
     }
 }
 
@@ -319,6 +349,7 @@ pub(crate) fn run<H: Host + ?Sized>(
         rets,
         temps,
         decider,
+        life,
     } = scratch;
     stack.clear();
     let mut stack = Stack {
@@ -622,6 +653,103 @@ pub(crate) fn run<H: Host + ?Sized>(
                     decider_exec::step(program, decider, state, ins, now, agent.0, &mut steps, x);
                 if r == FIRST {
                     pc = target(reject);
+                }
+            }
+            Instr::VarPush { .. } | Instr::TsPush { .. } => {
+                let r = lifecycle_exec::step(
+                    program, life, state, ins, now, agent.0, &mut steps, false,
+                );
+                stack.push(match *ins {
+                    Instr::TsPush { query: 2, .. } => Value::Int(r as i64),
+                    _ => Value::Bool(r != 0),
+                });
+            }
+            Instr::VarSet { .. } => {
+                let x = stack.pop().truthy();
+                lifecycle_exec::step(program, life, state, ins, now, agent.0, &mut steps, x);
+            }
+            Instr::LcAct {
+                import,
+                argc,
+                live,
+                success,
+                failure,
+                running,
+            } => {
+                let phase = lifecycle_exec::act_phase(state, l, live.0);
+                let call = Call::new(
+                    agent,
+                    ImportId(import.0),
+                    phase,
+                    stack.args(argc),
+                    now,
+                    strings,
+                );
+                let status = host.action(&call);
+                stack.drop_args(argc);
+                lifecycle_exec::act_after(state, l, live.0, status);
+                pc = target(pick(status, success, failure, running));
+            }
+            Instr::LcCall {
+                import,
+                argc,
+                phase,
+            } => {
+                let phase = lifecycle_exec::phase(phase);
+                let id = ImportId(import.0);
+                let is_action = parts
+                    .imports
+                    .get(import.0 as usize)
+                    .is_some_and(|i| i.kind == crate::ImportKind::Action);
+                // Functions are always called with phase `enter`.
+                let phase = if is_action { phase } else { Phase::Enter };
+                let call = Call::new(agent, id, phase, stack.args(argc), now, strings);
+                if is_action {
+                    host.action(&call);
+                } else {
+                    host.function(&call);
+                }
+                stack.drop_args(argc);
+            }
+            Instr::LcLog { msg } => host.log(agent, strings.get(crate::StrId(msg.0))),
+            Instr::SelLeaf { leaf, name } => {
+                if lifecycle_exec::select_leaf(state, l, leaf) {
+                    host.select(agent, strings.get(crate::StrId(name.0)));
+                }
+            }
+            Instr::SelNone {} => {
+                lifecycle_exec::select_none(state, l);
+                host.select(agent, "");
+            }
+            Instr::LcQuorum {
+                success,
+                failure,
+                running,
+                ..
+            } => {
+                let r = lifecycle_exec::step(
+                    program, life, state, ins, now, agent.0, &mut steps, false,
+                );
+                let status = Status::from_u8(r as u8).unwrap_or(Status::Failure);
+                pc = target(pick(status, success, failure, running));
+            }
+            Instr::SelVisit { stop, to, .. } => {
+                let r = lifecycle_exec::step(
+                    program, life, state, ins, now, agent.0, &mut steps, false,
+                );
+                pc = if r == lifecycle_exec::SECOND {
+                    to.0 as usize
+                } else {
+                    target(stop)
+                };
+            }
+            _ if ins.is_record() || ins.is_lifecycle() || ins.is_selection() => {
+                // State operations and jumps on the state: at most one label.
+                let r = lifecycle_exec::step(
+                    program, life, state, ins, now, agent.0, &mut steps, false,
+                );
+                if r == lifecycle_exec::FIRST {
+                    pc = decider_exec::first_label(ins).map_or(usize::MAX, |t| t as usize);
                 }
             }
             Instr::DecRedecide { to, guard } => {

@@ -28,6 +28,7 @@ mod exec;
 mod halt;
 mod host;
 mod ids;
+mod lifecycle_exec;
 mod limits;
 #[cfg(feature = "jit")]
 pub mod native;

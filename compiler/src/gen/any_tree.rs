@@ -258,6 +258,28 @@ pub fn leaf(u: &mut Unstructured<'_>, scope: &Scope, cfg: &GenConfig) -> Result<
     Ok(mk(kind, node_name(u)?, Vec::new()))
 }
 
+/// A hook's call: an action or a function of `scope` (`None` if it has neither) with any
+/// arguments `e` draws.
+fn hook_call(
+    u: &mut Unstructured<'_>,
+    scope: &Scope,
+    e: impl Fn(&mut Unstructured<'_>) -> Result<Expr>,
+) -> Result<Option<CallExpr>> {
+    let weights = [
+        u32::from(!scope.actions.is_empty()),
+        u32::from(!scope.functions.is_empty()),
+    ];
+    if weights == [0, 0] {
+        return Ok(None);
+    }
+    let import = match weighted(u, &weights)? {
+        0 => pick(u, &scope.actions)?,
+        _ => pick(u, &scope.functions)?,
+    };
+    let args = repeat(u, 0, 3, |u| arg(u, &e))?;
+    Ok(Some(CallExpr { import, args }))
+}
+
 /// A `case` arm around the node `child` draws.
 pub fn case_arm(
     u: &mut Unstructured<'_>,
@@ -443,8 +465,8 @@ fn node_at(
             max_users: u.arbitrary()?,
         }),
         12 => NodeKind::Hooks(Hooks {
-            enter: opt_action(u)?,
-            exit: opt_action(u)?,
+            enter: maybe(u, 1, 2, |u| hook_call(u, scope, e))?.flatten(),
+            exit: maybe(u, 1, 2, |u| hook_call(u, scope, e))?.flatten(),
         }),
         _ => NodeKind::LogStatus(LogStatus {
             start: maybe(u, 1, 2, text)?,
@@ -522,7 +544,7 @@ fn imports_of(u: &mut Unstructured<'_>, kind: ImportKind, max: usize) -> Result<
                 min_args: u.arbitrary()?,
                 max_args: u.arbitrary()?,
                 long_running: u.arbitrary()?,
-                script: None,
+                script: maybe(u, 1, 4, text)?,
             })
         })
         .collect()

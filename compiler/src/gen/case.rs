@@ -9,8 +9,10 @@ use super::any_tree::{tree, GenConfig};
 use super::cursor::cursor_tree;
 use super::decider::decider_tree;
 use super::draw::{range, repeat};
+use super::lifecycle::lifecycle_tree;
 use super::running_list::{running_list_tree, RlConfig};
-use super::scenario::{quote, scenario_spec, MAX_TICKS};
+use super::scenario::{event_input, quote, render_events, scenario_spec, MAX_TICKS};
+use super::selection::selection_tree;
 use crate::ir::Tree;
 
 /// Any valid tree: [`tree`] with [`GenConfig::default`].
@@ -102,6 +104,67 @@ pub fn decider_case(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<DeciderC
 impl<'a> Arbitrary<'a> for DeciderCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         decider_case(u, &RlConfig::default())
+    }
+}
+
+/// A lifecycle-model (MBT) tree every engine runs, and a scenario for it with events,
+/// variable sets and resets.
+#[derive(Clone, Debug)]
+pub struct LifecycleCase {
+    /// The tree, from [`lifecycle_tree`].
+    pub tree: Tree,
+    /// The scenario, as text (see [`ScenarioSpec`](super::ScenarioSpec)).
+    pub scenario: String,
+}
+
+/// The scenario of an event-model case: [`scenario_spec`] without entries (these models run
+/// only their main tree), 0 to 10 events and variable sets ([`event_input`]), and 0 to 2
+/// resets.
+fn event_scenario(u: &mut Unstructured<'_>, tree: &Tree) -> Result<String> {
+    let mut spec = scenario_spec(u, tree.imports.len())?;
+    spec.entries.clear();
+    let mut scenario = spec.render(tree);
+    let events = repeat(u, 0, 10, event_input)?;
+    scenario.push_str(&render_events(&events, tree));
+    for k in repeat(u, 0, 2, |u| range(u, 0, MAX_TICKS - 1))? {
+        let _ = writeln!(scenario, "at {k} reset");
+    }
+    Ok(scenario)
+}
+
+/// A [`LifecycleCase`] within `cfg`'s bounds.
+pub fn lifecycle_case(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<LifecycleCase> {
+    let tree = lifecycle_tree(u, cfg)?;
+    let scenario = event_scenario(u, &tree)?;
+    Ok(LifecycleCase { tree, scenario })
+}
+
+impl<'a> Arbitrary<'a> for LifecycleCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        lifecycle_case(u, &RlConfig::default())
+    }
+}
+
+/// A selection-model (BST) tree every engine runs, and a scenario for it with events,
+/// variable sets and resets.
+#[derive(Clone, Debug)]
+pub struct SelectionCase {
+    /// The tree, from [`selection_tree`].
+    pub tree: Tree,
+    /// The scenario, as text (see [`ScenarioSpec`](super::ScenarioSpec)).
+    pub scenario: String,
+}
+
+/// A [`SelectionCase`] within `cfg`'s bounds.
+pub fn selection_case(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<SelectionCase> {
+    let tree = selection_tree(u, cfg)?;
+    let scenario = event_scenario(u, &tree)?;
+    Ok(SelectionCase { tree, scenario })
+}
+
+impl<'a> Arbitrary<'a> for SelectionCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        selection_case(u, &RlConfig::default())
     }
 }
 

@@ -5,7 +5,8 @@
 //! to a value: the same bytes always give the same value. Property tests draw random bytes
 //! (`compiler/tests/support/gen.rs` turns these functions into proptest strategies); fuzz
 //! targets take the fuzzer's bytes through the [`Arbitrary`](arbitrary::Arbitrary) wrappers
-//! [`AnyTree`], [`RunningListCase`] and [`CursorCase`].
+//! [`AnyTree`], [`RunningListCase`], [`CursorCase`], [`DeciderCase`], [`LifecycleCase`] and
+//! [`SelectionCase`].
 //!
 //! - [`tree`] draws any valid tree: every [`NodeKind`](crate::ir::NodeKind), every knob value,
 //!   every [`Expr`](crate::ir::Expr) variant and every [`Lit`](crate::ir::Lit) form (negative
@@ -16,7 +17,10 @@
 //! - [`running_list_tree`] and [`cursor_tree`] draw trees of the running-list and cursor models
 //!   that every engine runs, bounded by an [`RlConfig`]; [`scenario_spec`] draws a scenario
 //!   that [`ScenarioSpec::render`] writes out for any tree; [`running_list_case`] and
-//!   [`cursor_case`] do both.
+//!   [`cursor_case`] do both. [`decider_tree`], [`lifecycle_tree`] and [`selection_tree`] do
+//!   the same for the decider (Spore), lifecycle (MBT) and selection (BST) models, whose cases
+//!   ([`decider_case`], [`lifecycle_case`], [`selection_case`]) add the models' scenario
+//!   inputs (decision flags and stimuli; events and variable sets, [`event_input`]).
 //! - Names come from [`name`], which mixes plain identifiers, words the native syntax uses as
 //!   keywords and arbitrary text, and are made unique per table (imports per kind, so an action
 //!   and a function may share a name).
@@ -45,9 +49,11 @@ mod case;
 mod cursor;
 mod decider;
 mod draw;
+mod lifecycle;
 mod running_list;
 mod scenario;
 mod scope;
+mod selection;
 mod text;
 
 pub use arbitrary;
@@ -58,19 +64,23 @@ pub use any_tree::{
     GenConfig, Tables,
 };
 pub use case::{
-    cursor_case, decider_case, running_list_case, AnyTree, CursorCase, DeciderCase, RunningListCase,
+    cursor_case, decider_case, lifecycle_case, running_list_case, selection_case, AnyTree,
+    CursorCase, DeciderCase, LifecycleCase, RunningListCase, SelectionCase,
 };
 pub use cursor::{cursor_rule, cursor_tree};
 pub use decider::decider_tree;
+pub use lifecycle::{lifecycle_tree, EVENTS};
 pub use running_list::{
     rl_body, rl_capacity, rl_composite, rl_cooldown_ms, rl_decorator, rl_expr, rl_node, rl_var,
     running_list_tree, wide, RlConfig,
 };
 pub use scenario::{
-    answer, dt, float_text, input, int_text, lit_text, literal_value, quote, rule, scenario_spec,
-    AnswerSpec, ArgsSpec, FnVal, InputSpec, RuleSpec, ScenarioSpec, Val, MAX_TICKS,
+    answer, dt, event_input, float_text, input, int_text, lit_text, literal_value, quote,
+    render_events, rule, scenario_spec, AnswerSpec, ArgsSpec, EventSpec, EventWhat, FnVal,
+    InputSpec, RuleSpec, ScenarioSpec, Val, MAX_TICKS,
 };
 pub use scope::Scope;
+pub use selection::selection_tree;
 pub use text::{
     float, import_name, int, lit, lit_of, make_unique, name, rl_lit, rl_string, status, text,
     unique_names, var_type, RL_STRINGS, SYNTAX_WORDS,

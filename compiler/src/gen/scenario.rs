@@ -138,6 +138,66 @@ pub struct InputSpec {
     pub what: std::result::Result<u32, (usize, Option<u32>, i64)>,
 }
 
+/// What an event-model input gives (lifecycle and selection models).
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventWhat {
+    /// `event NAME`: the `k`-th of [`EVENTS`](super::EVENTS) (modulo their count), or, past
+    /// them, a name no tree uses.
+    Event(usize),
+    /// `set VAR = VALUE`: the tree's `k`-th variable (modulo their count; none written if it
+    /// has none), its name written in upper case when the flag is set (names are compared
+    /// case-insensitively).
+    Set(usize, bool, bool),
+}
+
+/// One `at K [agent A] event NAME` or `at K [agent A] set VAR = VALUE` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventSpec {
+    /// The tick.
+    pub tick: u32,
+    /// Only this agent.
+    pub agent: Option<u32>,
+    /// What is given.
+    pub what: EventWhat,
+}
+
+/// An event-model input: an event (3 in 5; one in nine of them a name no tree uses) or a
+/// variable set (2 in 5), for one of agents 0–2 a third of the time.
+pub fn event_input(u: &mut Unstructured<'_>) -> Result<EventSpec> {
+    let tick = range(u, 0, MAX_TICKS - 1)?;
+    let agent = maybe(u, 1, 3, |u| range(u, 0, 2))?;
+    let what = match weighted(u, &[3, 2])? {
+        0 => EventWhat::Event(range(u, 0, super::EVENTS.len() * 2)?),
+        _ => EventWhat::Set(index(u)?, u.arbitrary()?, weighted(u, &[3, 1])? == 1),
+    };
+    Ok(EventSpec { tick, agent, what })
+}
+
+/// Writes event-model inputs for `tree` as scenario lines, in the order given.
+pub fn render_events(specs: &[EventSpec], tree: &Tree) -> String {
+    let mut s = String::new();
+    for e in specs {
+        let who = e.agent.map_or(String::new(), |a| format!(" agent {a}"));
+        match &e.what {
+            EventWhat::Event(k) => {
+                let name = super::EVENTS.get(*k).copied().unwrap_or("unheard");
+                let _ = writeln!(s, "at {}{who} event {}", e.tick, quote(name));
+            }
+            EventWhat::Set(_, _, _) if tree.vars.is_empty() => {}
+            EventWhat::Set(k, value, upper) => {
+                let var = &tree.vars[k % tree.vars.len()].name;
+                let var = if *upper {
+                    var.to_ascii_uppercase()
+                } else {
+                    var.clone()
+                };
+                let _ = writeln!(s, "at {}{who} set {} = {value}", e.tick, quote(&var));
+            }
+        }
+    }
+    s
+}
+
 /// A decider-model input: flags (1 in 2, a small word) or a stimulus (a timeout 2 in 3).
 pub fn input(u: &mut Unstructured<'_>) -> Result<InputSpec> {
     let tick = range(u, 0, MAX_TICKS - 1)?;

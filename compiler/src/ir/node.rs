@@ -234,13 +234,16 @@ pub struct GroupScope {
     pub max_users: u32,
 }
 
-/// MBT `LuaWrapper`: host calls on entry and on exit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// MBT `LuaWrapper` and the GameSDK wrappers: host calls on entry and on exit.
+///
+/// Each call names an action import (called with phase `enter` / `exit`, its status ignored)
+/// or a function import (its value ignored), with its arguments.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Hooks {
     /// Called when the node is entered.
-    pub enter: Option<ImportId>,
+    pub enter: Option<CallExpr>,
     /// Called when the node finishes or is terminated.
-    pub exit: Option<ImportId>,
+    pub exit: Option<CallExpr>,
 }
 
 /// MBT `_startLog` / `_successLog` / `_failureLog`.

@@ -157,8 +157,9 @@ impl Tree {
                 }
             }
             NodeKind::Hooks(h) => {
-                for i in [h.enter, h.exit].into_iter().flatten() {
-                    self.check_import(i, ImportKind::Action)?;
+                for call in [&h.enter, &h.exit].into_iter().flatten() {
+                    self.check_import_exists(call.import)?;
+                    self.check_args(&call.args)?;
                 }
             }
             NodeKind::Include(s) if s.0 as usize >= self.subtrees.len() => {
@@ -174,7 +175,10 @@ impl Tree {
         // Kinds that only make sense under a particular parent.
         for c in &node.children {
             let parent_ok = match &self.node(*c).kind {
-                NodeKind::Case(_) => matches!(node.kind, NodeKind::Priority(_)),
+                // A `sequence` over `case` arms is BST's forward-only priority.
+                NodeKind::Case(_) => {
+                    matches!(node.kind, NodeKind::Priority(_) | NodeKind::Sequence(_))
+                }
                 NodeKind::State(_) => matches!(node.kind, NodeKind::StateMachine),
                 NodeKind::Decider(_) => matches!(node.kind, NodeKind::Group(_)),
                 _ => true,
@@ -200,6 +204,14 @@ impl Tree {
                 i.kind.name(),
                 kind.name()
             )),
+            None => Err(format!("import {} does not exist", id.0)),
+        }
+    }
+
+    /// An import of either kind (hooks may call actions or functions).
+    fn check_import_exists(&self, id: ImportId) -> Result<(), String> {
+        match self.imports.get(id.index()) {
+            Some(_) => Ok(()),
             None => Err(format!("import {} does not exist", id.0)),
         }
     }

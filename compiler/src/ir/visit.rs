@@ -59,6 +59,11 @@ impl super::NodeKind {
             Action(c) => c.args.iter().map(|a| &a.value).collect(),
             Case(e) | Condition(e) | WaitUntil(e) => vec![e],
             Guard(g) => vec![&g.cond],
+            Hooks(h) => [&h.enter, &h.exit]
+                .into_iter()
+                .flatten()
+                .flat_map(|c| c.args.iter().map(|a| &a.value))
+                .collect(),
             Sequence(c) | Selector(c) => c.cond.iter().collect(),
             Decider(d) => d.decide.iter().collect(),
             State(s) => s
@@ -69,6 +74,19 @@ impl super::NodeKind {
                     super::Trigger::Event(_) => None,
                 })
                 .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl super::NodeKind {
+    /// The host calls a node makes itself, not inside its expressions: an action's call and
+    /// a `hooks` node's enter and exit calls, in that order.
+    pub fn calls(&self) -> Vec<&super::CallExpr> {
+        use super::NodeKind::*;
+        match self {
+            Action(c) => vec![c],
+            Hooks(h) => [&h.enter, &h.exit].into_iter().flatten().collect(),
             _ => Vec::new(),
         }
     }

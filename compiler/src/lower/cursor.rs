@@ -23,7 +23,7 @@ use btvm::{Limits, Program, Status};
 
 use super::asm::Asm;
 use super::layout::Slots;
-use super::{string_table, var_values, verified, Cont, Lower};
+use super::{string_table, var_names, var_values, verified, Cont, Lower};
 use crate::diag::Diagnostic;
 use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
 use crate::reference::cursor::{check_supported, Rules};
@@ -53,6 +53,7 @@ pub(super) fn lower(
         strings: &strings,
         asm: Asm::default(),
         lazy_imports: true,
+        state_vars: false,
     };
     let mut starts = vec![0u32; rules.tops.len()];
     let fn_start = lw.asm.here();
@@ -101,6 +102,7 @@ pub(super) fn lower(
         strings: string_table(&strings),
         imports: tree.imports.clone(),
         vars: var_values(tree, &strings),
+        var_names: var_names(tree),
         temps: 0,
         functions: vec![btvm::program::Function {
             name: tree.roots[0].name.clone(),

@@ -48,7 +48,7 @@ use btvm::{BinOp, Limits, Program, Status};
 
 use super::asm::Asm;
 use super::layout::Slots;
-use super::{string_table, var_values, verified, Lower};
+use super::{string_table, var_names, var_values, verified, Lower};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{
     BehaviorRef, Decider, Expr, FlagTest, Group as GroupKnobs, NodeId, NodeKind, Policy, Precision,
@@ -88,6 +88,7 @@ pub(super) fn lower(
         strings: &strings,
         asm: Asm::default(),
         lazy_imports: false,
+        state_vars: false,
     };
     let guard = lw.asm.label();
     let mut dl = DeciderLower {
@@ -118,6 +119,7 @@ pub(super) fn lower(
         strings: string_table(&strings),
         imports: tree.imports.clone(),
         vars: var_values(tree, &strings),
+        var_names: var_names(tree),
         temps: 0,
         functions: vec![btvm::program::Function {
             name: tree.roots[0].name.clone(),

@@ -8,13 +8,15 @@ use btvm::program::{Imp, Instr, Label, Str, Var};
 use btvm::{BinOp, StrId};
 
 use super::Lower;
-use crate::ir::{Expr, Lit};
+use crate::ir::{Expr, Lit, TsQuery};
 
 impl Lower<'_> {
     /// Pushes the value of `e`.
     pub(super) fn value(&mut self, e: &Expr) {
         match e {
             Expr::Lit(l) => self.lit(l),
+            // Lifecycle and selection variables live in the agent's state.
+            Expr::Var(v) if self.state_vars => self.asm.emit(Instr::VarPush { var: Var(v.0) }),
             Expr::Var(v) => self.asm.emit(Instr::PushVar { var: Var(v.0) }),
             Expr::Call(c) => {
                 for a in &c.args {
@@ -31,7 +33,15 @@ impl Lower<'_> {
                 self.asm.emit(Instr::PushBound { import: Imp(i.0) })
             }
             Expr::Bound(_) => self.asm.emit(Instr::PushBool { value: true }),
-            // Rejected by `check_supported`; the reference reads false.
+            Expr::Timestamp(t, q) if self.state_vars => self.asm.emit(Instr::TsPush {
+                ts: btvm::program::Stamp(t.0),
+                query: match q {
+                    TsQuery::EverSet => 0,
+                    TsQuery::Valid => 1,
+                    TsQuery::Elapsed => 2,
+                },
+            }),
+            // Rejected by `check_supported` in other models; the reference reads false.
             Expr::Timestamp(..) => self.asm.emit(Instr::PushBool { value: false }),
             Expr::Random => self.asm.emit(Instr::Random {}),
             Expr::Not(a) => {
@@ -81,6 +91,11 @@ impl Lower<'_> {
     /// Jumps to `to` when the truth of `e` equals `when`; falls through otherwise.
     pub(super) fn branch(&mut self, e: &Expr, to: Label, when: bool) {
         match e {
+            Expr::Var(v) if self.state_vars => self.asm.emit(Instr::VarJump {
+                var: Var(v.0),
+                when,
+                to,
+            }),
             Expr::Not(a) => self.branch(a, to, !when),
             Expr::Binary(BinOp::And, a, b) => {
                 if when {

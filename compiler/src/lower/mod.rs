@@ -18,6 +18,9 @@ mod cursor;
 mod decider;
 mod expr;
 mod layout;
+mod lifecycle;
+mod records;
+mod selection;
 
 use btvm::program::{
     ActionNo, Bit, Func, FunctionKind, Imp, Instr, Label, ProgramModel, ProgramParts, Temp, Timer,
@@ -48,13 +51,8 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         Model::Decider { redecide_limit } => {
             return decider::lower(tree, limits, redecide_limit, span);
         }
-        other => {
-            return Err(vec![Diagnostic::new(
-                ErrorKind::Unsupported,
-                span,
-                format!("the bytecode does not implement the {other:?} model yet"),
-            )])
-        }
+        Model::Lifecycle => return lifecycle::lower(tree, limits, span),
+        Model::Selection => return selection::lower(tree, limits, span),
     };
     crate::reference::running_list::check_supported(tree).map_err(|d| vec![d])?;
     let strings = crate::reference::eval::intern_strings(tree);
@@ -65,6 +63,7 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         strings: &strings,
         asm: Asm::default(),
         lazy_imports: false,
+        state_vars: false,
     };
     // Entries first (the main tree is function 0), then one function per subtree.
     let mut bounds = Vec::new();
@@ -95,6 +94,7 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         strings: string_table(&strings),
         imports: tree.imports.clone(),
         vars: var_values(tree, &strings),
+        var_names: var_names(tree),
         temps: slots.temps,
         functions,
         rules: Vec::new(),
@@ -122,6 +122,11 @@ fn var_values(tree: &Tree, strings: &btvm::Strings) -> Vec<Value> {
             Lit::Str(s) => Value::Str(strings.lookup(s).unwrap_or(btvm::StrId(u32::MAX))),
         })
         .collect()
+}
+
+/// The variables' names.
+fn var_names(tree: &Tree) -> Vec<String> {
+    tree.vars.iter().map(|v| v.name.clone()).collect()
 }
 
 /// Runs the verifier over what the lowering produced.
@@ -170,6 +175,9 @@ struct Lower<'a> {
     asm: Asm,
     /// `@bound` asks the host at run time (cursor model); otherwise it is true.
     lazy_imports: bool,
+    /// Variables live in the agent's state (lifecycle and selection models); otherwise they
+    /// are the program's constants.
+    state_vars: bool,
 }
 
 impl Lower<'_> {
@@ -185,7 +193,7 @@ impl Lower<'_> {
             self.asm.place(k.on(s));
             self.asm.emit(match kind {
                 FunctionKind::Entry => Instr::Finish { status: s },
-                FunctionKind::Subtree => Instr::Return { status: s },
+                FunctionKind::Subtree | FunctionKind::Event => Instr::Return { status: s },
             });
         }
     }

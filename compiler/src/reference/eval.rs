@@ -7,7 +7,8 @@
 
 use btvm::{AgentId, Call, Host, Millis, Phase, Prng, Strings, Value};
 
-use crate::ir::{Arg, BinOp, CallExpr, Expr, Lit, Precision, Tree};
+use super::lifecycle::Stamp;
+use crate::ir::{Arg, BinOp, CallExpr, Expr, Lit, NodeKind, Precision, Tree, TsQuery};
 
 /// What an expression can read besides the host.
 pub(crate) struct EvalCtx<'a> {
@@ -16,6 +17,8 @@ pub(crate) struct EvalCtx<'a> {
     pub agent: AgentId,
     pub now: Millis,
     pub vars: &'a [Value],
+    /// The agent's timestamps (lifecycle model; empty elsewhere).
+    pub stamps: &'a [Stamp],
     pub rng: &'a mut Prng,
 }
 
@@ -36,9 +39,15 @@ impl EvalCtx<'_> {
                 !matches!(self.tree.config.model, crate::ir::Model::Cursor { .. })
                     || host.available(*i),
             ),
-            // Timestamps exist only in models this interpreter does not run yet; `new` rejects
-            // trees that use them.
-            Expr::Timestamp(..) => Value::Bool(false),
+            // `spec/mbt.md` 2.4: ever set; set and not invalidated; ms since the stamp.
+            Expr::Timestamp(t, q) => {
+                let stamp = self.stamps.get(t.0 as usize).copied().unwrap_or_default();
+                match q {
+                    TsQuery::EverSet => Value::Bool(stamp.ever),
+                    TsQuery::Valid => Value::Bool(stamp.valid),
+                    TsQuery::Elapsed => Value::Int(self.now.saturating_sub(stamp.time)),
+                }
+            }
             Expr::Random => Value::Float(self.rng.next_f64()),
             Expr::Not(a) => Value::Bool(!self.eval(a, host).truthy()),
             Expr::Neg(a) => Value::Float(-self.eval(a, host).as_f64()),
@@ -97,7 +106,10 @@ impl EvalCtx<'_> {
 }
 
 /// Interns every string literal of the tree, in arena order, then every string variable
-/// default, so evaluation never allocates strings. Every engine numbers strings this way.
+/// default, then the strings the main tree's nodes hand to the host (log messages, `logstatus`
+/// messages, group scope names and selected behaviours, in arena order), so evaluation never
+/// allocates strings. Every engine numbers strings this way (a host answering a string looks it
+/// up in this table, so the engines must agree on what it holds).
 pub(crate) fn intern_strings(tree: &Tree) -> Strings {
     let mut strings = Strings::new();
     tree.for_each_expr(|e| {
@@ -108,6 +120,25 @@ pub(crate) fn intern_strings(tree: &Tree) -> Strings {
     for v in &tree.vars {
         if let Lit::Str(s) = &v.default {
             strings.intern(s);
+        }
+    }
+    if let Some(root) = tree.main_root() {
+        let main = root.index()..root.index() + tree.subtree_size(root);
+        for n in tree.nodes.get(main).into_iter().flatten() {
+            match &n.kind {
+                NodeKind::Log(m) | NodeKind::Select(m) => {
+                    strings.intern(m);
+                }
+                NodeKind::LogStatus(l) => {
+                    for m in [&l.start, &l.success, &l.failure].into_iter().flatten() {
+                        strings.intern(m);
+                    }
+                }
+                NodeKind::GroupScope(g) => {
+                    strings.intern(&g.scope);
+                }
+                _ => {}
+            }
         }
     }
     strings

@@ -2,10 +2,14 @@
 //!
 //! It walks the IR directly and mirrors each original engine's algorithm literally — for
 //! Unvanquished, the per-agent running-nodes list, the current-action slot and the per-agent
-//! timer data (see [`running_list`]) — so a reader can check it against `spec/semantics.md`
-//! line by line. It is never clever and never fast.
+//! timer data (see [`running_list`]); for MBT, each node's runtime data with its init, update
+//! and terminate steps (`lifecycle`, `spec/mbt.md` section 2); for BST, the selection
+//! re-evaluated when variables change (`selection`, `spec/bst.md` section 2) — so a reader
+//! can check it against the specs line by line. It is never clever and never fast.
 //!
-//! An [`Interpreter`] is immutable and shared; each agent owns an [`AgentState`].
+//! An [`Interpreter`] is immutable and shared; each agent owns an [`AgentState`]. MBT's group
+//! scopes are shared by every agent of a run: the caller owns that table ([`Scopes`]) and
+//! passes it to [`Interpreter::tick_with_scopes`] and [`Interpreter::reset_with_scopes`].
 //!
 //! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
@@ -15,7 +19,13 @@ pub(crate) mod decider;
 
 pub use decider::{DeciderEvent, Observer};
 pub(crate) mod eval;
+pub(crate) mod lifecycle;
 pub(crate) mod running_list;
+pub(crate) mod selection;
+#[cfg(test)]
+pub(crate) mod testing;
+
+pub use lifecycle::Scopes;
 
 use btvm::{
     AgentId, CursorSnapshot, DeciderView, Halt, Host, Millis, Prng, SnapshotError, Status,
@@ -57,6 +67,18 @@ pub struct AgentState {
     halt: Option<Halt>,
     /// The decider model's state (empty tables in other models).
     decider: decider::DeciderState,
+    /// Whether a variable changed (lifecycle and selection models; initially true).
+    changed: bool,
+    /// The timestamps (lifecycle model), one per declaration.
+    stamps: Vec<lifecycle::Stamp>,
+    /// The runtime data of each node, `Some` exactly while it is live (lifecycle model; empty
+    /// in other models).
+    live: Vec<Option<lifecycle::NodeData>>,
+    /// Each StateMachine's and Sequence's `current` index, by node id (selection model; empty
+    /// in other models).
+    index: Vec<u32>,
+    /// The current leaf (selection model).
+    leaf: Option<NodeId>,
 }
 
 impl AgentState {
@@ -83,6 +105,41 @@ impl AgentState {
             + self.cooldowns.capacity() * std::mem::size_of::<Millis>()
             + self.vars.capacity() * std::mem::size_of::<Value>()
             + self.decider.footprint()
+            + self.stamps.capacity() * std::mem::size_of::<lifecycle::Stamp>()
+            + self.live.capacity() * std::mem::size_of::<Option<lifecycle::NodeData>>()
+            + self.index.capacity() * std::mem::size_of::<u32>()
+    }
+
+    /// The nodes that are live (lifecycle model: they have runtime data), in arena order;
+    /// `case`, `state` and `logstatus` nodes, which have no data of their own, are not listed.
+    pub fn live_nodes(&self) -> Vec<NodeId> {
+        self.live
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.is_some())
+            .map(|(i, _)| NodeId(i as u32))
+            .collect()
+    }
+
+    /// Whether a variable changed since the last update (lifecycle) or since the last
+    /// successful selection (selection); a fresh agent's flag is set.
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
+    /// Sets variable `index` to `value` (a boolean), marking `changed` only if the value
+    /// differs (`spec/mbt.md` 2.3); `false` if there is no such variable.
+    fn set_var(&mut self, index: usize, value: bool) -> bool {
+        match self.vars.get_mut(index) {
+            Some(v) => {
+                if *v != Value::Bool(value) {
+                    *v = Value::Bool(value);
+                    self.changed = true;
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     /// Why the agent's tree no longer runs, if it is halted (cursor model).
@@ -127,16 +184,8 @@ impl<'t> Interpreter<'t> {
                 rules = Some(cursor::Rules::new(tree));
             }
             Model::Decider { .. } => decider::check_supported(tree)?,
-            other => {
-                let span = tree
-                    .main_root()
-                    .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
-                return Err(Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    span,
-                    format!("the reference interpreter does not run the {other:?} model yet"),
-                ));
-            }
+            Model::Lifecycle => lifecycle::check_supported(tree)?,
+            Model::Selection => selection::check_supported(tree)?,
         }
         Ok(Interpreter {
             tree,
@@ -183,7 +232,78 @@ impl<'t> Interpreter<'t> {
             } else {
                 decider::DeciderState::new_empty()
             },
+            changed: true,
+            stamps: vec![lifecycle::Stamp::default(); self.tree.timestamps.len()],
+            live: if self.tree.config.model == Model::Lifecycle {
+                vec![None; self.tree.nodes.len()]
+            } else {
+                Vec::new()
+            },
+            index: if self.tree.config.model == Model::Selection {
+                vec![0; self.tree.nodes.len()]
+            } else {
+                Vec::new()
+            },
+            leaf: None,
         }
+    }
+
+    /// The index of the variable named `name`: an exact match first, else one that differs
+    /// only in ASCII case (MBT and BST name variables case-insensitively).
+    pub fn var_index(&self, name: &str) -> Option<u32> {
+        let vars = &self.tree.vars;
+        vars.iter()
+            .position(|v| v.name == name)
+            .or_else(|| vars.iter().position(|v| v.name.eq_ignore_ascii_case(name)))
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// The value of variable `index` as a boolean (its truth value), or `None` if there is no
+    /// such variable.
+    pub fn var(&self, state: &AgentState, index: u32) -> Option<bool> {
+        state.vars.get(index as usize).map(|v| v.truthy())
+    }
+
+    /// Sets variable `index` to `value`, as a game behaviour would (MBT/BST): `changed` is set
+    /// only if the value differs. `false` if there is no such variable.
+    pub fn set_var(&self, state: &mut AgentState, index: u32, value: bool) -> bool {
+        state.set_var(index as usize, value)
+    }
+
+    /// Delivers event `event` to the agent between ticks, at time `now`: MBT signal bindings,
+    /// timestamps and running nodes (`spec/mbt.md` 2.4; nothing for a stopped tree), BST
+    /// signals (`spec/bst.md` 2.4). Other models have no events: nothing happens.
+    pub fn event(&self, state: &mut AgentState, host: &mut dyn Host, event: &str, now: Millis) {
+        match self.tree.config.model {
+            Model::Lifecycle => {
+                let mut scopes = Scopes::new();
+                lifecycle::Tick {
+                    interp: self,
+                    state,
+                    host,
+                    scopes: &mut scopes,
+                    now,
+                    changed_before: false,
+                }
+                .deliver(event);
+            }
+            Model::Selection => {
+                for sig in self.tree.signals.iter().filter(|s| s.event == event) {
+                    let value = {
+                        let mut ctx = self.eval_ctx(state, now);
+                        ctx.eval(&sig.value, host).truthy()
+                    };
+                    state.set_var(sig.var.0 as usize, value);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The behaviour the agent's selection tree selected last (selection model; `None` when
+    /// no leaf is selected).
+    pub fn selected(&self, state: &AgentState) -> Option<&'t str> {
+        selection::selected(self.tree, state)
     }
 
     /// Sets the agent's DecisionFlags word (decider model; kept until changed).
@@ -222,9 +342,17 @@ impl<'t> Interpreter<'t> {
     }
 
     /// Makes `state` fresh again (Drag[en]gine `reset()`: the cursor on the root, a stopped
-    /// tree running again).
+    /// tree running again). Group scopes the agent holds are not left: use
+    /// [`Interpreter::reset_with_scopes`] for trees that use them.
     pub fn reset(&self, state: &mut AgentState) {
         *state = self.new_agent(state.agent);
+    }
+
+    /// [`Interpreter::reset`] that first leaves every group scope the agent holds in `scopes`,
+    /// without terminate calls (`spec/mbt.md` 2.6).
+    pub fn reset_with_scopes(&self, state: &mut AgentState, scopes: &mut Scopes) {
+        lifecycle::release(self.tree, state, scopes);
+        self.reset(state);
     }
 
     /// The cursor model's rule id of rule `rule` (the name of the rule's top node).
@@ -292,15 +420,52 @@ impl<'t> Interpreter<'t> {
             agent: state.agent,
             now,
             vars: &state.vars,
+            stamps: &state.stamps,
             rng: &mut state.rng,
         }
     }
 
     /// Ticks the main tree once for one agent at time `now`.
+    ///
+    /// A lifecycle (MBT) tree that uses group scopes sees an empty scope table on every call:
+    /// agents that compete for scopes must be ticked with
+    /// [`Interpreter::tick_with_scopes`] and one shared [`Scopes`].
     pub fn tick(&self, state: &mut AgentState, host: &mut dyn Host, now: Millis) -> Status {
-        match self.tree.main_root() {
-            Some(root) => self.run_root(root, state, host, now),
-            None => Status::Failure,
+        self.tick_with_scopes(state, host, now, &mut Scopes::new())
+    }
+
+    /// Ticks the main tree once for one agent at time `now`, with the group-scope table
+    /// `scopes` shared by every agent of the run (`spec/mbt.md` 2.6; only lifecycle trees
+    /// use it).
+    pub fn tick_with_scopes(
+        &self,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+        scopes: &mut Scopes,
+    ) -> Status {
+        let Some(root) = self.tree.main_root() else {
+            return Status::Failure;
+        };
+        match self.tree.config.model {
+            Model::Lifecycle => lifecycle::Tick {
+                interp: self,
+                state,
+                host,
+                scopes,
+                now,
+                changed_before: false,
+            }
+            .update_agent(root),
+            Model::Selection => selection::Update {
+                interp: self,
+                state,
+                host,
+                now,
+                previous: None,
+            }
+            .run(root),
+            _ => self.run_root(root, state, host, now),
         }
     }
 
@@ -331,7 +496,7 @@ impl<'t> Interpreter<'t> {
     }
 
     /// Runs the named entry point once (Unvanquished `selectClass`); `None` if the tree has no
-    /// such entry.
+    /// such entry, and in the lifecycle and selection models, which run only the main tree.
     pub fn run_entry(
         &self,
         entry: &str,
@@ -339,6 +504,9 @@ impl<'t> Interpreter<'t> {
         host: &mut dyn Host,
         now: Millis,
     ) -> Option<Status> {
+        if matches!(self.tree.config.model, Model::Lifecycle | Model::Selection) {
+            return None;
+        }
         let root = self.tree.entry(entry)?;
         Some(self.run_root(root, state, host, now))
     }
@@ -389,18 +557,29 @@ impl<'t> Interpreter<'t> {
 }
 
 /// Rejects the first node whose kind or knobs `supported` refuses, or whose expressions query
-/// timestamps (no model the engines run has them yet), naming the model in the message.
+/// timestamps (only the lifecycle model has them), naming the model in the message.
 pub(crate) fn check_kinds(
     tree: &Tree,
     model: &str,
     supported: impl Fn(&NodeKind) -> bool,
 ) -> Result<(), Diagnostic> {
+    check_model_kinds(tree, model, false, supported)
+}
+
+/// [`check_kinds`], accepting timestamp queries when `timestamps` is set.
+pub(crate) fn check_model_kinds(
+    tree: &Tree,
+    model: &str,
+    timestamps: bool,
+    supported: impl Fn(&NodeKind) -> bool,
+) -> Result<(), Diagnostic> {
     for n in &tree.nodes {
-        let uses_tables = n.kind.exprs().iter().any(|e| {
-            let mut bad = false;
-            e.walk(|x| bad |= matches!(x, crate::ir::Expr::Timestamp(..)));
-            bad
-        });
+        let uses_tables = !timestamps
+            && n.kind.exprs().iter().any(|e| {
+                let mut bad = false;
+                e.walk(|x| bad |= matches!(x, crate::ir::Expr::Timestamp(..)));
+                bad
+            });
         if !supported(&n.kind) || uses_tables {
             return Err(Diagnostic::new(
                 ErrorKind::Unsupported,
@@ -413,6 +592,22 @@ pub(crate) fn check_kinds(
         }
     }
     Ok(())
+}
+
+/// Rejects variables that are not booleans (MBT and BST variables are all booleans).
+pub(crate) fn check_bool_vars(tree: &Tree, model: &str) -> Result<(), Diagnostic> {
+    match tree.vars.iter().find(|v| v.ty != crate::ir::Type::Bool) {
+        Some(v) => Err(Diagnostic::new(
+            ErrorKind::Unsupported,
+            tree.main_root()
+                .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span),
+            format!(
+                "variable `{}` is not a `bool`: the {model} model has boolean variables only",
+                v.name
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Whether a node kind is a host action (for the running-list bookkeeping).
@@ -512,11 +707,15 @@ mod tests {
     }
 
     #[test]
-    fn other_models_are_reported_unsupported() {
+    fn kinds_outside_a_model_are_reported_unsupported() {
         let mut b = TreeBuilder::new(Dialect::Mbt);
         b.root(
             "main",
-            NodeBuf::leaf(NodeKind::Const(Status::Success), Span::DUMMY),
+            NodeBuf::new(
+                NodeKind::Cooldown(crate::ir::Cooldown { ms: 5 }),
+                Span::DUMMY,
+                vec![NodeBuf::leaf(NodeKind::Const(Status::Success), Span::DUMMY)],
+            ),
         );
         let tree = b.finish().unwrap();
         assert_eq!(

@@ -1,13 +1,14 @@
 //! The scripted host: answers calls from a [`Scenario`] and records the trace.
 
-use btvm::{Call, Host, Import, ImportId, Status, Value};
-use std::collections::HashMap;
+use btvm::{AgentId, Call, Host, Import, ImportId, Status, Value};
+use std::collections::{BTreeMap, HashMap};
 
 use super::{Answer, Scenario, ScriptValue, Trace};
-use crate::ir::Lit;
+use crate::ir::{CallExpr, Expr, Lit, Tree};
 
 /// A [`Host`] that answers every import from a scenario's `answer` rules and records each call
-/// in a [`Trace`].
+/// in a [`Trace`], with the messages a tree logs (`log "MSG"`) and the behaviours a selection
+/// tree selects (`select "NAME"`).
 pub struct ScriptedHost<'s> {
     scenario: &'s Scenario,
     imports: Vec<Import>,
@@ -17,9 +18,52 @@ pub struct ScriptedHost<'s> {
     counts: HashMap<(usize, u32), usize>,
     tick: u32,
     trace: Trace,
+    /// Per import: the argument names of its calls with a given number of arguments (see
+    /// [`ScriptedHost::for_tree`]).
+    arg_names: Vec<BTreeMap<usize, Vec<Option<String>>>>,
 }
 
 impl<'s> ScriptedHost<'s> {
+    /// A host for `tree` that also writes named arguments as `name=value` (MBT's GameSDK
+    /// actions): a call with `n` arguments is written with the argument names of the first
+    /// call site of its import with `n` arguments, in arena order (node calls, then the calls in
+    /// the node's expressions), then the signal bindings. A host sees only argument values, so
+    /// this is how a trace shows names; two call sites of one import with as many arguments but
+    /// different names are written with the first one's names.
+    pub fn for_tree(scenario: &'s Scenario, tree: &Tree) -> Self {
+        let mut host = ScriptedHost::new(scenario, &tree.imports);
+        let mut record = |c: &CallExpr| {
+            if c.args.iter().all(|a| a.name.is_none()) {
+                return;
+            }
+            if let Some(by_count) = host.arg_names.get_mut(c.import.index()) {
+                by_count
+                    .entry(c.args.len())
+                    .or_insert_with(|| c.args.iter().map(|a| a.name.clone()).collect());
+            }
+        };
+        let mut walk = |e: &Expr| {
+            e.walk(|x| {
+                if let Expr::Call(c) = x {
+                    record(c);
+                }
+            })
+        };
+        for n in &tree.nodes {
+            for c in n.kind.calls() {
+                // The call's own names first, then those of calls among its arguments.
+                walk(&Expr::Call(c.clone()));
+            }
+            for e in n.kind.exprs() {
+                walk(e);
+            }
+        }
+        for s in &tree.signals {
+            walk(&s.value);
+        }
+        host
+    }
+
     /// A host for a tree with import table `imports`.
     pub fn new(scenario: &'s Scenario, imports: &[Import]) -> Self {
         let rules = imports
@@ -41,6 +85,7 @@ impl<'s> ScriptedHost<'s> {
             counts: HashMap::new(),
             tick: 0,
             trace: Trace::new(),
+            arg_names: vec![BTreeMap::new(); imports.len()],
         }
     }
 
@@ -111,10 +156,21 @@ impl<'s> ScriptedHost<'s> {
             .imports
             .get(call.import.index())
             .map_or("?", |i| i.name.as_str());
+        let names = self
+            .arg_names
+            .get(call.import.index())
+            .and_then(|m| m.get(&call.args.len()));
         let args: Vec<String> = call
             .args
             .iter()
-            .map(|a| a.display(call.strings).to_string())
+            .enumerate()
+            .map(|(i, a)| {
+                let value = a.display(call.strings);
+                match names.and_then(|n| n.get(i)).and_then(Option::as_deref) {
+                    Some(name) => format!("{name}={value}"),
+                    None => value.to_string(),
+                }
+            })
             .collect();
         format!("{name}({})", args.join(", "))
     }
@@ -180,5 +236,22 @@ impl Host for ScriptedHost<'_> {
             Lit::Float(x) => Value::Float(x),
             Lit::Str(s) => call.strings.lookup(&s).map_or(Value::Int(0), Value::Str),
         }
+    }
+
+    fn log(&mut self, _agent: AgentId, message: &str) {
+        self.trace.push(format!("log {}", Quoted(message)));
+    }
+
+    fn select(&mut self, _agent: AgentId, behavior: &str) {
+        self.trace.push(format!("select {}", Quoted(behavior)));
+    }
+}
+
+/// A string written as trace strings are (`btvm::write_quoted`).
+struct Quoted<'a>(&'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        btvm::write_quoted(self.0, f)
     }
 }

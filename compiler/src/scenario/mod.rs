@@ -72,7 +72,8 @@ pub enum FlagWord {
     Names(Vec<String>),
 }
 
-/// What an input directive gives an agent (decider model).
+/// What an input directive gives an agent: decision flags and stimuli (decider model), events
+/// and variables (lifecycle and selection models).
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputKind {
     /// `flags …`: the DecisionFlags word from this tick on.
@@ -86,9 +87,19 @@ pub enum InputKind {
         /// Its data.
         data: i64,
     },
+    /// `event NAME`: the event delivered before the tick, at its `now` (MBT and BST).
+    Event(String),
+    /// `set VAR = true|false`: the variable set before the tick (MBT and BST), by name
+    /// (case-insensitive).
+    Set {
+        /// The variable's name.
+        var: String,
+        /// The value.
+        value: bool,
+    },
 }
 
-/// One `at K [agent A] flags|stimulus …` directive.
+/// One `at K [agent A] flags|stimulus|event|set …` directive.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
     /// Only this agent (every agent when `None`).

@@ -369,15 +369,41 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                 line.pos += 1;
                 agent = Some(line.count("an agent id")?);
             }
-            let (what, what_span) = line.word("`now`, `entry`, `reset`, `flags` or `stimulus`")?;
-            if agent.is_some() && !matches!(what.as_str(), "flags" | "stimulus") {
+            let (what, what_span) =
+                line.word("`now`, `entry`, `reset`, `flags`, `stimulus`, `event` or `set`")?;
+            if agent.is_some() && !matches!(what.as_str(), "flags" | "stimulus" | "event" | "set") {
                 return Err(Diagnostic::new(
                     ErrorKind::Syntax,
                     what_span,
-                    "only `flags` and `stimulus` can be given to one agent",
+                    "only `flags`, `stimulus`, `event` and `set` can be given to one agent",
                 ));
             }
             match what.as_str() {
+                "event" => {
+                    let (name, _) = line.word("an event name (an identifier or a string)")?;
+                    scn.inputs.entry(k).or_default().push(Input {
+                        agent,
+                        kind: InputKind::Event(name),
+                        span: what_span,
+                    });
+                }
+                "set" => {
+                    let (var, var_span) = line.word("a variable name")?;
+                    line.punct('=')?;
+                    let value = match line.next() {
+                        Some((Tok::Word(w), _)) if w == "true" => true,
+                        Some((Tok::Word(w), _)) if w == "false" => false,
+                        _ => {
+                            line.pos -= 1;
+                            return Err(line.err("expected `true` or `false`"));
+                        }
+                    };
+                    scn.inputs.entry(k).or_default().push(Input {
+                        agent,
+                        kind: InputKind::Set { var, value },
+                        span: var_span,
+                    });
+                }
                 "flags" => {
                     let word = flag_word(line)?;
                     scn.inputs.entry(k).or_default().push(Input {
@@ -438,7 +464,8 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                         ErrorKind::Syntax,
                         span,
                         "expected `at K now T`, `at K entry NAME`, `at K reset`, \
-                         `at K flags …` or `at K stimulus NAME`",
+                         `at K flags …`, `at K stimulus NAME`, `at K event NAME` or \
+                         `at K set VAR = true|false`",
                     ))
                 }
             }
@@ -580,6 +607,45 @@ mod tests {
                 (3, ScriptValue::Lit(Lit::Int(2)))
             ])
         );
+    }
+
+    #[test]
+    fn parses_events_and_variable_sets_in_file_order() {
+        let text = "at 2 event go\nat 2 agent 1 set Alive = true\nat 2 event \"a b\"\n\
+                    at 0 set x=false\n";
+        let s = parse_scenario(FileId(0), text).unwrap();
+        let kinds: Vec<(Option<u32>, &InputKind)> =
+            s.inputs[&2].iter().map(|i| (i.agent, &i.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (None, &InputKind::Event("go".into())),
+                (
+                    Some(1),
+                    &InputKind::Set {
+                        var: "Alive".into(),
+                        value: true
+                    }
+                ),
+                (None, &InputKind::Event("a b".into())),
+            ]
+        );
+        assert_eq!(
+            s.inputs[&0][0].kind,
+            InputKind::Set {
+                var: "x".into(),
+                value: false
+            }
+        );
+        for bad in [
+            "at 1 set x = 1\n",
+            "at 1 set x true\n",
+            "at 1 event\n",
+            "at 1 event a b\n",
+        ] {
+            let errs = parse_scenario(FileId(0), bad).unwrap_err();
+            assert_eq!(errs[0].kind, ErrorKind::Syntax, "{bad}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::{FlagWord, InputKind, Scenario, ScriptedHost, Trace};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Model, Tree};
-use crate::reference::{AgentState, Interpreter};
+use crate::reference::{AgentState, Interpreter, Scopes};
 use crate::source::Span;
 
 /// The engines a scenario can run on.
@@ -75,10 +75,16 @@ pub trait Engine {
     fn loop_guard(&self, agent: u32) -> bool;
     /// The agent's decider-model state (`None` in other models).
     fn decider_view(&self, agent: u32) -> Option<btvm::DeciderView>;
+    /// Delivers event `event` to the agent between ticks, at time `now` (lifecycle and
+    /// selection models).
+    fn event(&mut self, agent: u32, host: &mut dyn Host, event: &str, now: Millis);
+    /// Sets the agent's variable named `var` (case-insensitively) to `value`, as a game
+    /// behaviour would (lifecycle and selection models).
+    fn set_var(&mut self, agent: u32, var: &str, value: bool);
 }
 
-/// An input resolved against the tree's flag and stimulus tables.
-#[derive(Clone, Copy, Debug)]
+/// An input resolved against the tree's flag, stimulus and variable tables.
+#[derive(Clone, Debug)]
 enum Given {
     Flags(u32),
     Stimulus {
@@ -86,17 +92,30 @@ enum Given {
         timeout: Option<Millis>,
         data: i64,
     },
+    Event(String),
+    Set(String, bool),
 }
 
 /// Per tick: the inputs, each for one agent or all (`None`).
 type Inputs = BTreeMap<u32, Vec<(Option<u32>, Given)>>;
 
-/// Resolves the scenario's `flags` and `stimulus` names against `tree`.
+/// Resolves the scenario's `flags`, `stimulus` and `set` names against `tree`.
 fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic> {
     let mut out = Inputs::new();
+    let decider = matches!(tree.config.model, Model::Decider { .. });
+    let events = matches!(tree.config.model, Model::Lifecycle | Model::Selection);
     for (&k, inputs) in &scenario.inputs {
         for input in inputs {
-            if !matches!(tree.config.model, Model::Decider { .. }) {
+            let for_events = matches!(input.kind, InputKind::Event(_) | InputKind::Set { .. });
+            if for_events && !events {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    input.span,
+                    "events and variables are inputs of lifecycle (MBT) and selection (BST) \
+                     trees only",
+                ));
+            }
+            if !for_events && !decider {
                 return Err(Diagnostic::new(
                     ErrorKind::InvalidValue,
                     input.span,
@@ -135,6 +154,23 @@ fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic
                     timeout: *timeout,
                     data: *data,
                 },
+                InputKind::Event(name) => Given::Event(name.clone()),
+                InputKind::Set { var, value } => {
+                    if !tree.vars.iter().any(|v| v.name.eq_ignore_ascii_case(var)) {
+                        let names: Vec<&str> = tree.vars.iter().map(|v| v.name.as_str()).collect();
+                        return Err(Diagnostic::new(
+                            ErrorKind::UnknownName,
+                            input.span,
+                            format!("the scenario sets variable `{var}`, which the tree does not declare"),
+                        )
+                        .with_note(if names.is_empty() {
+                            "the tree declares no variables".to_string()
+                        } else {
+                            format!("its variables: {}", names.join(", "))
+                        }));
+                    }
+                    Given::Set(var.clone(), *value)
+                }
             };
             out.entry(k).or_default().push((input.agent, given));
         }
@@ -178,13 +214,17 @@ struct ReferenceEngine<'t> {
     interp: Interpreter<'t>,
     agents: Vec<AgentState>,
     debug: Option<crate::debug::DebugOutput<'t>>,
+    /// The group-scope table every agent of the run shares (lifecycle model).
+    scopes: Scopes,
 }
 
 impl Engine for ReferenceEngine<'_> {
     fn tick(&mut self, agent: u32, host: &mut dyn Host, now: Millis) -> Status {
         match (self.agents.get_mut(agent as usize), self.debug.as_mut()) {
             (Some(state), Some(d)) => self.interp.tick_observed(state, host, now, d),
-            (Some(state), None) => self.interp.tick(state, host, now),
+            (Some(state), None) => self
+                .interp
+                .tick_with_scopes(state, host, now, &mut self.scopes),
             (None, _) => Status::Failure,
         }
     }
@@ -206,7 +246,7 @@ impl Engine for ReferenceEngine<'_> {
 
     fn reset(&mut self, agent: u32) {
         if let Some(state) = self.agents.get_mut(agent as usize) {
-            self.interp.reset(state);
+            self.interp.reset_with_scopes(state, &mut self.scopes);
         }
     }
 
@@ -241,24 +281,52 @@ impl Engine for ReferenceEngine<'_> {
     fn decider_view(&self, agent: u32) -> Option<btvm::DeciderView> {
         self.interp.decider_view(self.agents.get(agent as usize)?)
     }
+
+    fn event(&mut self, agent: u32, host: &mut dyn Host, event: &str, now: Millis) {
+        if let Some(state) = self.agents.get_mut(agent as usize) {
+            self.interp.event(state, host, event, now);
+        }
+    }
+
+    fn set_var(&mut self, agent: u32, var: &str, value: bool) {
+        if let (Some(state), Some(index)) = (
+            self.agents.get_mut(agent as usize),
+            self.interp.var_index(var),
+        ) {
+            self.interp.set_var(state, index, value);
+        }
+    }
 }
 
 /// The vm or native code (or both, taking turns) over per-agent state blocks.
+///
+/// One `btvm::Engine` serves every agent, so the lifecycle model's group-scope counters it
+/// owns are shared by all agents of the run; taking turns switches that one engine between the
+/// vm and native code ([`btvm::Engine::switch`]), keeping the counters.
 struct CompiledEngine<'p> {
-    /// The engines used in turn: an agent's call `k` uses `engines[k % len]`.
-    engines: Vec<btvm::Engine<'p>>,
+    engine: btvm::Engine<'p>,
+    /// The engines an agent's calls take in turn: call `k` runs on `turns[k % len]`; empty:
+    /// the engine never switches.
+    turns: Vec<btvm::EngineKind>,
     states: Vec<Vec<u8>>,
     /// Calls made so far, per agent (picks the engine).
-    ticks: Vec<usize>,
+    calls: Vec<usize>,
 }
 
 impl<'p> CompiledEngine<'p> {
+    /// The engine for the agent's next call (switched to its turn) and the agent's state.
     fn next(&mut self, agent: u32) -> Option<(&mut btvm::Engine<'p>, &mut Vec<u8>)> {
         let i = agent as usize;
-        let turn = self.ticks.get_mut(i)?;
-        let k = *turn % self.engines.len().max(1);
+        let turn = self.calls.get_mut(i)?;
+        if let Some(&kind) = self.turns.get(*turn % self.turns.len().max(1)) {
+            self.engine.switch(kind);
+        }
         *turn += 1;
-        Some((self.engines.get_mut(k)?, self.states.get_mut(i)?))
+        Some((&mut self.engine, self.states.get_mut(i)?))
+    }
+
+    fn program(&self) -> &'p btvm::Program {
+        self.engine.program()
     }
 }
 
@@ -286,54 +354,66 @@ impl Engine for CompiledEngine<'_> {
     }
 
     fn halt(&self, agent: u32) -> Option<Halt> {
-        let program = self.engines.first()?.program();
-        program.halt(self.states.get(agent as usize)?)
+        self.program().halt(self.states.get(agent as usize)?)
     }
 
     fn reset(&mut self, agent: u32) {
-        if let (Some(e), Some(state)) = (self.engines.first(), self.states.get_mut(agent as usize))
-        {
-            e.program().reset(state);
+        if let Some(state) = self.states.get_mut(agent as usize) {
+            self.engine.reset_agent(state);
         }
     }
 
     fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError> {
-        let program = self.engines.first().ok_or_else(no_agent)?.program();
-        program.snapshot(self.states.get(agent as usize).ok_or_else(no_agent)?)
+        let state = self.states.get(agent as usize).ok_or_else(no_agent)?;
+        self.program().snapshot(state)
     }
 
     fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError> {
-        let program = self.engines.first().ok_or_else(no_agent)?.program();
+        let program = self.program();
         let state = self.states.get_mut(agent as usize).ok_or_else(no_agent)?;
         program.restore(state, snap)
     }
 
     fn set_decision_flags(&mut self, agent: u32, word: u32) {
-        if let (Some(e), Some(state)) = (self.engines.first(), self.states.get_mut(agent as usize))
-        {
-            e.program().set_decision_flags(state, word);
+        let program = self.program();
+        if let Some(state) = self.states.get_mut(agent as usize) {
+            program.set_decision_flags(state, word);
         }
     }
 
     fn add_stimulus(&mut self, agent: u32, bit: u32, stimulus: Stimulus) {
-        if let (Some(e), Some(state)) = (self.engines.first(), self.states.get_mut(agent as usize))
-        {
-            e.program().add_stimulus(state, bit, stimulus);
+        let program = self.program();
+        if let Some(state) = self.states.get_mut(agent as usize) {
+            program.add_stimulus(state, bit, stimulus);
         }
     }
 
     fn loop_guard(&self, agent: u32) -> bool {
-        match (self.engines.first(), self.states.get(agent as usize)) {
-            (Some(e), Some(state)) => e.program().loop_guard(state),
-            _ => false,
-        }
+        self.states
+            .get(agent as usize)
+            .is_some_and(|state| self.program().loop_guard(state))
     }
 
     fn decider_view(&self, agent: u32) -> Option<btvm::DeciderView> {
-        self.engines
-            .first()?
-            .program()
+        self.program()
             .decider_view(self.states.get(agent as usize)?)
+    }
+
+    fn event(&mut self, agent: u32, host: &mut dyn Host, event: &str, now: Millis) {
+        if let Some((engine, state)) = self.next(agent) {
+            // An error here means a state block of the wrong size, which this runner never
+            // makes; the trace would show any effect missing.
+            let _ = engine.event(state, AgentId(agent), host, event, now);
+        }
+    }
+
+    fn set_var(&mut self, agent: u32, var: &str, value: bool) {
+        let program = self.program();
+        if let (Some(state), Some(index)) =
+            (self.states.get_mut(agent as usize), program.var_index(var))
+        {
+            let _ = program.set_var(state, index, value);
+        }
     }
 }
 
@@ -390,6 +470,15 @@ pub fn run_session(
             ));
         }
     }
+    if matches!(tree.config.model, Model::Lifecycle | Model::Selection) {
+        if let Some(name) = scenario.entries.values().flatten().next() {
+            return Err(Diagnostic::new(
+                ErrorKind::InvalidValue,
+                Span::DUMMY,
+                format!("the scenario runs entry `{name}`, but MBT and BST trees run only their main tree"),
+            ));
+        }
+    }
     for names in scenario.entries.values() {
         for name in names {
             if tree.entry(name).is_none() {
@@ -409,13 +498,14 @@ pub fn run_session(
             let agents = (0..scenario.agents)
                 .map(|a| interp.new_agent(AgentId(a)))
                 .collect();
-            let mut host = ScriptedHost::new(scenario, &tree.imports);
+            let mut host = ScriptedHost::for_tree(scenario, tree);
             let debug = (session.debug_level > 0)
                 .then(|| crate::debug::DebugOutput::new(tree, session.debug_level));
             let mut engine = ReferenceEngine {
                 interp,
                 agents,
                 debug,
+                scopes: Scopes::new(),
             };
             let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
             Ok(Outcome {
@@ -438,17 +528,32 @@ pub fn run_session(
             }
             let program = crate::lower::lower(tree, &btvm::Limits::default())
                 .map_err(|mut d| d.swap_remove(0))?;
-            let kinds: &[btvm::EngineKind] = match engine {
+            let turns: &[btvm::EngineKind] = match engine {
                 EngineKind::Vm => &[btvm::EngineKind::Vm],
                 EngineKind::Native => &[btvm::EngineKind::Native],
                 _ => &[btvm::EngineKind::Vm, btvm::EngineKind::Native],
             };
-            let engines = kinds
-                .iter()
-                .map(|&k| compiled(&program, k))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut host = ScriptedHost::new(scenario, &tree.imports);
-            let mut engine = compiled_engine(&program, scenario, engines);
+            // Every kind the run takes must exist (native code must compile): check each, then
+            // run one engine, switched between them.
+            let mut base = None;
+            for &k in turns {
+                let e = compiled(&program, k)?;
+                base.get_or_insert(e);
+            }
+            let Some(base) = base else {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidProgram,
+                    Span::DUMMY,
+                    "no engine to run",
+                ));
+            };
+            let mut host = ScriptedHost::for_tree(scenario, tree);
+            let turns = if turns.len() > 1 {
+                turns.to_vec()
+            } else {
+                Vec::new()
+            };
+            let mut engine = compiled_engine(&program, scenario, base, turns);
             let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
             Ok(Outcome {
                 trace: host.into_trace(),
@@ -470,26 +575,28 @@ fn views(engine: &dyn Engine, scenario: &Scenario) -> Vec<btvm::DeciderView> {
 fn compiled_engine<'p>(
     program: &btvm::Program,
     scenario: &Scenario,
-    engines: Vec<btvm::Engine<'p>>,
+    engine: btvm::Engine<'p>,
+    turns: Vec<btvm::EngineKind>,
 ) -> CompiledEngine<'p> {
     CompiledEngine {
-        engines,
+        engine,
+        turns,
         states: (0..scenario.agents).map(|_| program.new_state()).collect(),
-        ticks: vec![0; scenario.agents as usize],
+        calls: vec![0; scenario.agents as usize],
     }
 }
 
-/// Runs `scenario` with compiled engines for `program` (the lowering of `tree`), taking turns
-/// per agent when there are several (see [`EngineKind::Switching`]); for tests that build
-/// engines with their own configuration.
+/// Runs `scenario` with `engine` for `program` (the lowering of `tree`), for tests that build
+/// engines with their own configuration (e.g. native code compiled in small chunks). The
+/// engine is never switched, so it runs the code it was built with.
 pub fn run_engines(
     tree: &Tree,
     program: &btvm::Program,
     scenario: &Scenario,
-    engines: Vec<btvm::Engine<'_>>,
+    engine: btvm::Engine<'_>,
 ) -> Trace {
-    let mut host = ScriptedHost::new(scenario, &tree.imports);
-    let mut engine = compiled_engine(program, scenario, engines);
+    let mut host = ScriptedHost::for_tree(scenario, tree);
+    let mut engine = compiled_engine(program, scenario, engine, Vec::new());
     // A whole scenario without saving cannot fail.
     let _ = drive(&mut engine, tree, scenario, &Session::default(), &mut host);
     host.into_trace()
@@ -550,15 +657,17 @@ fn drive(
                 engine.reset(agent);
                 host.note("reset".into());
             }
-            for &(only, given) in inputs.get(&k).into_iter().flatten() {
+            for (only, given) in inputs.get(&k).into_iter().flatten() {
                 if only.is_some_and(|a| a != agent) {
                     continue;
                 }
                 match given {
-                    Given::Flags(w) => engine.set_decision_flags(agent, w),
+                    Given::Flags(w) => engine.set_decision_flags(agent, *w),
                     Given::Stimulus { bit, timeout, data } => {
-                        engine.add_stimulus(agent, bit, Stimulus::new(now, timeout, data))
+                        engine.add_stimulus(agent, *bit, Stimulus::new(now, *timeout, *data))
                     }
+                    Given::Event(name) => engine.event(agent, host, name, now),
+                    Given::Set(var, value) => engine.set_var(agent, var, *value),
                 }
             }
             for entry in scenario.entries.get(&k).into_iter().flatten() {
@@ -583,4 +692,62 @@ fn drive(
         .map(|agent| engine.snapshot(agent).map_err(|e| snapshot_error(agent, e)))
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse_scenario;
+    use crate::source::FileId;
+
+    fn tree(text: &str) -> Tree {
+        crate::syntax::native::parse(FileId(0), text, &btvm::Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn setting_an_unknown_variable_is_an_error_naming_it() {
+        let t = tree("btvm 1;\ndialect mbt;\nvar Alive: bool = true;\nroot main = const running\n");
+        let scn =
+            parse_scenario(FileId(1), "at 1 set ALIVE = false\nat 2 set dead = true\n").unwrap();
+        let err = run(&t, &scn, EngineKind::Reference).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::UnknownName);
+        assert!(err.message.contains("`dead`"), "{}", err.message);
+        assert!(
+            err.notes.iter().any(|n| n.contains("Alive")),
+            "{:?}",
+            err.notes
+        );
+    }
+
+    #[test]
+    fn events_and_sets_belong_to_mbt_and_bst_trees() {
+        let t = tree("btvm 1;\ndialect unvanquished;\nroot main = const success\n");
+        let scn = parse_scenario(FileId(1), "at 1 event go\n").unwrap();
+        let err = run(&t, &scn, EngineKind::Reference).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidValue);
+        let t =
+            tree("btvm 1;\ndialect bst;\nroot main = select \"x\"\nroot other = select \"y\"\n");
+        let scn = parse_scenario(FileId(1), "at 1 entry other\n").unwrap();
+        let err = run(&t, &scn, EngineKind::Reference).unwrap_err();
+        assert!(err.message.contains("main tree"), "{}", err.message);
+    }
+
+    #[test]
+    fn the_scripted_host_traces_logs_and_selections_quoted() {
+        let t = tree(
+            "btvm 1;\ndialect mbt;\nroot main = sequence remember { log \"a \\\"b\\\"\\n\" const running }\n",
+        );
+        let scn = parse_scenario(FileId(1), "ticks 1\n").unwrap();
+        let trace = run(&t, &scn, EngineKind::Reference).unwrap();
+        assert_eq!(
+            trace.lines(),
+            ["tick 0 now 0", "log \"a \\\"b\\\"\\n\"", "root running"]
+        );
+        let t = tree("btvm 1;\ndialect bst;\nroot main = select \"\\u{7}x\"\n");
+        let trace = run(&t, &scn, EngineKind::Reference).unwrap();
+        assert_eq!(
+            trace.lines(),
+            ["tick 0 now 0", "select \"\\u{7}x\"", "root success"]
+        );
+    }
 }

@@ -5,6 +5,7 @@
 //! and check nesting depth before recursing, so no input can overflow the stack.
 
 pub mod bst;
+pub mod cryexpr;
 pub mod dragengine;
 pub mod mbt;
 pub mod native;

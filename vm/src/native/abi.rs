@@ -73,6 +73,15 @@ pub(super) type RandomFn = unsafe extern "C" fn(*mut Ctx, *mut u8) -> f64;
 /// Runs one decider-model instruction: `(ctx, state, pc, x) -> FALL / FIRST / SECOND` (the
 /// vm's own `decider_exec::step`; `x` is `dec.score`'s popped value as a double).
 pub(super) type DeciderFn = unsafe extern "C" fn(*mut Ctx, *mut u8, u32, f64) -> u32;
+/// Runs one record, lifecycle or selection instruction that does not call the host:
+/// `(ctx, state, pc, x) -> r` (the vm's own `lifecycle_exec::step`; `x` is `var.set`'s popped
+/// truthiness, `r` a jump code, a pushed payload or a status number).
+pub(super) type LifecycleFn = unsafe extern "C" fn(*mut Ctx, *mut u8, u32, u32) -> u64;
+/// Runs one lifecycle or selection instruction that calls the host (`lc.act`, `lc.call`,
+/// `lc.log`, `sel.leaf`, `sel.none`): `(ctx, state, pc, args, argc) -> status` (the status of
+/// `lc.act`; 0 otherwise).
+pub(super) type LcHostFn =
+    unsafe extern "C" fn(*mut Ctx, *mut u8, u32, *const RawValue, u32) -> u32;
 /// Zeroes `len` bytes at a pointer (a long running list).
 pub(super) type ZeroFn = unsafe extern "C" fn(*mut u8, usize);
 /// `list.success` / `list.running` out of line: `(ctx, state, bit)`.
@@ -92,6 +101,8 @@ pub(super) struct Ctx {
     pub list_running: ListFn,
     pub available: AvailableFn,
     pub decider: DeciderFn,
+    pub lifecycle: LifecycleFn,
+    pub lc_host: LcHostFn,
     /// The per-tick counter registers (`Program::temps` of them).
     pub temps: *mut u32,
     /// Points at a `&mut H` on the caller's stack.
@@ -103,6 +114,8 @@ pub(super) struct Ctx {
     pub program: *const crate::Program,
     /// The decider model's per-tick choice registers.
     pub regs: *mut crate::decider_exec::DeciderScratch,
+    /// The lifecycle and selection models' memory (group scopes, the visited set).
+    pub life: *mut crate::lifecycle_exec::LifeScratch,
     pub now: Millis,
     pub agent: u32,
     /// The cursor model's rule runs (the decider model's redecides) this tick; zeroed before
@@ -372,6 +385,117 @@ pub(super) unsafe extern "C" fn decider(ctx: *mut Ctx, state: *mut u8, pc: u32, 
     )
 }
 
+/// One record, lifecycle or selection instruction that does not call the host, executed by the
+/// vm's own code.
+pub(super) unsafe extern "C" fn lifecycle(ctx: *mut Ctx, state: *mut u8, pc: u32, x: u32) -> u64 {
+    // SAFETY: called by native code with the running tick's context and state block.
+    let (state, _) = unsafe { state_of(ctx, state) };
+    // SAFETY: as above; the program and the lifecycle memory outlive the native call, and
+    // nothing else touches that memory while it runs.
+    let (ctx, program, life) = unsafe { (&mut *ctx, &*(*ctx).program, &mut *(*ctx).life) };
+    let Some(ins) = program.code().get(pc as usize) else {
+        return crate::lifecycle_exec::FALL;
+    };
+    crate::lifecycle_exec::step(
+        program,
+        life,
+        state,
+        ins,
+        ctx.now,
+        ctx.agent,
+        &mut ctx.steps,
+        x != 0,
+    )
+}
+
+/// One lifecycle or selection instruction that calls the host, for host type `H`: the vm's
+/// own helpers around the host call.
+pub(super) unsafe extern "C" fn lc_host<H: Host + ?Sized>(
+    ctx: *mut Ctx,
+    state: *mut u8,
+    pc: u32,
+    raw: *const RawValue,
+    argc: u32,
+) -> u32 {
+    use crate::lifecycle_exec as lc;
+    use crate::program::Instr;
+    // SAFETY: called by native code with the running tick's context and state block.
+    let (state, layout) = unsafe { state_of(ctx, state) };
+    // SAFETY: the program outlives the native call.
+    let program = unsafe { &*(*ctx).program };
+    let Some(&ins) = program.code().get(pc as usize) else {
+        return Status::Failure as u32;
+    };
+    match ins {
+        Instr::LcAct { import, live, .. } => {
+            let phase = lc::act_phase(state, layout, live.0);
+            // SAFETY: as above; `raw` holds `argc` values.
+            let status = unsafe {
+                with_host::<H, _>(ctx, import.0, phase, raw, argc, Status::Failure, |h, c| {
+                    h.action(c)
+                })
+            };
+            lc::act_after(state, layout, live.0, status);
+            status as u32
+        }
+        Instr::LcCall { import, phase, .. } => {
+            let is_action = program
+                .imports()
+                .get(import.0 as usize)
+                .is_some_and(|i| i.kind == crate::ImportKind::Action);
+            let phase = if is_action {
+                lc::phase(phase)
+            } else {
+                Phase::Enter
+            };
+            // SAFETY: as above.
+            unsafe {
+                with_host::<H, _>(ctx, import.0, phase, raw, argc, (), |h, c| {
+                    if is_action {
+                        h.action(c);
+                    } else {
+                        h.function(c);
+                    }
+                })
+            };
+            0
+        }
+        Instr::LcLog { msg } => {
+            let text = program.strings().get(crate::StrId(msg.0));
+            // SAFETY: as above; no arguments.
+            unsafe {
+                with_host::<H, _>(ctx, 0, Phase::Enter, std::ptr::null(), 0, (), |h, c| {
+                    h.log(c.agent, text)
+                })
+            };
+            0
+        }
+        Instr::SelLeaf { leaf, name } => {
+            if lc::select_leaf(state, layout, leaf) {
+                let text = program.strings().get(crate::StrId(name.0));
+                // SAFETY: as above; no arguments.
+                unsafe {
+                    with_host::<H, _>(ctx, 0, Phase::Enter, std::ptr::null(), 0, (), |h, c| {
+                        h.select(c.agent, text)
+                    })
+                };
+            }
+            0
+        }
+        Instr::SelNone {} => {
+            lc::select_none(state, layout);
+            // SAFETY: as above; no arguments.
+            unsafe {
+                with_host::<H, _>(ctx, 0, Phase::Enter, std::ptr::null(), 0, (), |h, c| {
+                    h.select(c.agent, "")
+                })
+            };
+            0
+        }
+        _ => 0,
+    }
+}
+
 /// Zeroes a byte range of the state block.
 pub(super) unsafe extern "C" fn zero(at: *mut u8, len: usize) {
     // SAFETY: native code passes a range it checked against the state size at compile time.
@@ -401,6 +525,8 @@ pub(super) mod offsets {
     pub const LIST_RUNNING: i32 = offset_of!(Ctx, list_running) as i32;
     pub const AVAILABLE: i32 = offset_of!(Ctx, available) as i32;
     pub const DECIDER: i32 = offset_of!(Ctx, decider) as i32;
+    pub const LIFECYCLE: i32 = offset_of!(Ctx, lifecycle) as i32;
+    pub const LC_HOST: i32 = offset_of!(Ctx, lc_host) as i32;
     pub const TEMPS: i32 = offset_of!(Ctx, temps) as i32;
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
     pub const STEPS: i32 = offset_of!(Ctx, steps) as i32;

@@ -354,6 +354,7 @@ fn define_all(
                 || matches!(
                     program.model(),
                     crate::program::ProgramModel::Decider { .. }
+                        | crate::program::ProgramModel::Selection { .. }
                 );
             driver(module, &mut ctx, &mut fctx, &chunk_ids[f], &chunks, looping);
             define(module, callees[f], &mut ctx, stats)?;
@@ -533,7 +534,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         statuses.fill(Status::Failure);
         return;
     };
-    let (temps, regs) = scratch.native_parts();
+    let (temps, regs, life) = scratch.native_parts();
     if code.check(program).is_err()
         || states.len() != size * statuses.len()
         || temps.len() < program.temps() as usize
@@ -553,12 +554,15 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         list_running: abi::list_running,
         available: abi::available::<H>,
         decider: abi::decider,
+        lifecycle: abi::lifecycle,
+        lc_host: abi::lc_host::<H>,
         temps: temps.as_mut_ptr(),
         host: (&mut host_ref as *mut &mut H).cast(),
         strings: program.strings(),
         layout: program.layout(),
         program,
         regs,
+        life,
         now,
         agent: first,
         steps: 0,

@@ -24,7 +24,9 @@ use cranelift_module::FuncId;
 
 use super::abi::{self, offsets, STATUS_FLAG, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_STR};
 use super::plan::Plan;
-use crate::program::{Instr, Label, Layout, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED};
+use crate::program::{
+    Field, Instr, Label, Layout, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED, FLAG_UNCHANGED,
+};
 use crate::{BinOp, Program, Status, Value};
 
 /// Why a chunk could not be translated (only for programs the verifier should have rejected).
@@ -89,7 +91,9 @@ pub(super) fn chunk(
                     Instr::Act { argc, .. }
                     | Instr::ActCursor { argc, .. }
                     | Instr::CallFn { argc, .. }
-                    | Instr::CallFnCmpK { argc, .. },
+                    | Instr::CallFnCmpK { argc, .. }
+                    | Instr::LcAct { argc, .. }
+                    | Instr::LcCall { argc, .. },
                 ) => Some(u32::from(*argc)),
                 _ => None,
             })
@@ -115,6 +119,8 @@ enum Sig {
     List,
     Available,
     Decider,
+    Lifecycle,
+    LcHost,
 }
 
 struct Tx<'a, 'b, 'd> {
@@ -634,6 +640,14 @@ impl Tx<'_, '_, '_> {
             }
             Sig::Decider => {
                 s.params.extend([p, p, i32_, f64_]);
+                s.returns.push(i32_);
+            }
+            Sig::Lifecycle => {
+                s.params.extend([p, p, i32_, i32_]);
+                s.returns.push(AbiParam::new(types::I64));
+            }
+            Sig::LcHost => {
+                s.params.extend([p, p, i32_, p, i32_]);
                 s.returns.push(i32_);
             }
         }
@@ -1205,6 +1219,8 @@ impl Tx<'_, '_, '_> {
                 let tag = self.b.ins().iconst(types::I64, TAG_BOOL);
                 self.set(d, tag, bits);
             }
+            // Every other instruction is a record, lifecycle or selection one.
+            _ => return self.lifecycle_instr(ins, pc, d),
         }
         Ok(true)
     }
@@ -1222,6 +1238,284 @@ impl Tx<'_, '_, '_> {
             .ins()
             .call_indirect(sig, f, &[self.ctx, self.state, p, x]);
         self.b.inst_results(call)[0]
+    }
+
+    // ---- the lifecycle and selection models ----------------------------------------------
+
+    /// Runs record, lifecycle or selection instruction `pc` (one that does not call the host)
+    /// through the vm's own code; `x` (an `i32`) is `var.set`'s truthiness. Returns the `i64`
+    /// the trampoline answers (`lifecycle_exec::step`).
+    fn life_call(&mut self, pc: u32, x: Val) -> Val {
+        let sig = self.sig(Sig::Lifecycle);
+        let f = self.load_ctx(offsets::LIFECYCLE);
+        let p = self.i32c(pc);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, f, &[self.ctx, self.state, p, x]);
+        self.b.inst_results(call)[0]
+    }
+
+    /// Runs host-calling lifecycle or selection instruction `pc` with the top `argc` values
+    /// (below depth `d`) as arguments; returns the `i32` status it answers.
+    fn lc_host_call(&mut self, pc: u32, argc: u8, d: usize) -> Val {
+        let args = self.spill_args(d, argc);
+        let sig = self.sig(Sig::LcHost);
+        let f = self.load_ctx(offsets::LC_HOST);
+        let p = self.i32c(pc);
+        let n = self.i32c(u32::from(argc));
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, f, &[self.ctx, self.state, p, args, n]);
+        self.b.inst_results(call)[0]
+    }
+
+    /// The byte and mask of bit `bit` counted from byte offset `base`, if inside the state.
+    fn bit_byte(&self, base: u32, bit: u32) -> Option<(i32, i64)> {
+        let at = u64::from(base) + u64::from(bit / 8);
+        self.in_state(at, 1)
+            .then_some((at as i32, 1i64 << (bit % 8)))
+    }
+
+    /// Whether bit `bit` from byte offset `base` is set (`i8` 0/1; 0 outside the state).
+    fn test_bit(&mut self, base: u32, bit: u32) -> Val {
+        let Some((at, mask)) = self.bit_byte(base, bit) else {
+            return self.b.ins().iconst(types::I8, 0);
+        };
+        let byte = self.b.ins().uload8(types::I32, mem(), self.state, at);
+        let masked = self.b.ins().band_imm_u(byte, mask);
+        self.b.ins().icmp_imm_u(IntCC::NotEqual, masked, 0)
+    }
+
+    /// The record field at `at` (absent when it leaves the records region, as the vm's).
+    fn rec_field(&self, at: u32, width: u8) -> Field {
+        if u64::from(at) + u64::from(width) <= u64::from(self.layout.records_len) {
+            Field {
+                offset: self.layout.records + at,
+                width,
+            }
+        } else {
+            Field::default()
+        }
+    }
+
+    /// Record bit `bit`, if inside the records region.
+    fn rec_bit_byte(&self, bit: u32) -> Option<(i32, i64)> {
+        (bit < self.layout.records_len.saturating_mul(8))
+            .then(|| self.bit_byte(self.layout.records, bit))
+            .flatten()
+    }
+
+    /// Translates a record, lifecycle or selection instruction at depth `d`: bit and field
+    /// operations inline, the rest through the trampolines; returns whether control falls
+    /// through.
+    fn lifecycle_instr(&mut self, ins: &Instr, pc: u32, d: usize) -> Result<bool, TranslateError> {
+        match *ins {
+            Instr::RecJump { bit, when, to } => {
+                let c = match self.rec_bit_byte(bit.0) {
+                    Some(_) => self.test_bit(self.layout.records, bit.0),
+                    None => self.b.ins().iconst(types::I8, 0),
+                };
+                self.branch(c, when, to, pc);
+                Ok(false)
+            }
+            Instr::RecBit { bit, value } => {
+                if let Some((at, mask)) = self.rec_bit_byte(bit.0) {
+                    let byte = self.b.ins().uload8(types::I32, mem(), self.state, at);
+                    let new = if value {
+                        self.b.ins().bor_imm_u(byte, mask)
+                    } else {
+                        self.b.ins().band_imm_u(byte, !mask & 0xff)
+                    };
+                    self.b.ins().istore8(mem(), new, self.state, at);
+                }
+                Ok(true)
+            }
+            Instr::VarJump { var, when, to } => {
+                let c = self.var_value(var.0);
+                self.branch(c, when, to, pc);
+                Ok(false)
+            }
+            Instr::VarPush { var } => {
+                let c = self.var_value(var.0);
+                self.set_res(d, Res::Bool(c));
+                Ok(true)
+            }
+            Instr::RecJumpEq {
+                at,
+                width,
+                value,
+                to,
+            }
+            | Instr::RecJumpGe {
+                at,
+                width,
+                value,
+                to,
+            } => {
+                let v = self.read_field(self.rec_field(at, width));
+                let cc = if matches!(ins, Instr::RecJumpEq { .. }) {
+                    IntCC::Equal
+                } else {
+                    IntCC::UnsignedGreaterThanOrEqual
+                };
+                let c = self.b.ins().icmp_imm_u(cc, v, i64::from(value));
+                self.branch(c, true, to, pc);
+                Ok(false)
+            }
+            Instr::RecSet { at, width, value } => {
+                let v = self.i32c(value);
+                self.write_field(self.rec_field(at, width), v);
+                Ok(true)
+            }
+            Instr::RecZero { at, len } => {
+                let from = u64::from(self.layout.records) + u64::from(at);
+                let inside = u64::from(at) + u64::from(len) <= u64::from(self.layout.records_len)
+                    && self.in_state(from, u64::from(len));
+                if inside && len > 0 {
+                    if len <= 32 {
+                        let mut off = 0u32;
+                        let zero64 = self.b.ins().iconst(types::I64, 0);
+                        while off + 8 <= len {
+                            let a = (from + u64::from(off)) as i32;
+                            self.b.ins().store(mem(), zero64, self.state, a);
+                            off += 8;
+                        }
+                        let zero32 = self.b.ins().iconst(types::I32, 0);
+                        while off < len {
+                            let a = (from + u64::from(off)) as i32;
+                            self.b.ins().istore8(mem(), zero32, self.state, a);
+                            off += 1;
+                        }
+                    } else {
+                        let sig = self.sig(Sig::Zero);
+                        let f = self.load_ctx(offsets::ZERO);
+                        let p = self.b.ins().iadd_imm_u(self.state, from as i64);
+                        let n = self.b.ins().iconst(self.env.ptr, i64::from(len));
+                        self.b.ins().call_indirect(sig, f, &[p, n]);
+                    }
+                }
+                Ok(true)
+            }
+            Instr::JumpStopped { to } | Instr::SelBegin { unchanged: to } => {
+                let flags = self.read_field(self.layout.flags);
+                let bit = if matches!(ins, Instr::JumpStopped { .. }) {
+                    FLAG_STOPPED
+                } else {
+                    FLAG_UNCHANGED
+                };
+                let masked = self.b.ins().band_imm_u(flags, i64::from(bit));
+                let c = self.b.ins().icmp_imm_u(IntCC::NotEqual, masked, 0);
+                self.branch(c, true, to, pc);
+                Ok(false)
+            }
+            Instr::LcJumpWait { at, to } => {
+                let end = if u64::from(at) + 8 <= u64::from(self.layout.records_len)
+                    && self.in_state(u64::from(self.layout.records) + u64::from(at), 8)
+                {
+                    let a = (self.layout.records + at) as i32;
+                    self.b.ins().load(types::I64, mem(), self.state, a)
+                } else {
+                    self.b.ins().iconst(types::I64, 0)
+                };
+                let now = self.now();
+                let c = self.b.ins().icmp(IntCC::SignedLessThan, now, end);
+                self.branch(c, true, to, pc);
+                Ok(false)
+            }
+            Instr::VarSet { .. } => {
+                let v = self.get(d - 1);
+                let t = self.truthy(v);
+                let x = self.b.ins().uextend(types::I32, t);
+                self.life_call(pc, x);
+                Ok(true)
+            }
+            Instr::TsPush { query, .. } => {
+                let zero = self.i32c(0);
+                let r = self.life_call(pc, zero);
+                let tag = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, if query == 2 { TAG_INT } else { TAG_BOOL });
+                self.set(d, tag, r);
+                Ok(true)
+            }
+            Instr::LcAct {
+                argc,
+                success,
+                failure,
+                running,
+                ..
+            } => {
+                let status = self.lc_host_call(pc, argc, d);
+                self.branch3(status, false, success, failure, running);
+                Ok(false)
+            }
+            Instr::LcCall { argc, .. } => {
+                self.lc_host_call(pc, argc, d);
+                Ok(true)
+            }
+            Instr::LcLog { .. } | Instr::SelLeaf { .. } | Instr::SelNone {} => {
+                self.lc_host_call(pc, 0, d);
+                Ok(true)
+            }
+            Instr::LcQuorum {
+                success,
+                failure,
+                running,
+                ..
+            } => {
+                let zero = self.i32c(0);
+                let r = self.life_call(pc, zero);
+                let st = self.b.ins().ireduce(types::I32, r);
+                self.branch3(st, false, success, failure, running);
+                Ok(false)
+            }
+            Instr::SelVisit { stop, to, .. } => {
+                let zero = self.i32c(0);
+                let r = self.life_call(pc, zero);
+                let c =
+                    self.b
+                        .ins()
+                        .icmp_imm_u(IntCC::Equal, r, crate::lifecycle_exec::SECOND as i64);
+                let (tt, ts) = (self.target(Label(to.0)), self.target(stop));
+                self.b.ins().brif(c, tt, &[], ts, &[]);
+                Ok(false)
+            }
+            _ => {
+                // State operations and jumps on the state, through the vm's code.
+                let zero = self.i32c(0);
+                let r = self.life_call(pc, zero);
+                let Some(to) = crate::decider_exec::first_label(ins) else {
+                    return Ok(true);
+                };
+                let c =
+                    self.b
+                        .ins()
+                        .icmp_imm_u(IntCC::Equal, r, crate::lifecycle_exec::FIRST as i64);
+                self.branch(c, true, Label(to), pc);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Variable `var`'s value (`i8` 0/1): its state bit XOR its default, known here.
+    fn var_value(&mut self, var: u32) -> Val {
+        let default = matches!(
+            self.env.program.vars().get(var as usize),
+            Some(Value::Bool(true))
+        );
+        let bit = if var < self.layout.var_count {
+            self.test_bit(self.layout.vars, var)
+        } else {
+            self.b.ins().iconst(types::I8, 0)
+        };
+        if default {
+            self.b.ins().bxor_imm_u(bit, 1)
+        } else {
+            bit
+        }
     }
 
     // ---- the cursor model ----------------------------------------------------------------

@@ -13,7 +13,7 @@ use crate::{Import, ImportKind, Limits, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 4;
+pub const VERSION: u16 = 5;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -169,6 +169,11 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
             out.push(2);
             put_u32(&mut out, limit);
         }
+        ProgramModel::Lifecycle => out.push(3),
+        ProgramModel::Selection { limit } => {
+            out.push(4);
+            put_u32(&mut out, limit);
+        }
     }
     out.push(u8::from(parts.single_precision));
     let l = &parts.layout;
@@ -186,6 +191,18 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
     for v in [l.decider, l.groups, l.group_count, l.stimuli, parts.stimuli] {
         put_u32(&mut out, v);
     }
+    for v in [
+        l.vars,
+        l.var_count,
+        l.stamps,
+        l.stamp_count,
+        l.records,
+        l.records_len,
+    ] {
+        put_u32(&mut out, v);
+    }
+    put_field(&mut out, l.leaf);
+    put_u32(&mut out, l.leaves);
     put_len(&mut out, parts.strings.len());
     for s in &parts.strings {
         put_str(&mut out, s);
@@ -217,6 +234,10 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
         out.push(tag);
         out.extend_from_slice(&bits.to_le_bytes());
     }
+    put_len(&mut out, parts.var_names.len());
+    for n in &parts.var_names {
+        put_str(&mut out, n);
+    }
     put_u32(&mut out, parts.temps);
     put_len(&mut out, parts.functions.len());
     for f in &parts.functions {
@@ -224,6 +245,7 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
         out.push(match f.kind {
             FunctionKind::Entry => 0,
             FunctionKind::Subtree => 1,
+            FunctionKind::Event => 2,
         });
         put_u32(&mut out, f.start);
         put_u32(&mut out, f.end);
@@ -291,6 +313,8 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         0 => ProgramModel::RunningList,
         1 => ProgramModel::Cursor { limit: r.u32()? },
         2 => ProgramModel::Decider { limit: r.u32()? },
+        3 => ProgramModel::Lifecycle,
+        4 => ProgramModel::Selection { limit: r.u32()? },
         m => return Err(r.error(ProgramErrorKind::BadOperand, format!("unknown model {m}"))),
     };
     let single_precision = r.flag()?;
@@ -313,6 +337,10 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
     let flags = r.field()?;
     let [decider, groups, group_count, stimuli_at, stimuli] =
         [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+    let [vars_at, var_count, stamps, stamp_count, records, records_len] =
+        [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+    let leaf = r.field()?;
+    let leaves = r.u32()?;
     let layout = Layout {
         size,
         current,
@@ -330,6 +358,14 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         groups,
         group_count,
         stimuli: stimuli_at,
+        vars: vars_at,
+        var_count,
+        stamps,
+        stamp_count,
+        records,
+        records_len,
+        leaf,
+        leaves,
     };
     let n = r.count(4, "strings")?;
     let mut strings = Vec::with_capacity(n);
@@ -370,6 +406,11 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             _ => return Err(r.error(ProgramErrorKind::BadOperand, "malformed variable value")),
         });
     }
+    let n = r.count(4, "variable names")?;
+    let mut var_names = Vec::with_capacity(n);
+    for _ in 0..n {
+        var_names.push(r.string()?);
+    }
     let temps = r.u32()?;
     let n = r.count(13, "functions")?;
     let mut functions = Vec::with_capacity(n);
@@ -378,6 +419,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         let kind = match r.u8()? {
             0 => FunctionKind::Entry,
             1 => FunctionKind::Subtree,
+            2 => FunctionKind::Event,
             k => return Err(r.error(ProgramErrorKind::BadOperand, format!("function kind {k}"))),
         };
         functions.push(Function {
@@ -413,6 +455,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         strings,
         imports,
         vars,
+        var_names,
         temps,
         functions,
         rules,

@@ -16,6 +16,8 @@ impl fmt::Display for Program {
             ProgramModel::RunningList => "running-list".to_string(),
             ProgramModel::Cursor { limit } => format!("cursor {limit}"),
             ProgramModel::Decider { limit } => format!("decider {limit}"),
+            ProgramModel::Lifecycle => "lifecycle".to_string(),
+            ProgramModel::Selection { limit } => format!("selection {limit}"),
         };
         writeln!(f, "; btvm program {:016x}", self.fingerprint())?;
         writeln!(
@@ -72,6 +74,26 @@ impl fmt::Display for Program {
                 p.stimuli
             )?;
         }
+        if matches!(
+            p.model,
+            ProgramModel::Lifecycle | ProgramModel::Selection { .. }
+        ) {
+            writeln!(
+                f,
+                "; flags @{}:{}, vars @{} ({}), stamps @{} ({}), records @{} ({} bytes), leaf @{}:{} ({} leaves)",
+                l.flags.offset,
+                l.flags.width,
+                l.vars,
+                l.var_count,
+                l.stamps,
+                l.stamp_count,
+                l.records,
+                l.records_len,
+                l.leaf.offset,
+                l.leaf.width,
+                l.leaves
+            )?;
+        }
         for (i, r) in p.rules.iter().enumerate() {
             match &r.id {
                 Some(id) => writeln!(f, "; rule{i} at L{} id {}", r.label, Quoted(id))?,
@@ -92,7 +114,10 @@ impl fmt::Display for Program {
             writeln!(f, "; str{i} {}", Quoted(s))?;
         }
         for (i, v) in p.vars.iter().enumerate() {
-            writeln!(f, "; var{i} = {}", v.display(self.strings()))?;
+            match p.var_names.get(i) {
+                Some(name) => writeln!(f, "; var{i} {name} = {}", v.display(self.strings()))?,
+                None => writeln!(f, "; var{i} = {}", v.display(self.strings()))?,
+            }
         }
         let mut order: Vec<usize> = (0..p.functions.len()).collect();
         order.sort_by_key(|&i| p.functions[i].start);
@@ -101,6 +126,7 @@ impl fmt::Display for Program {
             let kind = match func.kind {
                 FunctionKind::Entry => "entry",
                 FunctionKind::Subtree => "subtree",
+                FunctionKind::Event => "event",
             };
             writeln!(f, "\nfn{i} {kind} {}:", Quoted(&func.name))?;
             for pc in func.start..func.end {
@@ -116,8 +142,13 @@ impl fmt::Display for Program {
                     }
                     _ => {}
                 });
-                if let Instr::PushStr { value } = ins {
-                    note = p.strings.get(value.0 as usize).cloned();
+                if let Instr::PushStr { value: s }
+                | Instr::LcLog { msg: s }
+                | Instr::SelLeaf { name: s, .. }
+                | Instr::ScopeEnter { scope: s, .. }
+                | Instr::ScopeLeave { scope: s, .. } = ins
+                {
+                    note = p.strings.get(s.0 as usize).cloned();
                 }
                 match note {
                     Some(n) => writeln!(f, "    ; {n}")?,

@@ -59,8 +59,17 @@ pub struct RuleNo(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Group(pub u32);
 
-/// A jump target that may lie before the instruction (only `dec.redecide`, which counts every
-/// jump on the tick's redecide counter).
+/// A bit of the node records (lifecycle and selection models): bit `k % 8` of byte `k / 8` of
+/// the records region ([`Layout::records`](super::Layout::records)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RBit(pub u32);
+
+/// A timestamp record (lifecycle model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stamp(pub u32);
+
+/// A jump target that may lie before the instruction (only `dec.redecide` and `sel.visit`,
+/// which count every jump on the tick's step counter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Back(pub u32);
 
@@ -89,8 +98,12 @@ pub enum OperandRef {
     Rule(u32),
     /// A decider-model group.
     Group(u32),
-    /// A counted jump target that may go backwards (`dec.redecide`).
+    /// A counted jump target that may go backwards (`dec.redecide`, `sel.visit`).
     Back(u32),
+    /// A bit of the node records.
+    RBit(u32),
+    /// A timestamp.
+    Stamp(u32),
     /// An immediate that needs no range check.
     Immediate,
 }
@@ -178,6 +191,8 @@ index_operand! {
     Str "str" Str,
     ActionNo "action" Action,
     RuleNo "rule" Rule,
+    RBit "rbit" RBit,
+    Stamp "ts" Stamp,
 }
 
 impl Operand for u8 {
@@ -543,6 +558,97 @@ isa! {
     /// continue at `guard` (the loop-guard exit), else at `to`, which may lie before this
     /// instruction.
     0x45 DecRedecide "dec.redecide" { to: Back, guard: Label } pop(0) push(0);
+    // ---- state variables, node records and timestamps (lifecycle and selection models) --
+    /// Push variable `var`'s value from the state (a boolean: its bit XOR its default).
+    0x50 VarPush "var.push" { var: Var } pop(0) push(1);
+    /// Jump to `to` if variable `var`'s value is `when`.
+    0x51 VarJump "var.jump" { var: Var, when: bool, to: Label } pop(0) push(0);
+    /// Pop a value; variable `var` becomes its truthiness; if that differs from the old value,
+    /// `changed` becomes true.
+    0x52 VarSet "var.set" { var: Var } pop(1) push(0);
+    /// Jump to `to` if the tree is stopped (an event function's first instruction: an event to
+    /// a stopped tree does nothing).
+    0x53 JumpStopped "jump.stopped" { to: Label } pop(0) push(0);
+    /// Jump to `to` if record bit `bit` is `when`.
+    0x54 RecJump "rec.jump" { bit: RBit, when: bool, to: Label } pop(0) push(0);
+    /// Record bit `bit` becomes `value`.
+    0x55 RecBit "rec.bit" { bit: RBit, value: bool } pop(0) push(0);
+    /// Zero record bytes `at .. at + len` (a subtree's records: its nodes are no longer live).
+    0x56 RecZero "rec.zero" { at: u32, len: u32 } pop(0) push(0);
+    /// Jump to `to` if the record field at `at` (`width` bytes: 1, 2 or 4) equals `value`.
+    0x57 RecJumpEq "rec.jump.eq" { at: u32, width: u8, value: u32, to: Label } pop(0) push(0);
+    /// Jump to `to` if the record field at `at` is at least `value`.
+    0x58 RecJumpGe "rec.jump.ge" { at: u32, width: u8, value: u32, to: Label } pop(0) push(0);
+    /// The record field at `at` becomes `value` (its low `width` bytes).
+    0x59 RecSet "rec.set" { at: u32, width: u8, value: u32 } pop(0) push(0);
+    /// Add one to the record field at `at`, saturating at the field's maximum.
+    0x5a RecInc "rec.inc" { at: u32, width: u8 } pop(0) push(0);
+    /// The record field at `dst` becomes the one at `src` (both `width` bytes).
+    0x5b RecCopy "rec.copy" { dst: u32, src: u32, width: u8 } pop(0) push(0);
+    /// Push a timestamp query: `query` 0 *ever set* and 1 *valid* (booleans), 2 the
+    /// milliseconds since the stamp (an int, `now - time`, saturating).
+    0x5c TsPush "ts.push" { ts: Stamp, query: u8 } pop(0) push(1);
+    /// Stamp `ts`: its time becomes `now`; it is ever set and valid.
+    0x5d TsStamp "ts.stamp" { ts: Stamp } pop(0) push(0);
+    /// `ts` is no longer valid (it stays ever set).
+    0x5e TsInvalidate "ts.invalidate" { ts: Stamp } pop(0) push(0);
+    // ---- lifecycle model (MBT) ----------------------------------------------------------
+    /// Lifecycle model: a tick starts. Jump to `stopped` if the tree is stopped; else
+    /// `changed_before = changed`, `changed = false`.
+    0x60 LcBegin "lc.begin" { stopped: Label } pop(0) push(0);
+    /// Lifecycle model: the root finished: the tree stops (until the agent is reset).
+    0x61 LcStop "lc.stop" {} pop(0) push(0);
+    /// Lifecycle model: jump to `to` if `changed_before || changed` (Priority's
+    /// `changed_since_last_tick()`).
+    0x62 LcJumpChanged "lc.jump.changed" { to: Label } pop(0) push(0);
+    /// Lifecycle action: pop `argc` arguments; call action `import` with phase `continue` if
+    /// record bit `live` is set, else `enter`; `live` becomes whether it returned running;
+    /// continue at the label for the status.
+    0x63 LcAct "lc.act" { import: Imp, argc: u8, live: RBit, success: Label, failure: Label, running: Label } pop(u32::from(argc)) push(0);
+    /// Pop `argc` arguments and call `import`: an action with phase `phase` (0 `enter`,
+    /// 1 `continue`, 2 `exit`), or a function; the result is ignored (hooks, exit calls).
+    0x64 LcCall "lc.call" { import: Imp, argc: u8, phase: u8 } pop(u32::from(argc)) push(0);
+    /// Give string `msg` to the host's log (`Host::log`).
+    0x65 LcLog "lc.log" { msg: Str } pop(0) push(0);
+    /// The record `i64` at `at` becomes `now + ms + v` (saturating), `v` 0 when `variation` is
+    /// 0, else `min(floor(r * (variation + 1)), variation)` for one draw `r` of the agent's
+    /// PRNG.
+    0x66 LcWaitArm "lc.wait.arm" { at: u32, ms: i64, variation: u32 } pop(0) push(0);
+    /// Jump to `to` if `now` is before the record `i64` at `at` (still waiting).
+    0x67 LcJumpWait "lc.jump.wait" { at: u32, to: Label } pop(0) push(0);
+    /// A remembering parallel's outcome: the finished-children mask is `ceil(n / 8)` record
+    /// bytes at `at`, the succeeded-children mask the same number right after; success if the
+    /// success quorum is reached (`all`: `n` successes; else one), else failure if the failure
+    /// quorum is, else success when `n == 0`, else running; continue at its label.
+    0x68 LcQuorum "lc.quorum" { at: u32, n: u8, success_all: bool, failure_all: bool, success: Label, failure: Label, running: Label } pop(0) push(0);
+    /// Enter group scope `scope` (named by the string) if fewer than `max` agents of this
+    /// engine hold it: count this agent in and set record bit `held`.
+    0x69 ScopeEnter "scope.enter" { scope: Str, max: u32, held: RBit } pop(0) push(0);
+    /// If record bit `held` is set: leave group scope `scope` and clear the bit.
+    0x6a ScopeLeave "scope.leave" { scope: Str, held: RBit } pop(0) push(0);
+    // ---- selection model (BST) ----------------------------------------------------------
+    /// Selection model: a tick starts: jump to `unchanged` unless a variable changed.
+    0x70 SelBegin "sel.begin" { unchanged: Label } pop(0) push(0);
+    /// Jump to `to` if the current leaf (the previous leaf, during an evaluation) is one of
+    /// leaves `lo .. hi`.
+    0x71 SelJumpPrev "sel.jump.prev" { lo: u32, hi: u32, to: Label } pop(0) push(0);
+    /// A state machine's walk starts: the visited set becomes `{state}`, `state` the record
+    /// byte at `at` (its stored current state).
+    0x72 SelSeen "sel.seen" { at: u32 } pop(0) push(0);
+    /// A transition to state `target` fires: count a step on the tick's counter and store
+    /// `target` in the record byte at `at` (the transition is taken); past the program's
+    /// limit, or if `target` was visited, continue at `stop` (the chain ends); else add it to
+    /// the visited set and continue at `to`, **which may lie before the instruction** (the
+    /// only backward jump of selection programs).
+    0x73 SelVisit "sel.visit" { at: u32, target: u8, stop: Label, to: Back } pop(0) push(0);
+    /// Leaf `leaf` is selected: `changed` becomes false; if the current leaf is another one,
+    /// it becomes `leaf` and the host is told behavior `name` (`Host::select`).
+    0x74 SelLeaf "sel.leaf" { leaf: u32, name: Str } pop(0) push(0);
+    /// No leaf is selected: there is no current leaf any more, and the host is told `""`
+    /// (on every such evaluation).
+    0x75 SelNone "sel.none" {} pop(0) push(0);
+    /// Jump to `to` if there is a current leaf.
+    0x76 SelJumpLeaf "sel.jump.leaf" { to: Label } pop(0) push(0);
 }
 
 impl Instr {
@@ -564,11 +670,30 @@ impl Instr {
                 | Instr::ActCursor { .. }
                 | Instr::Yield { .. }
                 | Instr::DecRedecide { .. }
+                | Instr::LcAct { .. }
+                | Instr::LcQuorum { .. }
+                | Instr::SelVisit { .. }
         )
     }
 
     /// Whether the instruction belongs to the decider model.
     pub fn is_decider(&self) -> bool {
         (0x30..=0x45).contains(&self.opcode())
+    }
+
+    /// Whether the instruction works on state variables, node records or timestamps (the
+    /// lifecycle and selection models).
+    pub fn is_record(&self) -> bool {
+        (0x50..=0x5e).contains(&self.opcode())
+    }
+
+    /// Whether the instruction belongs to the lifecycle model.
+    pub fn is_lifecycle(&self) -> bool {
+        (0x60..=0x6a).contains(&self.opcode())
+    }
+
+    /// Whether the instruction belongs to the selection model.
+    pub fn is_selection(&self) -> bool {
+        (0x70..=0x76).contains(&self.opcode())
     }
 }

@@ -17,8 +17,8 @@ mod verify;
 pub use codec::{fingerprint, Reader, MAGIC, VERSION};
 pub use error::{ProgramError, ProgramErrorKind};
 pub use isa::{
-    ActionNo, Back, Bit, Func, Group, Imp, Instr, Label, Operand, OperandRef, RuleNo, Str, Temp,
-    Timer, Var,
+    ActionNo, Back, Bit, Func, Group, Imp, Instr, Label, Operand, OperandRef, RBit, RuleNo, Stamp,
+    Str, Temp, Timer, Var,
 };
 
 use crate::{Import, Limits, Strings, Value};
@@ -86,6 +86,29 @@ pub struct Layout {
     /// expiry `i64`, then the data `i64`), one per declared stimulus
     /// ([`ProgramParts::stimuli`]).
     pub stimuli: u32,
+    /// Lifecycle and selection models: byte offset of the variable bits, one per variable
+    /// (bit `k % 8` of byte `k / 8`), each stored as `value XOR default`, so a fresh (all-zero)
+    /// agent holds every default.
+    pub vars: u32,
+    /// Lifecycle and selection models: how many variables live in the state (all of
+    /// [`ProgramParts::vars`], which hold their defaults; 0 in other models).
+    pub var_count: u32,
+    /// Lifecycle and selection models: byte offset of the timestamp records
+    /// ([`STAMP_RECORD`] bytes each: the time `i64`, then a byte with bit 0 *ever set* and
+    /// bit 1 *valid*).
+    pub stamps: u32,
+    /// How many timestamp records there are.
+    pub stamp_count: u32,
+    /// Lifecycle and selection models: byte offset of the node records (each node's runtime
+    /// data, in arena order, so a subtree's records are one contiguous byte range; record
+    /// operands of instructions are offsets into this region).
+    pub records: u32,
+    /// Bytes of node records.
+    pub records_len: u32,
+    /// Selection model: the current leaf (0 = none, `k + 1` = leaf `k`).
+    pub leaf: Field,
+    /// Selection model: how many leaves (`select` nodes) there are.
+    pub leaves: u32,
 }
 
 /// Cursor-model flag: the current rule has run (`first_run` is false). Clear in a fresh agent,
@@ -100,6 +123,18 @@ pub const FLAG_RUNAWAY: u8 = 4;
 pub const FLAG_ROOT_ACTIVE: u8 = 8;
 /// Decider-model flag: the last tick ended with the loop guard (redecide limit exceeded).
 pub const FLAG_LOOP_GUARD: u8 = 16;
+/// Lifecycle and selection flag: no variable changed (the inverse of `changed`, so a fresh
+/// agent starts with `changed` true). The lifecycle model also uses [`FLAG_STOPPED`] (the root
+/// finished and the tree stopped).
+pub const FLAG_UNCHANGED: u8 = 32;
+/// Lifecycle flag: `changed` as it was when the current tick began (`changed_before`).
+pub const FLAG_CHANGED_BEFORE: u8 = 64;
+/// Bytes of one timestamp record (see [`Layout::stamps`]).
+pub const STAMP_RECORD: u32 = 9;
+/// The most states a selection-model state machine may have (its visited set is 32 bits), and
+/// the most children of a lifecycle parallel (its masks are at most 32 bits).
+pub const MAX_STATES: u32 = 32;
+
 /// Bytes of the decider header (see [`Layout::decider`]).
 pub const DECIDER_HEADER: u32 = 20;
 /// Bytes of one group record (see [`Layout::groups`]).
@@ -134,6 +169,10 @@ pub enum FunctionKind {
     Entry,
     /// A subtree called by `call`: ends with `return`.
     Subtree,
+    /// An event of the lifecycle or selection model (named after it): ends with `return`;
+    /// reached by `call` from `send` nodes during a tick, and by
+    /// [`Engine::event`](crate::Engine::event) between ticks.
+    Event,
 }
 
 /// A contiguous range of code.
@@ -165,6 +204,14 @@ pub enum ProgramModel {
         /// Redecides per tick before the tick ends with the loop guard.
         limit: u32,
     },
+    /// MBT's node lifecycle (`spec/mbt.md` 2).
+    Lifecycle,
+    /// BST's selection (`spec/bst.md` 2).
+    Selection {
+        /// State-machine transitions one tick may take (counted by `sel.visit`; the lowering
+        /// gives the total number of states, which no evaluation can exceed).
+        limit: u32,
+    },
 }
 
 /// One rule of the cursor model: where its code starts, and its id (for snapshots).
@@ -189,8 +236,11 @@ pub struct ProgramParts {
     pub strings: Vec<String>,
     /// The import table.
     pub imports: Vec<Import>,
-    /// Variable values (read-only in the running-list model).
+    /// Variable values (read-only in the running-list model; the defaults of the state's
+    /// variables in the lifecycle and selection models).
     pub vars: Vec<Value>,
+    /// The variables' names (one per variable), for [`Program::var_index`].
+    pub var_names: Vec<String>,
     /// Counter registers used by parallel nodes.
     pub temps: u32,
     /// The functions; entries first, in the tree's entry order (the first is the main tree).
@@ -364,9 +414,13 @@ impl Program {
         &self.parts.rules
     }
 
-    /// Why the agent whose state is `state` no longer runs, if it is halted (cursor model).
+    /// Why the agent whose state is `state` no longer runs, if it is halted (cursor model:
+    /// stopped or run-away; lifecycle model: stopped after the root finished).
     pub fn halt(&self, state: &[u8]) -> Option<crate::Halt> {
-        if !matches!(self.parts.model, ProgramModel::Cursor { .. }) {
+        if !matches!(
+            self.parts.model,
+            ProgramModel::Cursor { .. } | ProgramModel::Lifecycle
+        ) {
             return None;
         }
         let flags = crate::exec::read(state, self.parts.layout.flags) as u8;
@@ -381,7 +435,8 @@ impl Program {
 
     /// Resets an agent: its state becomes fresh (all zeroes), as after [`Program::new_state`].
     /// In the cursor model this is Drag[en]gine's `reset()`: the cursor returns to the root and
-    /// a stopped tree runs again.
+    /// a stopped tree runs again. A lifecycle agent holding group scopes should be reset with
+    /// [`Engine::reset_agent`](crate::Engine::reset_agent), which also leaves them.
     pub fn reset(&self, state: &mut [u8]) {
         state.fill(0);
     }

@@ -25,6 +25,13 @@
 //!   owns and zeroes per tick and leaves through its forward guard label past the limit, so a
 //!   tick runs at most `limit + 1` forward paths; group, child, timer and phase operands are in
 //!   range; decider instructions appear only in decider programs;
+//! - lifecycle and selection programs (`ProgramModel::Lifecycle`, `ProgramModel::Selection`)
+//!   have a flags byte, boolean variables stored in the state, and their variable, timestamp,
+//!   record and leaf regions inside the block; record operands (bits, fields, ranges) lie inside
+//!   the records region; event functions (`FunctionKind::Event`) appear only in them, with
+//!   distinct names; record instructions appear only in them, lifecycle instructions only in
+//!   lifecycle programs and selection instructions only in selection programs. A selection
+//!   program's only backward control flow is `sel.visit`, counted like `dec.redecide`;
 //! - the longest path through a tick (calls included) fits the per-tick instruction budget.
 //!
 //! It never executes code and never panics, whatever the input.
@@ -33,7 +40,7 @@ use super::error::{ProgramError, ProgramErrorKind as K};
 use super::isa::{Instr, OperandRef};
 use super::{
     FunctionKind, Layout, ProgramModel, ProgramParts, DECIDER_HEADER, GROUP_RECORD, MAX_CHILDREN,
-    STIMULUS_RECORD,
+    MAX_STATES, STAMP_RECORD, STIMULUS_RECORD,
 };
 use crate::{BinOp, ImportKind, Limits, Value};
 
@@ -77,6 +84,7 @@ pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> 
     tables(p)?;
     functions(p)?;
     cursor(p)?;
+    state_model(p)?;
     let mut max_stack = 0;
     let mut targets = vec![false; p.code.len()];
     for (fi, f) in p.functions.iter().enumerate() {
@@ -117,6 +125,7 @@ fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {
         ("current", l.current),
         ("count", l.count),
         ("cursor", l.cursor),
+        ("leaf", l.leaf),
     ] {
         if !matches!(f.width, 0 | 1 | 2 | 4) {
             return bad(format!("the {name} field is {} bytes wide", f.width));
@@ -132,11 +141,18 @@ fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {
     if l.bits > 0 && u64::from(l.capacity.min(l.bits)) > l.count.max() {
         return bad("the running-list count cannot hold the capacity".into());
     }
+    if u64::from(l.leaves) > l.leaf.max() {
+        return bad(format!(
+            "{} leaves do not fit the current-leaf slot",
+            l.leaves
+        ));
+    }
     regions.push(("list", u64::from(l.list), u64::from(l.list_bytes())));
     regions.push(("timers", u64::from(l.timers), 8 * u64::from(l.timer_count)));
     if let Some(at) = l.rng {
         regions.push(("rng", u64::from(at), 8));
     }
+    regions.extend(state_regions(l));
     regions.retain(|r| r.2 > 0);
     for &(name, start, len) in &regions {
         if start + len > u64::from(l.size) {
@@ -196,6 +212,7 @@ fn decider_layout(p: &ProgramParts) -> Result<(), ProgramError> {
         ),
         ("list", u64::from(l.list), u64::from(l.list_bytes())),
         ("timers", u64::from(l.timers), 8 * u64::from(l.timer_count)),
+        ("leaf", u64::from(l.leaf.offset), u64::from(l.leaf.width)),
         ("decider", u64::from(l.decider), u64::from(DECIDER_HEADER)),
         (
             "groups",
@@ -211,6 +228,7 @@ fn decider_layout(p: &ProgramParts) -> Result<(), ProgramError> {
     if let Some(at) = l.rng {
         regions.push(("rng", u64::from(at), 8));
     }
+    regions.extend(state_regions(l));
     regions.retain(|r| r.2 > 0);
     for &(name, start, len) in &regions {
         if start + len > u64::from(l.size) {
@@ -225,6 +243,133 @@ fn decider_layout(p: &ProgramParts) -> Result<(), ProgramError> {
         if w[0].1 + w[0].2 > w[1].1 {
             return bad(format!("the {} and {} fields overlap", w[0].0, w[1].0));
         }
+    }
+    Ok(())
+}
+
+/// The regions of the lifecycle and selection models' state (empty in other programs).
+fn state_regions(l: &Layout) -> [(&'static str, u64, u64); 3] {
+    [
+        (
+            "vars",
+            u64::from(l.vars),
+            u64::from(l.var_count.div_ceil(8)),
+        ),
+        (
+            "stamps",
+            u64::from(l.stamps),
+            u64::from(STAMP_RECORD) * u64::from(l.stamp_count),
+        ),
+        ("records", u64::from(l.records), u64::from(l.records_len)),
+    ]
+}
+
+/// Whether the program keeps variables, records and timestamps in the state.
+fn has_state_vars(p: &ProgramParts) -> bool {
+    matches!(
+        p.model,
+        ProgramModel::Lifecycle | ProgramModel::Selection { .. }
+    )
+}
+
+/// The lifecycle and selection models' tables and state, or their absence in other models.
+fn state_model(p: &ProgramParts) -> Result<(), ProgramError> {
+    let l = &p.layout;
+    if !p.var_names.is_empty() && p.var_names.len() != p.vars.len() {
+        return Err(err(
+            K::BadOperand,
+            format!(
+                "{} variable names for {} variables",
+                p.var_names.len(),
+                p.vars.len()
+            ),
+        ));
+    }
+    let events = p.functions.iter().any(|f| f.kind == FunctionKind::Event);
+    if !has_state_vars(p) {
+        if l.vars != 0
+            || l.var_count != 0
+            || l.stamps != 0
+            || l.stamp_count != 0
+            || l.records != 0
+            || l.records_len != 0
+            || l.leaf != super::Field::default()
+            || l.leaves != 0
+        {
+            return Err(err(
+                K::BadLayout,
+                "lifecycle or selection state in a program of another model".into(),
+            ));
+        }
+        if events {
+            return Err(err(
+                K::BadContinuation,
+                "an event function in a program of another model".into(),
+            ));
+        }
+        if let Some(pc) = p
+            .code
+            .iter()
+            .position(|i| i.is_record() || i.is_lifecycle() || i.is_selection())
+        {
+            return Err(err(
+                K::BadOperand,
+                format!("lifecycle or selection instruction at {pc} in a program of another model"),
+            ));
+        }
+        return Ok(());
+    }
+    if l.flags.width != 1 {
+        return Err(err(
+            K::BadLayout,
+            "a lifecycle or selection program needs a flags byte".into(),
+        ));
+    }
+    if l.var_count as usize != p.vars.len() {
+        return Err(err(
+            K::BadLayout,
+            format!(
+                "{} variables in the state, {} in the table",
+                l.var_count,
+                p.vars.len()
+            ),
+        ));
+    }
+    if let Some(k) = p.vars.iter().position(|v| !matches!(v, Value::Bool(_))) {
+        return Err(err(K::BadOperand, format!("variable {k} is not a boolean")));
+    }
+    let lifecycle = p.model == ProgramModel::Lifecycle;
+    if lifecycle && (l.leaf.width != 0 || l.leaves != 0) {
+        return Err(err(
+            K::BadLayout,
+            "a lifecycle program with a current-leaf slot".into(),
+        ));
+    }
+    let mut names = std::collections::HashSet::new();
+    for f in p.functions.iter().filter(|f| f.kind == FunctionKind::Event) {
+        if !names.insert(f.name.as_str()) {
+            return Err(err(
+                K::BadOperand,
+                format!("two event functions are named `{}`", f.name),
+            ));
+        }
+    }
+    let wrong = |i: &Instr| {
+        if lifecycle {
+            i.is_selection()
+        } else {
+            i.is_lifecycle()
+        }
+    };
+    if let Some(pc) = p.code.iter().position(wrong) {
+        return Err(err(
+            K::BadOperand,
+            format!(
+                "`{}` at {pc} in a {} program",
+                p.code[pc].mnemonic(),
+                if lifecycle { "lifecycle" } else { "selection" }
+            ),
+        ));
     }
     Ok(())
 }
@@ -351,6 +496,20 @@ fn cursor(p: &ProgramParts) -> Result<(), ProgramError> {
                 ));
             }
         }
+        ProgramModel::Lifecycle | ProgramModel::Selection { .. } => {
+            if !p.rules.is_empty() || l.cursor.width != 0 {
+                return Err(err(
+                    K::BadLayout,
+                    "a lifecycle or selection program with cursor-model state".into(),
+                ));
+            }
+            if let Some(pc) = p.code.iter().position(is_cursor_instr) {
+                return Err(err(
+                    K::BadOperand,
+                    format!("cursor-model instruction at {pc} in a lifecycle or selection program"),
+                ));
+            }
+        }
         ProgramModel::RunningList => {
             if !p.rules.is_empty() || l.cursor.width != 0 || l.flags.width != 0 {
                 return Err(err(
@@ -472,7 +631,7 @@ fn body(
                 }
                 OperandRef::Func(i) => {
                     match p.functions.get(i as usize) {
-                        Some(g) if g.kind == FunctionKind::Subtree => {}
+                        Some(g) if g.kind != FunctionKind::Entry => {}
                         Some(_) => {
                             problem =
                                 Some((K::BadContinuation, format!("call of entry function {i}")))
@@ -495,6 +654,8 @@ fn body(
                 OperandRef::Action(i) => ("action", i, p.layout.actions),
                 OperandRef::Rule(i) => ("rule", i, len32(p.rules.len())),
                 OperandRef::Group(i) => ("group", i, p.layout.group_count),
+                OperandRef::RBit(i) => ("record bit", i, p.layout.records_len.saturating_mul(8)),
+                OperandRef::Stamp(i) => ("timestamp", i, p.layout.stamp_count),
                 OperandRef::Immediate => return,
             };
             if idx >= len {
@@ -566,11 +727,15 @@ fn body(
                     format!("child {child} of at most {MAX_CHILDREN}"),
                 ))
             }
-            Instr::Finish { .. } if f.kind != FunctionKind::Entry => {
-                Some((K::BadContinuation, "`finish` in a subtree function".into()))
-            }
-            Instr::Return { .. } if f.kind != FunctionKind::Subtree => {
+            Instr::Finish { .. } if f.kind != FunctionKind::Entry => Some((
+                K::BadContinuation,
+                "`finish` in a subtree or event function".into(),
+            )),
+            Instr::Return { .. } if f.kind == FunctionKind::Entry => {
                 Some((K::BadContinuation, "`return` in an entry function".into()))
+            }
+            _ if ins.is_record() || ins.is_lifecycle() || ins.is_selection() => {
+                record_operands(p, ins)
             }
             _ => None,
         };
@@ -641,6 +806,9 @@ fn body(
                 | Instr::CallFnCmpK { .. }
                 | Instr::PushBound { .. }
                 | Instr::Jump { .. }
+                | Instr::VarPush { .. }
+                | Instr::VarJump { .. }
+                | Instr::TsPush { .. }
         );
         if node_level && d != pop {
             return Err(err(
@@ -783,7 +951,7 @@ fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> 
                 .fold(longest[0], u64::max);
             cost[f] = seg.saturating_mul(u64::from(limit) + 1);
         }
-        if let ProgramModel::Decider { limit } = p.model {
+        if let ProgramModel::Decider { limit } | ProgramModel::Selection { limit } = p.model {
             // Each `dec.redecide` counts, and past `limit` leaves through its forward guard
             // label: a tick is at most `limit + 1` forward paths, each starting at the
             // function's start or at a redecide target (a redecide's own target is not
@@ -802,7 +970,9 @@ fn calls(p: &ProgramParts, limits: &Limits) -> Result<(u32, u64), ProgramError> 
             }
             cost[f] = seg.saturating_mul(u64::from(limit) + 1);
         }
-        if func.kind == FunctionKind::Entry {
+        if func.kind != FunctionKind::Subtree {
+            // Entries run as ticks, event functions as deliveries between ticks: both are
+            // bounded by the per-tick budget.
             if cost[f] > limits.max_tick_instructions {
                 return Err(err(
                     K::BudgetExceeded,
@@ -824,4 +994,101 @@ fn is_comparison(op: BinOp) -> bool {
         op,
         BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
     )
+}
+
+/// The immediate operands of record, lifecycle and selection instructions: record fields and
+/// ranges inside the records region, widths of 1, 2 or 4 bytes, phases, queries, targets and
+/// leaves in range, call arities, a PRNG slot for drawn waits.
+fn record_operands(p: &ProgramParts, ins: &Instr) -> Option<(K, String)> {
+    let l = &p.layout;
+    let len = u64::from(l.records_len);
+    let range = |at: u32, n: u64, what: &str| {
+        (u64::from(at) + n > len).then(|| {
+            (
+                K::IndexOutOfRange,
+                format!("{what} at record byte {at} (+{n}) of {len}"),
+            )
+        })
+    };
+    let field = |at: u32, width: u8| {
+        if matches!(width, 1 | 2 | 4) {
+            range(at, u64::from(width), "a field")
+        } else {
+            Some((K::BadOperand, format!("a record field {width} bytes wide")))
+        }
+    };
+    let arity = |import: u32, argc: u8| {
+        let imp = &p.imports[import as usize];
+        (argc < imp.min_args || argc > imp.max_args).then(|| {
+            (
+                K::Arity,
+                format!("`{}` called with {argc} arguments", imp.name),
+            )
+        })
+    };
+    match *ins {
+        Instr::RecZero { at, len: n } => range(at, u64::from(n), "a range"),
+        Instr::RecJumpEq { at, width, .. }
+        | Instr::RecJumpGe { at, width, .. }
+        | Instr::RecSet { at, width, .. }
+        | Instr::RecInc { at, width } => field(at, width),
+        Instr::RecCopy { dst, src, width } => field(dst, width).or_else(|| field(src, width)),
+        Instr::TsPush { query, .. } if query > 2 => {
+            Some((K::BadOperand, format!("{query} is not a timestamp query")))
+        }
+        Instr::LcAct { import, argc, .. } => {
+            if p.imports[import.0 as usize].kind != ImportKind::Action {
+                Some((
+                    K::Arity,
+                    format!("`{}` is not an action", p.imports[import.0 as usize].name),
+                ))
+            } else {
+                arity(import.0, argc)
+            }
+        }
+        Instr::LcCall {
+            import,
+            argc,
+            phase,
+        } => arity(import.0, argc)
+            .or_else(|| (phase > 2).then(|| (K::BadOperand, format!("{phase} is not a phase")))),
+        Instr::LcWaitArm { at, variation, .. } => range(at, 8, "a time").or_else(|| {
+            (variation != 0 && l.rng.is_none()).then(|| {
+                (
+                    K::BadLayout,
+                    "`lc.wait.arm` with a variation without a PRNG slot".into(),
+                )
+            })
+        }),
+        Instr::LcJumpWait { at, .. } => range(at, 8, "a time"),
+        Instr::LcQuorum { at, n, .. } => {
+            if u32::from(n) > MAX_STATES {
+                Some((
+                    K::IndexOutOfRange,
+                    format!("a parallel of {n} children; at most {MAX_STATES}"),
+                ))
+            } else {
+                range(at, 2 * u64::from(n).div_ceil(8), "a parallel's masks")
+            }
+        }
+        Instr::SelSeen { at } => range(at, 1, "a state"),
+        Instr::SelVisit { at, target, .. } => {
+            if u32::from(target) >= MAX_STATES {
+                Some((
+                    K::IndexOutOfRange,
+                    format!("state {target} of at most {MAX_STATES}"),
+                ))
+            } else {
+                range(at, 1, "a state")
+            }
+        }
+        Instr::SelLeaf { leaf, .. } if leaf >= l.leaves => {
+            Some((K::IndexOutOfRange, format!("leaf {leaf} of {}", l.leaves)))
+        }
+        Instr::SelJumpPrev { lo, hi, .. } if lo > hi || hi > l.leaves => Some((
+            K::IndexOutOfRange,
+            format!("leaves {lo}..{hi} of {}", l.leaves),
+        )),
+        _ => None,
+    }
 }

@@ -1,15 +1,76 @@
-//! The MBT front-end (CRYENGINE 5 / Lumberyard Modular Behavior Tree XML), `spec/mbt.md`.
-//! (Being written; until it lands, loading an MBT tree is `Unsupported`.)
+//! The MBT front-end: CRYENGINE 5 / Lumberyard Modular Behavior Tree XML (`spec/mbt.md`).
+//!
+//! An MBT file is one XML document whose root element holds sections: `<Variables>`,
+//! `<SignalVariables>`, `<Timestamps>`, `<MetaExtensions>` (ignored) and `<Root>` with the
+//! tree's one top node. A node's tag is its type. This front-end maps them onto the IR's
+//! lifecycle model (section 3):
+//!
+//! | MBT | IR |
+//! |---|---|
+//! | Sequence / Selector | `sequence remember` / `selector remember` |
+//! | Parallel | `parallel … remember` |
+//! | Loop / LoopUntilSuccess | `loop N until failure` / `until success` |
+//! | Priority + Case | `priority on-change` + `case` |
+//! | StateMachine + State | `statemachine` + `state @"name" on "EV" -> N` |
+//! | IfCondition, RandomGate, IfTime, LuaGate | `guard on-entry` |
+//! | AssertCondition, AssertTime, AssertLua | `condition` |
+//! | MonitorCondition, WaitUntilTime | `waituntil` |
+//! | Wait / Timeout | `wait MS VAR -> success` / `-> failure` |
+//! | SuppressFailure, ExecuteLua | `map success success running` (ExecuteLua over a `condition`) |
+//! | LuaWrapper, GameSDK wrappers | `hooks` |
+//! | GameSDK leaves | `action NAME(attr = "value", …)` |
+//! | `_startLog`, `_successLog`, `_failureLog` | `logstatus` around the node |
+//!
+//! Lua snippets become function imports `lua_K` carrying their code (`Import::script`).
+//!
+//! Files of this module, in pipeline order:
+//!
+//! - `xml`: the document (`roxmltree`), tag and attribute names and spans from the source,
+//!   the unknown-attribute rule.
+//! - `build`: reading the file, the sections, `<Root>`, assembling the tree.
+//! - `sections`: `<Variables>`, `<Timestamps>`, `<SignalVariables>` and the name lookups.
+//! - `kinds`: the node types (tags, attributes, child counts).
+//! - `profile`: the GameSDK node list.
+//! - `nodes`: node elements to IR nodes, Priority cases and state-machine states.
+//! - `time`: seconds to milliseconds, chances, counts, booleans, the time conditions.
+//! - `lua`: snippet imports.
+//!
+//! Conditions are parsed by the shared [`cryexpr`](crate::syntax::cryexpr) module.
+//!
+//! Nothing here recurses deeper than `Limits::max_depth`: a node's IR depth is checked before
+//! its children are read, so hostile nesting (100,000 nested `<Loop>`s) is a positioned
+//! [`NestTooDeep`](crate::diag::ErrorKind::NestTooDeep) error, never a stack overflow; the node
+//! count is bounded by `Limits::max_nodes` as it grows. No part of this module prints, panics
+//! on input, or reads a file other than the one it is given, through the [`FileSystem`].
+//!
+//! Definitions where `spec/mbt.md` leaves a choice open: an empty `_…Log` message, `setOnEvent`,
+//! `exclusiveTo`, `LuaWrapper@onEnter` or `@onExit` counts as absent; of two states with the
+//! same name (in any case) a transition goes to the first; a section appearing twice, a
+//! misplaced element in a Priority, StateMachine, State or section, a State without
+//! `<BehaviorTree>` and a file without `<Root>` are errors.
 
-use btvm::Limits;
+mod build;
+mod kinds;
+mod lua;
+mod nodes;
+mod profile;
+mod sections;
+mod time;
+mod xml;
+
 use std::path::Path;
 
-use crate::diag::{Diagnostic, ErrorKind};
+use btvm::Limits;
+
 use crate::ir::Tree;
 use crate::load::Profile;
-use crate::source::{FileSystem, SourceMap, Span};
+use crate::source::{FileSystem, SourceMap};
 
-/// Loads the MBT tree at `path`.
+/// Loads the MBT tree at `path` through `fs`, with the GameSDK nodes when `profile` says so.
+///
+/// The file is added to `sources`, so diagnostics can be located even when loading fails. The
+/// tree has the dialect [`Mbt`](crate::ir::Dialect::Mbt) with its knobs (lifecycle model,
+/// root-finish stop, abort terminate) and one entry, `main`. The first error found is returned.
 pub fn load(
     path: &Path,
     fs: &dyn FileSystem,
@@ -17,10 +78,5 @@ pub fn load(
     profile: Option<Profile>,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    let _ = (path, fs, limits, profile, sources);
-    Err(vec![Diagnostic::new(
-        ErrorKind::Unsupported,
-        Span::DUMMY,
-        "the mbt front-end is not implemented yet",
-    )])
+    build::load(path, fs, limits, profile, sources).map_err(|d| vec![d])
 }

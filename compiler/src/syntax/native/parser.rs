@@ -591,6 +591,43 @@ fn behavior_ref<'t, 's: 't>() -> P<'t, 's, BehaviorRef, BodyE<'s>> {
         .boxed()
 }
 
+/// The import a hook call names without its kind: the action of that name if there is one,
+/// else the function.
+fn resolve_hook<'t, 's: 't>(
+    e: &mut Mx<'t, '_, 's, BodyE<'s>>,
+    name: &str,
+    span: SimpleSpan,
+) -> ImportId {
+    for kind in [ImportKind::Action, ImportKind::Function] {
+        if let Some(&i) = e.ctx().import_ix.get(&(kind, name.to_string())) {
+            return ImportId(i);
+        }
+    }
+    e.emit(unknown(
+        span,
+        format!(
+            "unknown action or function `{name}`: expected a name declared with `import action` or `import function`"
+        ),
+    ));
+    ImportId(0)
+}
+
+/// The argument list of a node-level call: `(ARG, …)`, each `EXPR` or `NAME = EXPR`.
+fn call_args<'t, 's: 't>(expr: P<'t, 's, Ex, BodyE<'s>>) -> P<'t, 's, Vec<Arg>, BodyE<'s>> {
+    name()
+        .then_ignore(just(Tok::Assign))
+        .or_not()
+        .then(expr.map(|x| x.e))
+        .map(|(n, value)| Arg {
+            name: n.map(|n| n.0),
+            value,
+        })
+        .separated_by(just(Tok::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Tok::LParen), just(Tok::RParen))
+        .boxed()
+}
+
 // ---- expressions --------------------------------------------------------------------------
 
 /// Wraps `e`, whose deepest operand has depth `inner`, checking the depth limit. A too-deep
@@ -788,6 +825,8 @@ fn build<'t, 's: 't>(
         match (want, required_parent(&c.buf.kind)) {
             // A group's children may also be includes of shared deciders.
             (Some("decider"), _) if ck == "include" => {}
+            // BST's forward-only priority: a `sequence` over `case` arms.
+            (None, Some("priority")) if matches!(kind, NodeKind::Sequence(_)) => {}
             (Some(w), _) if w != ck => e.emit(custom(
                 ErrorKind::Syntax,
                 c.head,
@@ -1098,9 +1137,27 @@ fn node_parser<'t, 's: 't>(file: FileId, limit: u64) -> P<'t, 's, PNode, BodyE<'
                 build(file, NodeKind::GroupScope(g), h, ch, Vec::new(), e)
             })
             .boxed();
+        // A hook call: `[action|function] NAME [(ARGS)]`; without the kind, an action of
+        // that name if there is one, else a function.
+        let hook_args = call_args(expr.clone())
+            .or_not()
+            .map(Option::unwrap_or_default);
+        let hook_call = choice((
+            import_kind().then(name()).map(|(k, n)| (Some(k), n)),
+            name().map(|n| (None, n)),
+        ))
+        .then(hook_args)
+        .map_with(|((kind, (n, span)), args), e| {
+            let import = match kind {
+                Some(k) => resolve_import(e, k, &n, span),
+                None => resolve_hook(e, &n, span),
+            };
+            CallExpr { import, args }
+        })
+        .boxed();
         let hooks = head("hooks")
-            .then(kw("enter").ignore_then(action_ref()).or_not())
-            .then(kw("exit").ignore_then(action_ref()).or_not())
+            .then(kw("enter").ignore_then(hook_call.clone()).or_not())
+            .then(kw("exit").ignore_then(hook_call).or_not())
             .then(one.clone())
             .map_with(move |(((h, enter), exit), ch), e| {
                 build(
@@ -1147,17 +1204,7 @@ fn node_parser<'t, 's: 't>(file: FileId, limit: u64) -> P<'t, 's, PNode, BodyE<'
                 )
             })
             .boxed();
-        let args = name()
-            .then_ignore(just(Tok::Assign))
-            .or_not()
-            .then(expr.clone().map(|x| x.e))
-            .map(|(n, value)| Arg {
-                name: n.map(|n| n.0),
-                value,
-            })
-            .separated_by(just(Tok::Comma))
-            .collect::<Vec<_>>()
-            .delimited_by(just(Tok::LParen), just(Tok::RParen));
+        let args = call_args(expr.clone());
         let action = head("action")
             .then(action_ref())
             .then(args)
@@ -1447,18 +1494,21 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
         .then_ignore(just(Tok::DotDot))
         .then(u8_lit("argument count"))
         .then(kw("long").or_not())
+        .then(kw("script").ignore_then(string()).or_not())
         .then_ignore(semi())
-        .map(|((((kind, (name, span)), min_args), max_args), long)| {
-            let import = Import {
-                name,
-                kind,
-                min_args,
-                max_args,
-                long_running: long.is_some(),
-                script: None,
-            };
-            (import, span)
-        });
+        .map(
+            |(((((kind, (name, span)), min_args), max_args), long), script)| {
+                let import = Import {
+                    name,
+                    kind,
+                    min_args,
+                    max_args,
+                    long_running: long.is_some(),
+                    script,
+                };
+                (import, span)
+            },
+        );
     let var = kw("var")
         .ignore_then(name())
         .then_ignore(just(Tok::Colon))

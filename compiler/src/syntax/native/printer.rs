@@ -13,8 +13,8 @@ use btvm::{ImportId, ImportKind, Status};
 use super::lexer::{is_ident, quote};
 use super::parser::EXPR_WORDS;
 use crate::ir::{
-    Abort, Arg, BehaviorRef, Expr, FlagTest, GuardEval, Lit, Model, NodeId, NodeKind, Policy,
-    Precision, Quorum, Resume, RootFinish, Sharing, Tree, TsQuery, Type,
+    Abort, Arg, BehaviorRef, CallExpr, Expr, FlagTest, GuardEval, Lit, Model, NodeId, NodeKind,
+    Policy, Precision, Quorum, Resume, RootFinish, Sharing, Tree, TsQuery, Type,
 };
 
 const INDENT: &str = "    ";
@@ -101,6 +101,10 @@ impl Printer<'_> {
             let _ = write!(self.out, " {}..{}", i.min_args, i.max_args);
             if i.long_running {
                 self.out.push_str(" long");
+            }
+            if let Some(code) = &i.script {
+                self.out.push_str(" script ");
+                quote(code, &mut self.out);
             }
             self.out.push_str(";\n");
         }
@@ -382,13 +386,11 @@ impl Printer<'_> {
                 let _ = write!(self.out, " {}", g.max_users);
             }
             NodeKind::Hooks(h) => {
-                if let Some(i) = h.enter {
-                    self.out.push_str(" enter ");
-                    self.import_name(i);
-                }
-                if let Some(i) = h.exit {
-                    self.out.push_str(" exit ");
-                    self.import_name(i);
+                for (word, call) in [(" enter ", &h.enter), (" exit ", &h.exit)] {
+                    if let Some(c) = call {
+                        self.out.push_str(word);
+                        self.hook_call(c);
+                    }
                 }
             }
             NodeKind::LogStatus(l) => {
@@ -441,6 +443,24 @@ impl Printer<'_> {
                 self.behavior(*b);
             }
         }
+    }
+
+    /// A hook's call, always with its argument list. A bare name means the action of that
+    /// name if there is one, so a function is marked `function` when an action shares its name.
+    fn hook_call(&mut self, c: &CallExpr) {
+        if let Some(i) = self.tree.imports.get(c.import.index()) {
+            let shadowed = i.kind == ImportKind::Function
+                && self
+                    .tree
+                    .imports
+                    .iter()
+                    .any(|j| j.kind == ImportKind::Action && j.name == i.name);
+            if shadowed {
+                self.out.push_str("function ");
+            }
+        }
+        self.import_name(c.import);
+        self.args(&c.args);
     }
 
     /// A behavior's import name and the phases it has.

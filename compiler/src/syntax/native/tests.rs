@@ -10,7 +10,7 @@ use crate::diag::ErrorKind;
 use crate::ir::{
     Abort, Arg, BinOp, CallExpr, Composite, Dialect, Expr, GuardEval, Hooks, Lit, Model, NodeBuf,
     NodeKind, Precision, Priority, Resume, RootFinish, Sharing, SubtreeId, TimestampDecl,
-    TimestampId, TreeBuilder, TreeConfig, TsQuery, Type, Var, Wait,
+    TimestampId, TreeBuilder, TreeConfig, TsQuery, Type, Var, VarId, Wait,
 };
 use crate::source::{MemFs, SourceMap, Span};
 
@@ -383,8 +383,14 @@ fn keywords_can_be_names() {
     assert_eq!(
         t.nodes[0].kind,
         NodeKind::Hooks(Hooks {
-            enter: Some(ImportId(0)),
-            exit: Some(ImportId(1)),
+            enter: Some(CallExpr {
+                import: ImportId(0),
+                args: vec![],
+            }),
+            exit: Some(CallExpr {
+                import: ImportId(1),
+                args: vec![],
+            }),
         })
     );
     let printed = print(&t);
@@ -424,7 +430,7 @@ fn errors_have_kinds_and_positions() {
             "btvm 1; dialect mbt;\nimport action a 0..0\nroot m = yield",
             ErrorKind::Syntax,
             "3:1",
-            "expected `long` or `;`, found `root`",
+            "expected `long`, `script` or `;`, found `root`",
         ),
         (
             "btvm 1; dialect mbt;\nimport action a 0..0;\nroot m = action b()",
@@ -493,7 +499,7 @@ fn errors_have_kinds_and_positions() {
             "expected expression, found `)`",
         ),
         (
-            "btvm 1; dialect mbt;\nroot m = sequence restart { case (1) { yield } }",
+            "btvm 1; dialect mbt;\nroot m = selector restart { case (1) { yield } }",
             ErrorKind::Syntax,
             "2:29",
             "`case` must be a child of `priority`",
@@ -755,4 +761,71 @@ fn a_group_may_include_shared_deciders() {
         err("btvm 1;\ndialect spore;\nroot main = group random { const success }").0,
         ErrorKind::Syntax
     );
+}
+
+#[test]
+fn hooks_calls_and_script_imports_round_trip() {
+    let src = format!(
+        "{HEAD}import action Wrap 0..255;\nimport function Wrap 0..0;\n\
+         import function \"lua#0\" 0..0 script \"return entity.x\\n\";\n\
+         import function f 1..1;\n\
+         root m = hooks enter Wrap(tag = \"a\", 1) exit function Wrap {{ \
+         hooks enter \"lua#0\" exit f($v) {{ const running }} }}"
+    )
+    .replace("root m", "var v: bool = false;\nroot m");
+    let t = ok(&src);
+    let call = |i: u32, args: Vec<Arg>| {
+        Some(CallExpr {
+            import: ImportId(i),
+            args,
+        })
+    };
+    assert_eq!(
+        t.nodes[0].kind,
+        NodeKind::Hooks(Hooks {
+            enter: call(
+                0,
+                vec![
+                    Arg {
+                        name: Some("tag".into()),
+                        value: lit(Lit::Str("a".into())),
+                    },
+                    Arg {
+                        name: None,
+                        value: int(1),
+                    },
+                ],
+            ),
+            exit: call(1, vec![]),
+        })
+    );
+    assert_eq!(
+        t.nodes[1].kind,
+        NodeKind::Hooks(Hooks {
+            enter: call(2, vec![]),
+            exit: call(
+                3,
+                vec![Arg {
+                    name: None,
+                    value: Expr::Var(VarId(0)),
+                }],
+            ),
+        })
+    );
+    assert_eq!(t.imports[2].script.as_deref(), Some("return entity.x\n"));
+    assert_eq!(t.imports[0].script, None);
+    let printed = print(&t);
+    for want in [
+        "import function \"lua#0\" 0..0 script \"return entity.x\\n\";",
+        "hooks enter Wrap(tag = \"a\", 1) exit function Wrap() {",
+        "hooks enter \"lua#0\"() exit f($v) {",
+    ] {
+        assert!(printed.contains(want), "{want}\n{printed}");
+    }
+    assert_eq!(print(&ok(&printed)), printed);
+    assert_eq!(stripped(ok(&printed)), stripped(t));
+    // A hook naming nothing declared.
+    let (kind, _, msg) = err(&format!("{HEAD}root m = hooks enter nope {{ yield }}"));
+    assert_eq!(kind, ErrorKind::UnknownName);
+    assert!(msg.contains("action or function `nope`"), "{msg}");
 }

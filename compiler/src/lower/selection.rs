@@ -1,0 +1,343 @@
+//! Lowering of the selection model (BST, `spec/bst.md` 2).
+//!
+//! The main tree is one entry function. Evaluation is compiled with two continuations per
+//! node — *found* (a leaf was selected) and *none* — and a `select` leaf does the selection
+//! itself (`sel.leaf`: `changed` cleared, the host told when the leaf differs) before jumping
+//! to its parent's *found* edge, where a sequence records its index. The tick:
+//!
+//! ```text
+//!   sel.begin → unchanged          ; nothing changed: keep the current leaf
+//!   eval(root)  found → ok, none → none
+//! ok:        finish success
+//! none:      sel.none; finish failure
+//! unchanged: sel.jump.leaf → ok; finish failure
+//! ```
+//!
+//! "The previous leaf is a descendant" is one range test (`sel.jump.prev`), since leaves are
+//! numbered in arena order and a subtree's leaves are contiguous. A state machine's walk is a
+//! block per state (its transitions' conditions in order, each firing one `sel.visit` that
+//! jumps to the target state's block, possibly backwards); `sel.visit` takes the transition
+//! and ends the chain at a visited state, and counts every jump on the tick's step counter, whose limit (the program's) is the
+//! total number of states, which no walk can exceed. Each signal name has an event function
+//! that runs its bindings.
+
+use btvm::program::{FunctionKind, Instr, Label, ProgramModel, ProgramParts, Str, Var};
+use btvm::{Limits, Program, Status};
+
+use super::asm::Asm;
+use super::layout::Slots;
+use super::records::Records;
+use super::{string_table, var_names, var_values, verified, Lower};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{NodeId, NodeKind, Precision, Tree, Trigger};
+use crate::source::Span;
+
+/// Compiles a selection-model tree.
+pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
+    crate::reference::selection::check_supported(tree).map_err(|d| vec![d])?;
+    let Some(root) = tree.main_root() else {
+        return Err(vec![Diagnostic::new(
+            ErrorKind::InvalidValue,
+            span,
+            "the tree has no root",
+        )]);
+    };
+    let recs = Records::new(tree, root);
+    let mut limit = 0u32;
+    for (i, n) in tree.nodes.iter().enumerate() {
+        if !recs.in_main(NodeId(i as u32)) {
+            continue;
+        }
+        if let NodeKind::StateMachine = n.kind {
+            if n.children.len() > btvm::program::MAX_STATES as usize {
+                return Err(vec![Diagnostic::new(
+                    ErrorKind::Unsupported,
+                    n.span,
+                    format!(
+                        "a state machine of {} states; the bytecode runs at most {}",
+                        n.children.len(),
+                        btvm::program::MAX_STATES
+                    ),
+                )]);
+            }
+            limit = limit.saturating_add(n.children.len() as u32);
+        }
+    }
+    let mut strings = crate::reference::eval::intern_strings(tree);
+    for (i, n) in tree.nodes.iter().enumerate() {
+        if let (true, NodeKind::Select(b)) = (recs.in_main(NodeId(i as u32)), &n.kind) {
+            strings.intern(b);
+        }
+    }
+    let mut events: Vec<&str> = Vec::new();
+    for s in &tree.signals {
+        if !events.contains(&s.event.as_str()) {
+            events.push(&s.event);
+        }
+    }
+    let slots = Slots::new(tree, 0);
+    let mut lw = Lower {
+        tree,
+        slots: &slots,
+        strings: &strings,
+        asm: Asm::default(),
+        lazy_imports: false,
+        state_vars: true,
+    };
+    let mut sl = SelLower {
+        lw: &mut lw,
+        recs: &recs,
+        budget: limits.max_program_instructions as u64,
+        too_large: false,
+    };
+    let mut bounds = Vec::new();
+    let start = sl.lw.asm.here();
+    sl.entry(root);
+    bounds.push((
+        tree.roots[0].name.clone(),
+        FunctionKind::Entry,
+        start,
+        sl.lw.asm.here(),
+    ));
+    for e in &events {
+        let start = sl.lw.asm.here();
+        for sig in tree.signals.iter().filter(|s| s.event == *e) {
+            sl.lw.value(&sig.value);
+            sl.emit(Instr::VarSet {
+                var: Var(sig.var.0),
+            });
+        }
+        sl.emit(Instr::Return {
+            status: Status::Success,
+        });
+        bounds.push((e.to_string(), FunctionKind::Event, start, sl.lw.asm.here()));
+    }
+    if sl.too_large {
+        return Err(vec![super::lifecycle::too_large(limits, span)]);
+    }
+    let (code, index) = lw.asm.finish();
+    let functions = bounds
+        .into_iter()
+        .map(|(name, kind, start, end)| btvm::program::Function {
+            name,
+            kind,
+            start: index[start as usize],
+            end: index[end as usize],
+        })
+        .collect();
+    let parts = ProgramParts {
+        model: ProgramModel::Selection { limit },
+        single_precision: tree.config.precision == Precision::Single,
+        layout: recs.layout,
+        strings: string_table(&strings),
+        imports: tree.imports.clone(),
+        vars: var_values(tree, &strings),
+        var_names: var_names(tree),
+        temps: 0,
+        functions,
+        rules: Vec::new(),
+        stimuli: 0,
+        code,
+    };
+    verified(parts, limits, span)
+}
+
+struct SelLower<'l, 'a> {
+    lw: &'l mut Lower<'a>,
+    recs: &'l Records,
+    budget: u64,
+    too_large: bool,
+}
+
+impl SelLower<'_, '_> {
+    fn emit(&mut self, i: Instr) {
+        self.lw.asm.emit(i);
+    }
+
+    fn label(&mut self) -> Label {
+        self.lw.asm.label()
+    }
+
+    fn place(&mut self, l: Label) {
+        self.lw.asm.place(l);
+    }
+
+    fn jump(&mut self, to: Label) {
+        self.emit(Instr::Jump { to });
+    }
+
+    fn full(&mut self) -> bool {
+        if u64::from(self.lw.asm.here()) > self.budget {
+            self.too_large = true;
+        }
+        self.too_large
+    }
+
+    /// One update (`spec/bst.md` 2.2).
+    fn entry(&mut self, root: NodeId) {
+        let (ok, none, unchanged) = (self.label(), self.label(), self.label());
+        self.emit(Instr::SelBegin { unchanged });
+        self.eval(root, ok, none);
+        self.place(none);
+        self.emit(Instr::SelNone {});
+        self.emit(Instr::Finish {
+            status: Status::Failure,
+        });
+        self.place(unchanged);
+        self.emit(Instr::SelJumpLeaf { to: ok });
+        self.emit(Instr::Finish {
+            status: Status::Failure,
+        });
+        self.place(ok);
+        self.emit(Instr::Finish {
+            status: Status::Success,
+        });
+    }
+
+    /// `eval(n)` (2.3): continues at `found` once a leaf was selected, else at `none`.
+    fn eval(&mut self, id: NodeId, found: Label, none: Label) {
+        if self.full() {
+            return self.jump(none);
+        }
+        let tree = self.lw.tree;
+        let node = tree.node(id);
+        let rec = self.recs.of(id);
+        match &node.kind {
+            NodeKind::Select(b) => {
+                let name = Str(self.lw.strings.lookup(b).map_or(0, |i| i.0));
+                self.emit(Instr::SelLeaf {
+                    leaf: self.recs.leaf[id.index()],
+                    name,
+                });
+                self.jump(found);
+            }
+            NodeKind::Priority(_) => {
+                for &c in &node.children {
+                    let next = self.label();
+                    self.eval_case(c, found, next);
+                    self.place(next);
+                }
+                self.jump(none);
+            }
+            NodeKind::Sequence(_) => {
+                let n = node.children.len();
+                let entry: Vec<Label> = (0..=n).map(|_| self.label()).collect();
+                let resume = self.label();
+                let (lo, hi) = self.recs.leaves[id.index()];
+                self.emit(Instr::SelJumpPrev { lo, hi, to: resume });
+                self.jump(entry[0]);
+                self.place(resume);
+                for (j, &l) in entry.iter().enumerate().take(n).skip(1) {
+                    self.emit(Instr::RecJumpEq {
+                        at: rec.a,
+                        width: rec.a_width,
+                        value: j as u32,
+                        to: l,
+                    });
+                }
+                for (j, &c) in node.children.iter().enumerate() {
+                    self.place(entry[j]);
+                    let got = self.label();
+                    self.eval_case(c, got, entry[j + 1]);
+                    self.place(got);
+                    self.emit(Instr::RecSet {
+                        at: rec.a,
+                        width: rec.a_width,
+                        value: j as u32,
+                    });
+                    self.jump(found);
+                }
+                self.place(entry[n]);
+                self.jump(none);
+            }
+            NodeKind::StateMachine => self.state_machine(id, found, none),
+            NodeKind::Case(_) => self.eval_case(id, found, none),
+            NodeKind::State(_) => match node.children.first() {
+                Some(&c) => self.eval(c, found, none),
+                None => self.jump(none),
+            },
+            // `check_supported` rejected every other kind.
+            _ => self.jump(none),
+        }
+    }
+
+    /// A child of a priority or sequence: if its condition holds, `eval(child)`.
+    fn eval_case(&mut self, id: NodeId, found: Label, none: Label) {
+        let node = self.lw.tree.node(id);
+        match &node.kind {
+            NodeKind::Case(cond) => {
+                self.lw.branch(cond, none, false);
+                match node.children.first() {
+                    Some(&c) => self.eval(c, found, none),
+                    None => self.jump(none),
+                }
+            }
+            _ => self.eval(id, found, none),
+        }
+    }
+
+    /// A state machine (2.3): the start state, the walk, the state's node.
+    fn state_machine(&mut self, id: NodeId, found: Label, none: Label) {
+        let tree = self.lw.tree;
+        let node = tree.node(id);
+        let rec = self.recs.of(id);
+        let n = node.children.len();
+        if n == 0 {
+            return self.jump(none);
+        }
+        let (lo, hi) = self.recs.leaves[id.index()];
+        let walk = self.label();
+        self.emit(Instr::SelSeen { at: rec.a });
+        self.emit(Instr::SelJumpPrev { lo, hi, to: walk });
+        self.emit(Instr::RecSet {
+            at: rec.a,
+            width: 1,
+            value: 0,
+        });
+        self.place(walk);
+        let steps: Vec<Label> = (0..n).map(|_| self.label()).collect();
+        let evals: Vec<Label> = (0..n).map(|_| self.label()).collect();
+        for (j, &l) in steps.iter().enumerate().skip(1) {
+            self.emit(Instr::RecJumpEq {
+                at: rec.a,
+                width: 1,
+                value: j as u32,
+                to: l,
+            });
+        }
+        for (k, &st) in node.children.iter().enumerate() {
+            self.place(steps[k]);
+            if let NodeKind::State(s) = &tree.node(st).kind {
+                for t in &s.transitions {
+                    let Trigger::When(cond) = &t.on else {
+                        continue;
+                    };
+                    let next = self.label();
+                    self.lw.branch(cond, next, false);
+                    let Some(&to) = steps.get(t.to as usize) else {
+                        // A target that is no state counts as visited.
+                        self.jump(evals[k]);
+                        self.place(next);
+                        continue;
+                    };
+                    // Into a visited state the transition is taken and the chain ends there.
+                    self.emit(Instr::SelVisit {
+                        at: rec.a,
+                        target: u8::try_from(t.to).unwrap_or(u8::MAX),
+                        stop: evals[t.to as usize],
+                        to: btvm::program::Back(to.0),
+                    });
+                    self.place(next);
+                }
+            }
+            self.jump(evals[k]);
+        }
+        for (k, &st) in node.children.iter().enumerate() {
+            self.place(evals[k]);
+            match tree.node(st).children.first() {
+                Some(&c) => self.eval(c, found, none),
+                None => self.jump(none),
+            }
+        }
+    }
+}

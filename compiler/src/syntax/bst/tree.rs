@@ -1,0 +1,571 @@
+//! One `<SelectionTree>` to IR (`spec/bst.md` sections 1.2, 1.4 and 3): its sections
+//! (Blocks, Variables, SignalVariables, LeafTranslations), its one root node, and the nodes.
+//!
+//! | BST | IR |
+//! |---|---|
+//! | `<Leaf name=L>` | `Select(behaviour)` named `L` (behaviour from the leaf translations) |
+//! | `<Priority>` | `Priority { repick: EveryTick }` over one `Case(condition)` per child |
+//! | `<Sequence>` | `Sequence` (`Resume::Remember`) over one `Case(condition)` per child |
+//! | `<StateMachine>` | `StateMachine` over `State` nodes (named after the state) with `When` transitions |
+//!
+//! Node nesting is checked against `Limits::max_depth` at the top of [`Loader::node`], before
+//! any recursion, counting the IR's levels (a `Case` or `State` is a level) plus every Ref
+//! level; nodes are counted against `Limits::max_nodes`. This file never reads files and
+//! never panics on input.
+
+use std::collections::HashMap;
+
+use btvm::Limits;
+
+use super::blocks::{Child, Expander, Scope};
+use super::translate::Translations;
+use super::xml::{Attr, El};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{
+    Composite, Expr, GuardEval, Lit, NodeBuf, NodeKind, Priority, Resume, StateNode, Transition,
+    TreeBuilder, Trigger, Type, Var, VarId,
+};
+use crate::source::Span;
+use crate::syntax::cryexpr::{self, Undeclared};
+
+/// Most states one StateMachine may have (the original's 32-bit visited mask).
+pub(super) const MAX_STATES: usize = 32;
+
+const NODE_TYPES: &str = "`<Leaf>`, `<Priority>`, `<StateMachine>`, `<Sequence>`";
+
+/// What one tree declares, as its root is built.
+struct TreeScope<'a, 't> {
+    /// The tree's own blocks.
+    local: Scope<'a, 't>,
+    /// Variables by lower-cased name.
+    vars: HashMap<String, (VarId, Span)>,
+    /// The leaf translations.
+    translations: Translations,
+}
+
+impl TreeScope<'_, '_> {
+    fn var(&self, name: &str) -> Option<VarId> {
+        self.vars.get(&name.to_ascii_lowercase()).map(|v| v.0)
+    }
+}
+
+/// Builds the trees of one load into a [`TreeBuilder`].
+pub(super) struct Loader<'s, 'a, 't> {
+    ex: Expander<'s, 'a, 't>,
+    limits: &'s Limits,
+    b: TreeBuilder,
+    /// Nodes built so far.
+    nodes: usize,
+    /// Tree names seen (lower-cased), for duplicates.
+    trees: HashMap<String, Span>,
+    /// IR variable names (lower-cased), for clashes between trees.
+    var_names: HashMap<String, Span>,
+}
+
+impl<'s, 'a, 't> Loader<'s, 'a, 't> {
+    /// A loader expanding Refs with `ex`.
+    pub fn new(ex: Expander<'s, 'a, 't>, limits: &'s Limits) -> Self {
+        Loader {
+            ex,
+            limits,
+            b: TreeBuilder::new(crate::ir::Dialect::Bst),
+            nodes: 0,
+            trees: HashMap::new(),
+            var_names: HashMap::new(),
+        }
+    }
+
+    /// The builder, once every tree is added.
+    pub fn into_builder(self) -> TreeBuilder {
+        self.b
+    }
+
+    /// Adds one `<SelectionTree>` as an entry named after it. The first tree added is the
+    /// main tree: its variables keep their names and its signals are bound; a further tree's
+    /// variables are named `TREE:VAR` and its signals are checked but not bound.
+    pub fn tree(&mut self, el: El<'a, 't>, is_main: bool) -> Result<(), Diagnostic> {
+        el.only_attributes(&["name", "type"])?;
+        let name = el.required("name")?;
+        el.required("type")?;
+        if let Some(first) = self.trees.get(&name.value.to_lowercase()) {
+            return Err(Diagnostic::new(
+                ErrorKind::InvalidValue,
+                name.span,
+                format!(
+                    "selection tree `{}` is defined twice (tree names are case-insensitive)",
+                    name.value
+                ),
+            )
+            .with_label(*first, "first defined here"));
+        }
+        self.trees.insert(name.value.to_lowercase(), name.span);
+        let mut scope = TreeScope {
+            local: Scope::new("tree"),
+            vars: HashMap::new(),
+            translations: Translations::default(),
+        };
+        for c in el.elements().filter(|c| c.is("Blocks")) {
+            scope.local.add_blocks(c)?;
+        }
+        let children = self.ex.children(el, &scope.local, 0)?;
+        for c in children.iter().filter(|c| c.el.is("LeafTranslations")) {
+            c.el.only_attributes(&[])?;
+            for m in self.ex.children(c.el, &scope.local, 1 + c.levels)? {
+                scope.translations.add(m.el)?;
+            }
+        }
+        let mut root: Option<(NodeBuf, Span)> = None;
+        let mut signals = Vec::new();
+        for c in &children {
+            let el = c.el;
+            if el.is("Blocks") {
+                if c.levels > 0 {
+                    return Err(Diagnostic::new(
+                        ErrorKind::Syntax,
+                        el.start_tag(),
+                        "`<Blocks>` must be written in the `<SelectionTree>` itself, not come \
+                         from a Ref",
+                    ));
+                }
+            } else if el.is("LeafTranslations") {
+            } else if el.is("SignalVariables") {
+                signals.push(*c);
+            } else if el.is("Variables") {
+                if let Some((_, at)) = &root {
+                    return Err(Diagnostic::new(
+                        ErrorKind::Syntax,
+                        el.start_tag(),
+                        "`<Variables>` must come before the tree's root node",
+                    )
+                    .with_label(*at, "the root node")
+                    .with_note(
+                        "conditions are compiled against the variables declared before them",
+                    ));
+                }
+                self.variables(*c, &mut scope, name.value, is_main)?;
+            } else if is_node_tag(el) {
+                if let Some((_, at)) = &root {
+                    return Err(Diagnostic::new(
+                        ErrorKind::Arity,
+                        el.start_tag(),
+                        "a `<SelectionTree>` has exactly one root node",
+                    )
+                    .with_label(*at, "the root node"));
+                }
+                let mut ancestors = Vec::new();
+                let node = self.node(&scope, el, 1 + c.levels, false, &mut ancestors)?;
+                root = Some((node, el.start_tag()));
+            } else {
+                return Err(Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    el.start_tag(),
+                    format!("unknown element `<{}>` in `<SelectionTree>`", el.tag()),
+                )
+                .with_note(format!(
+                    "a `<SelectionTree>` holds `<Blocks>`, `<Variables>`, `<SignalVariables>`, \
+                     `<LeafTranslations>`, `<Ref>` and one root node ({NODE_TYPES})"
+                )));
+            }
+        }
+        let Some((root, _)) = root else {
+            return Err(Diagnostic::new(
+                ErrorKind::Arity,
+                el.start_tag(),
+                format!("selection tree `{}` has no root node", name.value),
+            )
+            .with_note(format!("add one of {NODE_TYPES}")));
+        };
+        for c in signals {
+            self.signals(c, &scope, is_main)?;
+        }
+        self.b.root(name.value, root);
+        Ok(())
+    }
+
+    fn variables(
+        &mut self,
+        section: Child<'a, 't>,
+        scope: &mut TreeScope<'a, 't>,
+        tree: &str,
+        is_main: bool,
+    ) -> Result<(), Diagnostic> {
+        section.el.only_attributes(&[])?;
+        for c in self
+            .ex
+            .children(section.el, &scope.local, 1 + section.levels)?
+        {
+            let el = c.el;
+            if !el.is("Variable") {
+                return Err(Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    el.start_tag(),
+                    format!("unknown element `<{}>` in `<Variables>`", el.tag()),
+                )
+                .with_note(
+                    "`<Variables>` holds `<Variable name=\"…\" default=\"…\"/>` and `<Ref>`",
+                ));
+            }
+            el.only_attributes(&["name", "default"])?;
+            el.no_elements()?;
+            let name = el.required("name")?;
+            let default = match el.attr("default") {
+                None => false,
+                Some(d) if d.value.eq_ignore_ascii_case("true") => true,
+                Some(d) if d.value.eq_ignore_ascii_case("false") => false,
+                Some(d) => {
+                    return Err(Diagnostic::new(
+                        ErrorKind::InvalidValue,
+                        d.span,
+                        format!("`{}` is not a boolean", d.value),
+                    )
+                    .with_note("a variable's default is `true` or `false`"))
+                }
+            };
+            let key = name.value.to_ascii_lowercase();
+            if let Some((_, first)) = scope.vars.get(&key) {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    name.span,
+                    format!(
+                        "variable `{}` is declared twice (variable names are case-insensitive)",
+                        name.value
+                    ),
+                )
+                .with_label(*first, "first declared here"));
+            }
+            let ir_name = if is_main {
+                name.value.to_string()
+            } else {
+                format!("{tree}:{}", name.value)
+            };
+            if let Some(first) = self.var_names.get(&ir_name.to_lowercase()) {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    name.span,
+                    format!("variable `{ir_name}` clashes with another tree's variable"),
+                )
+                .with_label(*first, "declared here")
+                .with_note("the variables of trees after the first are named `TREE:VARIABLE`"));
+            }
+            self.var_names.insert(ir_name.to_lowercase(), name.span);
+            let id = self.b.var(Var {
+                name: ir_name,
+                ty: Type::Bool,
+                default: Lit::Bool(default),
+            });
+            scope.vars.insert(key, (id, name.span));
+        }
+        Ok(())
+    }
+
+    fn signals(
+        &mut self,
+        section: Child<'a, 't>,
+        scope: &TreeScope<'a, 't>,
+        is_main: bool,
+    ) -> Result<(), Diagnostic> {
+        section.el.only_attributes(&[])?;
+        for c in self
+            .ex
+            .children(section.el, &scope.local, 1 + section.levels)?
+        {
+            let el = c.el;
+            if !el.is("Signal") {
+                return Err(Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    el.start_tag(),
+                    format!("unknown element `<{}>` in `<SignalVariables>`", el.tag()),
+                )
+                .with_note(
+                    "`<SignalVariables>` holds `<Signal name=\"…\" variable=\"…\" value=\"…\"/>` \
+                     and `<Ref>`",
+                ));
+            }
+            el.only_attributes(&["name", "variable", "value"])?;
+            el.no_elements()?;
+            let event = el.required("name")?;
+            let var = el.required("variable")?;
+            let value = el.required("value")?;
+            let Some(id) = scope.var(var.value) else {
+                return Err(Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    var.span,
+                    format!("unknown variable `{}`", var.value),
+                )
+                .with_note("declare it in the tree's `<Variables>`"));
+            };
+            let expr = self.expr(scope, value)?;
+            if is_main {
+                self.b.signal(event.value.to_string(), id, expr);
+            }
+        }
+        Ok(())
+    }
+
+    /// A condition attribute: absent or blank is `true`.
+    fn condition(
+        &self,
+        scope: &TreeScope<'a, 't>,
+        attr: Option<Attr<'a>>,
+    ) -> Result<Expr, Diagnostic> {
+        match attr {
+            Some(a) if !a.value.trim().is_empty() => self.expr(scope, a),
+            _ => Ok(Expr::Lit(Lit::Bool(true))),
+        }
+    }
+
+    fn expr(&self, scope: &TreeScope<'a, 't>, attr: Attr<'a>) -> Result<Expr, Diagnostic> {
+        cryexpr::parse(
+            attr.value,
+            attr.span,
+            &|n| scope.var(n),
+            Undeclared::Error,
+            self.limits,
+        )
+    }
+
+    fn count(&mut self, at: Span) -> Result<(), Diagnostic> {
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            return Err(Diagnostic::new(
+                ErrorKind::TooManyNodes,
+                at,
+                format!("the trees have more than {} nodes", self.limits.max_nodes),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Builds the node `el` at IR depth `depth` (the root is 1). `in_case` says whether it is
+    /// a child of a Priority or Sequence (and so may carry `condition`); `ancestors` are the
+    /// names of the nodes above it, outermost first.
+    fn node(
+        &mut self,
+        scope: &TreeScope<'a, 't>,
+        el: El<'a, 't>,
+        depth: u32,
+        in_case: bool,
+        ancestors: &mut Vec<&'a str>,
+    ) -> Result<NodeBuf, Diagnostic> {
+        let span = el.start_tag();
+        if depth > self.limits.max_depth {
+            return Err(Diagnostic::new(
+                ErrorKind::NestTooDeep,
+                span,
+                format!(
+                    "nodes are nested more than {} levels deep (a condition's case, a state \
+                     and a Ref each count as a level)",
+                    self.limits.max_depth
+                ),
+            ));
+        }
+        if !is_node_tag(el) {
+            let d = Diagnostic::new(
+                ErrorKind::UnknownName,
+                span,
+                format!("unknown node type `{}`", el.tag()),
+            );
+            return Err(if el.is("State") || el.is("Transition") {
+                d.with_note(format!(
+                    "`<{}>` belongs directly in a `<StateMachine>`{}",
+                    el.tag(),
+                    if el.is("Transition") {
+                        "'s `<State>`"
+                    } else {
+                        ""
+                    }
+                ))
+            } else {
+                d.with_note(format!("the node types are {NODE_TYPES}"))
+            });
+        }
+        if !in_case {
+            if let Some(c) = el.attr("condition") {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    c.span,
+                    "`condition` is allowed only on a child of a `<Priority>` or `<Sequence>`",
+                ));
+            }
+        }
+        el.only_attributes(&["name", "condition"])?;
+        let name = el.required("name")?;
+        self.count(span)?;
+        let mut node = if el.is("Leaf") {
+            el.no_elements()?;
+            let behavior = scope.translations.behavior(name.value, ancestors);
+            NodeBuf::leaf(NodeKind::Select(behavior.to_string()), span)
+        } else if el.is("StateMachine") {
+            ancestors.push(name.value);
+            let states = self.state_machine(scope, el, depth, ancestors)?;
+            ancestors.pop();
+            NodeBuf::new(NodeKind::StateMachine, span, states)
+        } else {
+            let kind = if el.is("Priority") {
+                NodeKind::Priority(Priority {
+                    repick: GuardEval::EveryTick,
+                })
+            } else {
+                NodeKind::Sequence(Composite {
+                    resume: Resume::Remember,
+                    looping: false,
+                    cond: None,
+                })
+            };
+            ancestors.push(name.value);
+            let cases = self.cases(scope, el, depth, ancestors)?;
+            ancestors.pop();
+            NodeBuf::new(kind, span, cases)
+        };
+        node.name = Some(name.value.to_string());
+        Ok(node)
+    }
+
+    /// The children of a Priority or Sequence, each in a `Case` with its condition.
+    fn cases(
+        &mut self,
+        scope: &TreeScope<'a, 't>,
+        el: El<'a, 't>,
+        depth: u32,
+        ancestors: &mut Vec<&'a str>,
+    ) -> Result<Vec<NodeBuf>, Diagnostic> {
+        let children = self.ex.children(el, &scope.local, depth)?;
+        if children.is_empty() {
+            return Err(Diagnostic::new(
+                ErrorKind::Arity,
+                el.start_tag(),
+                format!("`<{}>` needs at least one child node", el.tag()),
+            ));
+        }
+        let mut cases = Vec::with_capacity(children.len());
+        for c in children {
+            let case_depth = depth.saturating_add(c.levels).saturating_add(1);
+            let at = c.el.start_tag();
+            let child = self.node(scope, c.el, case_depth.saturating_add(1), true, ancestors)?;
+            let cond = self.condition(scope, c.el.attr("condition"))?;
+            self.count(at)?;
+            cases.push(NodeBuf::new(NodeKind::Case(cond), at, vec![child]));
+        }
+        Ok(cases)
+    }
+
+    /// The states of a StateMachine.
+    fn state_machine(
+        &mut self,
+        scope: &TreeScope<'a, 't>,
+        el: El<'a, 't>,
+        depth: u32,
+        ancestors: &mut Vec<&'a str>,
+    ) -> Result<Vec<NodeBuf>, Diagnostic> {
+        let children = self.ex.children(el, &scope.local, depth)?;
+        if children.is_empty() {
+            return Err(Diagnostic::new(
+                ErrorKind::Arity,
+                el.start_tag(),
+                "a `<StateMachine>` needs at least one `<State>`",
+            ));
+        }
+        // Names first: transitions may target later states.
+        let mut index: HashMap<String, (u32, Span)> = HashMap::new();
+        let mut names = Vec::with_capacity(children.len());
+        for (i, c) in children.iter().enumerate() {
+            let s = c.el;
+            if !s.is("State") {
+                return Err(Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    s.start_tag(),
+                    format!("unknown element `<{}>` in `<StateMachine>`", s.tag()),
+                )
+                .with_note("a `<StateMachine>` holds `<State name=\"…\">` elements and `<Ref>`"));
+            }
+            if i == MAX_STATES {
+                return Err(Diagnostic::new(
+                    ErrorKind::LimitExceeded,
+                    s.start_tag(),
+                    format!("a `<StateMachine>` has at most {MAX_STATES} states"),
+                )
+                .with_label(el.start_tag(), "in this state machine"));
+            }
+            s.only_attributes(&["name"])?;
+            let name = s.required("name")?;
+            let key = name.value.to_lowercase();
+            if let Some((_, first)) = index.get(&key) {
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    name.span,
+                    format!(
+                        "state `{}` is defined twice (state names are case-insensitive)",
+                        name.value
+                    ),
+                )
+                .with_label(*first, "first defined here"));
+            }
+            index.insert(key, (i as u32, name.span));
+            names.push(name.value);
+        }
+        let mut states = Vec::with_capacity(children.len());
+        for (c, name) in children.iter().zip(names) {
+            let s = c.el;
+            let state_depth = depth.saturating_add(c.levels).saturating_add(1);
+            let mut transitions = Vec::new();
+            let mut body: Option<(NodeBuf, Span)> = None;
+            for item in self.ex.children(s, &scope.local, state_depth)? {
+                let it = item.el;
+                if it.is("Transition") {
+                    it.only_attributes(&["state", "condition"])?;
+                    it.no_elements()?;
+                    let target = it.required("state")?;
+                    let cond = it.required("condition")?;
+                    let Some(&(to, _)) = index.get(&target.value.to_lowercase()) else {
+                        return Err(Diagnostic::new(
+                            ErrorKind::UnknownName,
+                            target.span,
+                            format!("this state machine has no state `{}`", target.value),
+                        ));
+                    };
+                    let cond = self.condition(scope, Some(cond))?;
+                    transitions.push(Transition {
+                        on: Trigger::When(cond),
+                        to,
+                    });
+                } else {
+                    if let Some((_, first)) = &body {
+                        return Err(Diagnostic::new(
+                            ErrorKind::Arity,
+                            it.start_tag(),
+                            "a `<State>` holds exactly one node",
+                        )
+                        .with_label(*first, "its node"));
+                    }
+                    let d = state_depth.saturating_add(item.levels).saturating_add(1);
+                    let node = self.node(scope, it, d, false, ancestors)?;
+                    body = Some((node, it.start_tag()));
+                }
+            }
+            let Some((body, _)) = body else {
+                return Err(Diagnostic::new(
+                    ErrorKind::Arity,
+                    s.start_tag(),
+                    format!("state `{name}` has no node"),
+                )
+                .with_note(format!("a `<State>` holds one node ({NODE_TYPES})")));
+            };
+            self.count(s.start_tag())?;
+            let mut state = NodeBuf::new(
+                NodeKind::State(StateNode { transitions }),
+                s.start_tag(),
+                vec![body],
+            );
+            state.name = Some(name.to_string());
+            states.push(state);
+        }
+        Ok(states)
+    }
+}
+
+/// Whether `el` is one of the node types (any case).
+fn is_node_tag(el: El) -> bool {
+    ["Leaf", "Priority", "StateMachine", "Sequence"]
+        .iter()
+        .any(|t| el.is(t))
+}

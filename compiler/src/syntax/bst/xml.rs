@@ -1,0 +1,278 @@
+//! The XML layer of the BST front-end: parsing one file with `roxmltree` (no DTDs), turning
+//! its errors into positioned diagnostics, and reading elements and attributes with their
+//! spans.
+//!
+//! Tag names are read from the source as written and compared case-insensitively by the
+//! callers (`stricmp` in the original); attribute names are compared exactly. This file
+//! knows nothing about BST's elements beyond the helpers' messages; it never recurses.
+
+use roxmltree::{Document, Node, ParsingOptions, TextPos};
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::source::{FileId, Span};
+
+/// One parsed file.
+pub(super) struct XmlFile<'t> {
+    /// Its id in the source map.
+    pub id: FileId,
+    /// Its text.
+    pub text: &'t str,
+    /// The document.
+    pub doc: Document<'t>,
+}
+
+/// Parses `text` (file `id`); malformed XML is a [`ErrorKind::Syntax`] error at the position
+/// `roxmltree` reports.
+pub(super) fn parse(id: FileId, text: &str) -> Result<XmlFile<'_>, Diagnostic> {
+    let options = ParsingOptions {
+        allow_dtd: false,
+        ..ParsingOptions::default()
+    };
+    let doc = Document::parse_with_options(text, options).map_err(|e| xml_error(text, id, &e))?;
+    Ok(XmlFile { id, text, doc })
+}
+
+/// An element, with the file it is in.
+#[derive(Clone, Copy)]
+pub(super) struct El<'a, 't> {
+    /// The element.
+    pub node: Node<'a, 't>,
+    /// Its file.
+    pub file: &'a XmlFile<'t>,
+}
+
+/// An attribute's value and where it is.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Attr<'a> {
+    /// The value, with entities resolved.
+    pub value: &'a str,
+    /// The span of the value's text (inside the quotes).
+    pub span: Span,
+}
+
+impl<'a, 't> El<'a, 't> {
+    /// The root element of `file`.
+    pub fn root(file: &'a XmlFile<'t>) -> Self {
+        El {
+            node: file.doc.root_element(),
+            file,
+        }
+    }
+
+    fn span(&self, r: std::ops::Range<usize>) -> Span {
+        Span::new(self.file.id, r.start, r.end)
+    }
+
+    /// The element's name as written (with any namespace prefix).
+    pub fn tag(&self) -> &'t str {
+        let text = self.file.text;
+        let start = self.node.range().start + 1;
+        let rest = text.get(start..).unwrap_or("");
+        let len = rest
+            .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+            .unwrap_or(rest.len());
+        &rest[..len]
+    }
+
+    /// Whether the element's name is `name`, compared case-insensitively.
+    pub fn is(&self, name: &str) -> bool {
+        self.tag().eq_ignore_ascii_case(name)
+    }
+
+    /// The span of the element's start tag, `<` to `>`.
+    pub fn start_tag(&self) -> Span {
+        let r = self.node.range();
+        let mut from = r.start + 1 + self.tag().len();
+        for a in self.node.attributes() {
+            from = from.max(a.range().end);
+        }
+        let end = self
+            .file
+            .text
+            .get(from..r.end)
+            .and_then(|s| s.find('>'))
+            .map_or(r.end, |i| from + i + 1);
+        self.span(r.start..end)
+    }
+
+    /// The element children, in document order.
+    pub fn elements(&self) -> impl Iterator<Item = El<'a, 't>> + 'a {
+        let file = self.file;
+        self.node
+            .children()
+            .filter(Node::is_element)
+            .map(move |node| El { node, file })
+    }
+
+    /// The attribute named exactly `name`.
+    pub fn attr(&self, name: &str) -> Option<Attr<'a>> {
+        self.node
+            .attributes()
+            .find(|a| self.qname(a) == name)
+            .map(|a| Attr {
+                value: a.value(),
+                span: self.span(a.range_value()),
+            })
+    }
+
+    /// The attribute `name`, required: missing is an [`ErrorKind::InvalidValue`] error at the
+    /// start tag, naming the attribute.
+    pub fn required(&self, name: &str) -> Result<Attr<'a>, Diagnostic> {
+        self.attr(name).ok_or_else(|| {
+            Diagnostic::new(
+                ErrorKind::InvalidValue,
+                self.start_tag(),
+                format!("`<{}>` needs a `{name}` attribute", self.tag()),
+            )
+        })
+    }
+
+    /// Fails with [`ErrorKind::InvalidValue`] at the first attribute whose name is not in
+    /// `known` (names compared exactly).
+    pub fn only_attributes(&self, known: &[&str]) -> Result<(), Diagnostic> {
+        for a in self.node.attributes() {
+            let name = self.qname(&a);
+            if !known.contains(&name) {
+                let list = known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let d = Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    self.span(a.range()),
+                    format!("`<{}>` has no attribute `{name}`", self.tag()),
+                );
+                return Err(if known.is_empty() {
+                    d.with_note(format!("`<{}>` takes no attributes", self.tag()))
+                } else {
+                    d.with_note(format!(
+                        "`<{}>` takes {list} (attribute names are case-sensitive)",
+                        self.tag()
+                    ))
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails with [`ErrorKind::Arity`] at the first element child: for elements that hold
+    /// none.
+    pub fn no_elements(&self) -> Result<(), Diagnostic> {
+        match self.elements().next() {
+            None => Ok(()),
+            Some(c) => Err(Diagnostic::new(
+                ErrorKind::Arity,
+                c.start_tag(),
+                format!("`<{}>` cannot contain `<{}>`", self.tag(), c.tag()),
+            )
+            .with_label(self.start_tag(), "in this element")),
+        }
+    }
+
+    /// The attribute's name as written (`prefix:name` with a prefix).
+    fn qname(&self, a: &roxmltree::Attribute) -> &'t str {
+        self.file.text.get(a.range_qname()).unwrap_or("")
+    }
+}
+
+fn xml_error(text: &str, file: FileId, e: &roxmltree::Error) -> Diagnostic {
+    use roxmltree::Error as E;
+    let at_end = Span::new(file, text.len(), text.len());
+    let (kind, span, message) = match e {
+        E::NoRootNode => (
+            ErrorKind::Syntax,
+            Span::new(file, 0, 0),
+            "the file has no root element".to_string(),
+        ),
+        E::UnexpectedEndOfStream | E::UnclosedRootNode => {
+            (ErrorKind::Syntax, at_end, format!("malformed XML: {e}"))
+        }
+        E::DtdDetected => {
+            let at = text.find("<!DOCTYPE").unwrap_or(0);
+            let len = "<!DOCTYPE".len().min(text.len() - at);
+            (
+                ErrorKind::Syntax,
+                Span::new(file, at, at + len),
+                "document type declarations (`<!DOCTYPE`) are not supported".to_string(),
+            )
+        }
+        E::NodesLimitReached | E::AttributesLimitReached | E::NamespacesLimitReached => (
+            ErrorKind::TooManyNodes,
+            Span::new(file, 0, 0),
+            format!("the XML is too large: {e}"),
+        ),
+        _ => {
+            let pos = e.pos();
+            let start = offset_of(text, pos);
+            let len = text[start..].chars().next().map_or(0, char::len_utf8);
+            let message = e.to_string().replace(&format!(" at {pos}"), "");
+            (
+                ErrorKind::Syntax,
+                Span::new(file, start, start + len),
+                format!("malformed XML: {message}"),
+            )
+        }
+    };
+    Diagnostic::new(kind, span, message)
+}
+
+/// The byte offset of a 1-based row and column (in characters).
+fn offset_of(text: &str, pos: TextPos) -> usize {
+    let mut line_start = 0;
+    for _ in 1..pos.row {
+        match text[line_start..].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let line = &text[line_start..];
+    let col = pos.col.saturating_sub(1) as usize;
+    line_start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elements_and_attributes_carry_their_spans() {
+        let text = "<SelectionTree name='a&amp;b' x:y='1'><Leaf name=\"L\"/></SelectionTree>";
+        let f = parse(FileId(0), text);
+        // `x:` is an undeclared namespace prefix: malformed XML, positioned.
+        let e = f.err().unwrap();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        let text = "<SelectionTree name='a&amp;b' type='t' >\n <leaf name=\"L\"/></SelectionTree>";
+        let f = parse(FileId(0), text).unwrap();
+        let root = El::root(&f);
+        assert!(root.is("selectiontree"));
+        assert_eq!(root.start_tag(), Span::new(FileId(0), 0, 40));
+        let name = root.attr("name").unwrap();
+        assert_eq!(name.value, "a&b");
+        assert_eq!(name.span, Span::new(FileId(0), 21, 28));
+        assert!(root.attr("Name").is_none());
+        let leaf = root.elements().next().unwrap();
+        assert_eq!(leaf.tag(), "leaf");
+        assert!(root.only_attributes(&["name"]).is_err());
+        assert!(root.only_attributes(&["name", "type"]).is_ok());
+        let d = root.no_elements().unwrap_err();
+        assert_eq!((d.kind, d.span.start), (ErrorKind::Arity, 42));
+        let d = leaf.required("type").unwrap_err();
+        assert_eq!(d.kind, ErrorKind::InvalidValue);
+    }
+
+    #[test]
+    fn xml_errors_are_positioned() {
+        let e = parse(FileId(0), "<a>\n  <b></c>\n</a>").err().unwrap();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.span.start, 9);
+        let e = parse(FileId(0), "").err().unwrap();
+        assert_eq!((e.kind, e.span.start), (ErrorKind::Syntax, 0));
+        let e = parse(FileId(0), "<a>").err().unwrap();
+        assert_eq!(e.span.start, 3);
+        let e = parse(FileId(0), "<?xml version='1.0'?>\n<!DOCTYPE x []><a/>")
+            .err()
+            .unwrap();
+        assert_eq!(e.span.start, 22);
+    }
+}

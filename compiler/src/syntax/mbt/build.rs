@@ -1,0 +1,153 @@
+//! The MBT loader: reads the file, finds the sections of the root element (`spec/mbt.md`
+//! section 1.2), reads the declarations, then `<Root>`'s node, and assembles the tree.
+//!
+//! Sections are read in dependency order (Variables, Timestamps, SignalVariables, Root)
+//! whatever their order in the file. This file reads only the one file it is given, through the
+//! [`FileSystem`], and never prints.
+
+use std::io;
+use std::path::Path;
+
+use btvm::Limits;
+use roxmltree::Node;
+
+use super::lua::Snippets;
+use super::nodes::Nodes;
+use super::sections::{self, Names};
+use super::xml::{elements, parse_document, PResult, Src};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{Dialect, Tree, TreeBuilder};
+use crate::load::Profile;
+use crate::source::{FileSystem, SourceMap, Span};
+
+/// The sections of an MBT file, by the name that finds them.
+const SECTIONS: [&str; 5] = [
+    "MetaExtensions",
+    "Variables",
+    "SignalVariables",
+    "Timestamps",
+    "Root",
+];
+
+/// Loads the MBT file at `path`.
+pub(super) fn load(
+    path: &Path,
+    fs: &dyn FileSystem,
+    limits: &Limits,
+    profile: Option<Profile>,
+    sources: &mut SourceMap,
+) -> PResult<Tree> {
+    let bytes = fs.read(path).map_err(|e| {
+        let what = if e.kind() == io::ErrorKind::NotFound {
+            "not found".to_string()
+        } else {
+            e.to_string()
+        };
+        Diagnostic::new(
+            ErrorKind::Io,
+            Span::DUMMY,
+            format!("cannot read `{}`: {what}", path.display()),
+        )
+    })?;
+    let file = sources.add_checked(path, bytes, limits.max_source_bytes)?;
+    let text = sources.get(file).map_or("", |f| f.text.as_str());
+    let doc = parse_document(text, file)?;
+    let gamesdk = profile == Some(Profile::GameSdk);
+    let src = Src {
+        text,
+        file,
+        lenient: gamesdk,
+    };
+    let found = find_sections(&src, doc.root_element())?;
+    let section = |name: &str| {
+        SECTIONS
+            .iter()
+            .position(|s| *s == name)
+            .and_then(|i| found[i])
+    };
+    let mut tree = TreeBuilder::new(Dialect::Mbt);
+    let mut names = Names::default();
+    if let Some(s) = section("Variables") {
+        sections::variables(&src, s, &mut tree, &mut names)?;
+    }
+    if let Some(s) = section("Timestamps") {
+        sections::timestamps(&src, s, &mut tree, &mut names)?;
+    }
+    if let Some(s) = section("SignalVariables") {
+        sections::signals(&src, s, &mut tree, &names, limits)?;
+    }
+    let Some(root) = section("Root") else {
+        return Err(Diagnostic::new(
+            ErrorKind::Syntax,
+            src.start_tag(doc.root_element()),
+            "the tree has no `<Root>` section",
+        )
+        .with_note("`<Root>` holds the tree's one top node"));
+    };
+    src.check_attrs(root, &[])?;
+    let top: Vec<Node> = elements(root).collect();
+    if top.len() != 1 {
+        let at = top
+            .get(1)
+            .map_or(src.start_tag(root), |n| src.start_tag(*n));
+        return Err(Diagnostic::new(
+            ErrorKind::Arity,
+            at,
+            format!("`<Root>` holds exactly one node, not {}", top.len()),
+        ));
+    }
+    let mut nodes = Nodes {
+        src,
+        limits,
+        gamesdk,
+        names: &names,
+        tree: &mut tree,
+        lua: Snippets::default(),
+        count: 0,
+    };
+    let body = nodes.node(top[0], 0)?;
+    tree.root("main", body);
+    tree.finish().map_err(|msg| {
+        Diagnostic::new(
+            ErrorKind::InvalidValue,
+            src.start_tag(root),
+            format!("invalid tree: {msg}"),
+        )
+    })
+}
+
+/// The root element's sections, in the order of [`SECTIONS`]. A section appearing twice is an
+/// error; an unknown one too, unless the source is lenient (the GameSDK profile).
+fn find_sections<'a, 'i>(src: &Src, root: Node<'a, 'i>) -> PResult<[Option<Node<'a, 'i>>; 5]> {
+    let mut found = [None; 5];
+    for el in elements(root) {
+        let tag = src.tag(el);
+        match SECTIONS.iter().position(|s| *s == tag) {
+            Some(i) => {
+                if let Some(first) = found[i] {
+                    return Err(Diagnostic::new(
+                        ErrorKind::Syntax,
+                        src.start_tag(el),
+                        format!("the section `<{tag}>` appears twice"),
+                    )
+                    .with_label(src.start_tag(first), "first here"));
+                }
+                found[i] = Some(el);
+            }
+            None if src.lenient => {}
+            None => {
+                return Err(Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    src.start_tag(el),
+                    format!("unknown section `<{tag}>`"),
+                )
+                .with_note(
+                    "the sections are `<MetaExtensions>`, `<Variables>`, `<SignalVariables>`, \
+                     `<Timestamps>` and `<Root>` (names are case-sensitive); the gamesdk \
+                     profile ignores others",
+                ))
+            }
+        }
+    }
+    Ok(found)
+}

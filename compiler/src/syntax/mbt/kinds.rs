@@ -1,0 +1,206 @@
+//! The MBT node types: which tags exist (the core, Lua and group nodes of `spec/mbt.md`
+//! section 2.5, plus the GameSDK profile's), the attributes each accepts and how many children
+//! each takes. This file is a table; it builds nothing.
+
+use super::profile::{self, ProfileNode};
+
+/// The attributes every node accepts: status log messages.
+pub(super) const LOG_ATTRS: [&str; 3] = ["_startLog", "_successLog", "_failureLog"];
+
+/// Most children of a Sequence, Selector, Priority (cases) or StateMachine (states).
+pub(super) const MAX_CHILDREN: usize = 255;
+
+/// Most children of a Parallel (the bits of its running mask).
+pub(super) const MAX_PARALLEL: usize = 32;
+
+/// How many child nodes a type takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// At least one and at most this many.
+    Composite(usize),
+    /// Exactly one.
+    Decorator,
+    /// None.
+    Leaf,
+}
+
+/// A node type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Sequence,
+    Selector,
+    Parallel,
+    Loop,
+    LoopUntilSuccess,
+    Priority,
+    StateMachine,
+    SendEvent,
+    SendTransitionEvent,
+    IfCondition,
+    AssertCondition,
+    MonitorCondition,
+    RandomGate,
+    Timeout,
+    Wait,
+    WaitForEvent,
+    IfTime,
+    WaitUntilTime,
+    AssertTime,
+    Fail,
+    Halt,
+    Breakpoint,
+    SuppressFailure,
+    Log,
+    Graft,
+    ExecuteLua,
+    AssertLua,
+    LuaGate,
+    LuaWrapper,
+    GroupScope,
+    /// A GameSDK node (only under the profile).
+    Profile(ProfileNode),
+}
+
+/// What a tag names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lookup {
+    /// A node type available here.
+    Found(Kind),
+    /// A GameSDK node, but the profile is off.
+    NeedsProfile,
+    /// Nothing.
+    Unknown,
+}
+
+impl Kind {
+    /// The type called exactly `tag`, with or without the GameSDK profile.
+    pub fn lookup(tag: &str, gamesdk: bool) -> Lookup {
+        use Kind::*;
+        let kind = match tag {
+            "Sequence" => Sequence,
+            "Selector" => Selector,
+            "Parallel" => Parallel,
+            "Loop" => Loop,
+            "LoopUntilSuccess" => LoopUntilSuccess,
+            "Priority" => Priority,
+            "StateMachine" => StateMachine,
+            "SendEvent" => SendEvent,
+            "SendTransitionEvent" => SendTransitionEvent,
+            "IfCondition" => IfCondition,
+            "AssertCondition" => AssertCondition,
+            "MonitorCondition" => MonitorCondition,
+            "RandomGate" => RandomGate,
+            "Timeout" => Timeout,
+            "Wait" => Wait,
+            "WaitForEvent" => WaitForEvent,
+            "IfTime" => IfTime,
+            "WaitUntilTime" => WaitUntilTime,
+            "AssertTime" => AssertTime,
+            "Fail" => Fail,
+            "Halt" => Halt,
+            "Breakpoint" => Breakpoint,
+            "SuppressFailure" => SuppressFailure,
+            "Log" => Log,
+            "Graft" => Graft,
+            "ExecuteLua" => ExecuteLua,
+            "AssertLua" => AssertLua,
+            "LuaGate" => LuaGate,
+            "LuaWrapper" => LuaWrapper,
+            "GroupScope" => GroupScope,
+            _ => {
+                return match profile::lookup(tag) {
+                    Some(p) if gamesdk => Lookup::Found(Profile(p)),
+                    Some(_) => Lookup::NeedsProfile,
+                    None => Lookup::Unknown,
+                }
+            }
+        };
+        Lookup::Found(kind)
+    }
+
+    /// The attributes the type accepts besides [`LOG_ATTRS`] (`None`: any, for profile nodes,
+    /// whose attributes are their arguments).
+    pub fn attrs(self) -> Option<&'static [&'static str]> {
+        use Kind::*;
+        const TIME: [&str; 4] = ["since", "isMoreThan", "isLessThan", "orNeverBeenSet"];
+        Some(match self {
+            Parallel => &["successMode", "failureMode"],
+            Loop => &["count"],
+            LoopUntilSuccess => &["attemptCount"],
+            SendEvent | SendTransitionEvent => &["name"],
+            IfCondition => &["condition", "equalTo"],
+            AssertCondition | MonitorCondition => &["condition"],
+            RandomGate => &["opensWithChance"],
+            Timeout => &["duration"],
+            Wait => &["duration", "variation"],
+            WaitForEvent => &["name", "result"],
+            IfTime | AssertTime => &TIME,
+            WaitUntilTime => &["since", "isMoreThan", "isLessThan", "succeedIfNeverBeenSet"],
+            Log => &["message"],
+            ExecuteLua | AssertLua | LuaGate => &["code"],
+            LuaWrapper => &["onEnter", "onExit"],
+            GroupScope => &["name", "allowedConcurrentUsers"],
+            Profile(_) => return None,
+            Sequence | Selector | Priority | StateMachine | Fail | Halt | Breakpoint
+            | SuppressFailure | Graft => &[],
+        })
+    }
+
+    /// How many children the type takes.
+    pub fn shape(self) -> Shape {
+        use Kind::*;
+        match self {
+            Sequence | Selector | Priority | StateMachine => Shape::Composite(MAX_CHILDREN),
+            Parallel => Shape::Composite(MAX_PARALLEL),
+            Loop
+            | LoopUntilSuccess
+            | IfCondition
+            | RandomGate
+            | IfTime
+            | SuppressFailure
+            | LuaGate
+            | LuaWrapper
+            | GroupScope
+            | Profile(ProfileNode::Wrapper) => Shape::Decorator,
+            SendEvent
+            | SendTransitionEvent
+            | AssertCondition
+            | MonitorCondition
+            | Timeout
+            | Wait
+            | WaitForEvent
+            | WaitUntilTime
+            | AssertTime
+            | Fail
+            | Halt
+            | Breakpoint
+            | Log
+            | Graft
+            | ExecuteLua
+            | AssertLua
+            | Profile(ProfileNode::Leaf) => Shape::Leaf,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_depends_on_the_profile() {
+        assert_eq!(Kind::lookup("Wait", false), Lookup::Found(Kind::Wait));
+        assert_eq!(Kind::lookup("wait", true), Lookup::Unknown);
+        assert_eq!(Kind::lookup("Move", false), Lookup::NeedsProfile);
+        assert_eq!(
+            Kind::lookup("Move", true),
+            Lookup::Found(Kind::Profile(ProfileNode::Leaf))
+        );
+        assert_eq!(Kind::Parallel.shape(), Shape::Composite(32));
+        assert_eq!(
+            Kind::Profile(ProfileNode::Wrapper).shape(),
+            Shape::Decorator
+        );
+        assert_eq!(Kind::Profile(ProfileNode::Leaf).attrs(), None);
+    }
+}

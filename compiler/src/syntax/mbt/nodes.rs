@@ -1,0 +1,684 @@
+//! MBT node elements to IR nodes (`spec/mbt.md` sections 1.3 and 3).
+//!
+//! [`Nodes::node`] reads one element: it checks the IR depth the node will have against
+//! `Limits::max_depth` and the node count against `Limits::max_nodes` *before* anything else
+//! (so recursion is bounded by the depth limit whatever the input), then the tag, the
+//! attributes, the number of children, the attribute values, and only then recurses into the
+//! children. Priority cases and state-machine states are read here too, as they are part of
+//! their parent's grammar. The `_startLog` family wraps the node in a `logstatus`.
+//!
+//! Every error is the first one found, positioned at the element (its start tag) or the
+//! attribute at fault. This file never reads files and never prints.
+
+use std::collections::HashMap;
+
+use btvm::{BinOp, Limits, Status};
+use roxmltree::Node;
+
+use super::kinds::{Kind, Lookup, Shape, LOG_ATTRS};
+use super::lua::Snippets;
+use super::profile::{self, ProfileNode};
+use super::sections::Names;
+use super::time::{self, Compare, NumError};
+use super::xml::{elements, Attr, PResult, Src};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::{
+    Arg, CallExpr, Composite, Expr, GroupScope, Guard, GuardEval, Hooks, Lit, LogStatus, Loop,
+    NodeBuf, NodeKind, Parallel, Priority, Quorum, Resume, SendEvent, StateNode, StatusMap,
+    Transition, TreeBuilder, Trigger, Wait, WaitForEvent,
+};
+use crate::source::Span;
+use crate::syntax::cryexpr::{self, Undeclared};
+
+/// The node builder of one file.
+pub(super) struct Nodes<'a, 't> {
+    /// The file.
+    pub src: Src<'t>,
+    /// The limits.
+    pub limits: &'a Limits,
+    /// Whether the GameSDK profile is on.
+    pub gamesdk: bool,
+    /// Declared variables and timestamps.
+    pub names: &'a Names,
+    /// The tree being built (for its import table).
+    pub tree: &'a mut TreeBuilder,
+    /// The Lua snippets met so far.
+    pub lua: Snippets,
+    /// IR nodes built so far.
+    pub count: usize,
+}
+
+/// A `map` that turns failure into success (`SuppressFailure`, and `ExecuteLua` around its
+/// snippet).
+const SUPPRESS: StatusMap = StatusMap {
+    failure: Status::Success,
+    success: Status::Success,
+    running: Status::Running,
+};
+
+impl<'t> Nodes<'_, 't> {
+    fn err(&self, kind: ErrorKind, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(kind, span, message)
+    }
+
+    /// Checks the IR depth and counts `n` more IR nodes, at `span`.
+    fn room(&mut self, depth: u32, n: usize, span: Span) -> PResult<()> {
+        if depth > self.limits.max_depth {
+            return Err(self.err(
+                ErrorKind::NestTooDeep,
+                span,
+                format!(
+                    "nodes are nested more than {} levels deep",
+                    self.limits.max_depth
+                ),
+            ));
+        }
+        self.count = self.count.saturating_add(n);
+        if self.count > self.limits.max_nodes {
+            return Err(self.err(
+                ErrorKind::TooManyNodes,
+                span,
+                format!("the tree has more than {} nodes", self.limits.max_nodes),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the node element `el`, whose parent IR node is at depth `parent_depth` (0 for
+    /// the root).
+    pub fn node(&mut self, el: Node<'_, 't>, parent_depth: u32) -> PResult<NodeBuf> {
+        let span = self.src.start_tag(el);
+        // An empty message logs nothing (Definition), so it is left out.
+        let logs: Vec<Attr> = LOG_ATTRS
+            .iter()
+            .filter_map(|name| self.src.find(el, name))
+            .filter(|a| !a.value.is_empty())
+            .collect();
+        let logged = !logs.is_empty();
+        let depth = parent_depth
+            .saturating_add(1)
+            .saturating_add(u32::from(logged));
+        self.room(depth, 1 + usize::from(logged), span)?;
+        let tag = self.src.tag(el);
+        let kind = match Kind::lookup(tag, self.gamesdk) {
+            Lookup::Found(Kind::Graft) => {
+                return Err(self.err(
+                    ErrorKind::Unsupported,
+                    span,
+                    "`<Graft>` is not supported: it runs a tree the game supplies at run time",
+                ))
+            }
+            Lookup::Found(k) => k,
+            Lookup::NeedsProfile => {
+                return Err(self
+                    .err(
+                        ErrorKind::UnknownName,
+                        span,
+                        format!("unknown node type `{tag}`"),
+                    )
+                    .with_note(format!(
+                        "`{tag}` is a GameSDK node: load the tree with `--profile gamesdk`"
+                    )))
+            }
+            Lookup::Unknown => {
+                return Err(self
+                    .err(
+                        ErrorKind::UnknownName,
+                        span,
+                        format!("unknown node type `{tag}`"),
+                    )
+                    .with_note("node types are case-sensitive"))
+            }
+        };
+        if let Some(attrs) = kind.attrs() {
+            let known: Vec<&str> = attrs.iter().chain(LOG_ATTRS.iter()).copied().collect();
+            self.src.check_attrs(el, &known)?;
+        }
+        let children: Vec<Node> = elements(el).collect();
+        self.arity(el, tag, kind.shape(), &children)?;
+        let mut built = Vec::with_capacity(children.len());
+        let node = match kind {
+            Kind::Priority => self.priority(el, &children, depth)?,
+            Kind::StateMachine => self.state_machine(el, &children, depth)?,
+            Kind::ExecuteLua => {
+                // The snippet is a condition under a map: one level deeper, one node more.
+                self.room(depth.saturating_add(1), 1, span)?;
+                let code = self.src.required(el, "code")?;
+                let call = self.lua.expr(self.tree, code.value);
+                let cond = NodeBuf::leaf(NodeKind::Condition(call), span);
+                NodeBuf::new(NodeKind::MapStatus(SUPPRESS), span, vec![cond])
+            }
+            _ => {
+                let node_kind = self.kind(el, kind)?;
+                for c in &children {
+                    built.push(self.node(*c, depth)?);
+                }
+                NodeBuf::new(node_kind, span, built)
+            }
+        };
+        if !logged {
+            return Ok(node);
+        }
+        let text = |name: &str| {
+            logs.iter()
+                .find(|a| a.name == name)
+                .map(|a| a.value.to_string())
+        };
+        let log = LogStatus {
+            start: text("_startLog"),
+            success: text("_successLog"),
+            failure: text("_failureLog"),
+        };
+        Ok(NodeBuf::new(NodeKind::LogStatus(log), span, vec![node]))
+    }
+
+    /// Checks the number of child elements against the type's shape.
+    fn arity(&self, el: Node, tag: &str, shape: Shape, children: &[Node]) -> PResult<()> {
+        let span = self.src.start_tag(el);
+        match shape {
+            Shape::Composite(_) if children.is_empty() => Err(self.err(
+                ErrorKind::Arity,
+                span,
+                format!("`<{tag}>` needs at least one child"),
+            )),
+            Shape::Composite(max) if children.len() > max => Err(self
+                .err(
+                    ErrorKind::LimitExceeded,
+                    span,
+                    format!(
+                        "`<{tag}>` has {} children; it can have at most {max}",
+                        children.len()
+                    ),
+                )
+                .with_label(
+                    self.src.start_tag(children[max]),
+                    format!("child {}", max + 1),
+                )),
+            Shape::Decorator if children.len() != 1 => {
+                let at = children.get(1).map_or(span, |c| self.src.start_tag(*c));
+                Err(self.err(
+                    ErrorKind::Arity,
+                    at,
+                    format!("`<{tag}>` takes exactly one child, not {}", children.len()),
+                ))
+            }
+            Shape::Leaf if !children.is_empty() => Err(self.err(
+                ErrorKind::Arity,
+                self.src.start_tag(children[0]),
+                format!("`<{tag}>` takes no children"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The IR kind of a node that is not a Priority or StateMachine.
+    fn kind(&mut self, el: Node<'_, 't>, kind: Kind) -> PResult<NodeKind> {
+        let src = self.src;
+        let remember = Composite {
+            resume: Resume::Remember,
+            looping: false,
+            cond: None,
+        };
+        Ok(match kind {
+            Kind::Sequence => NodeKind::Sequence(remember),
+            Kind::Selector => NodeKind::Selector(remember),
+            Kind::Parallel => NodeKind::Parallel(Parallel {
+                success: self.quorum(el, "successMode", Quorum::All)?,
+                failure: self.quorum(el, "failureMode", Quorum::Any)?,
+                stop_on_failure: false,
+                remember: true,
+            }),
+            Kind::Loop | Kind::LoopUntilSuccess => {
+                let (attr, exit_on) = if kind == Kind::Loop {
+                    ("count", Status::Failure)
+                } else {
+                    ("attemptCount", Status::Success)
+                };
+                let count = match src.find(el, attr) {
+                    None => 0,
+                    Some(a) => self.number(&a, time::count(a.value, 255), "an integer 0..=255")?,
+                };
+                NodeKind::Loop(Loop {
+                    count: u32::try_from(count).ok().filter(|&n| n > 0),
+                    exit_on,
+                })
+            }
+            Kind::SendEvent | Kind::SendTransitionEvent => NodeKind::SendEvent(SendEvent {
+                event: src.required(el, "name")?.value.to_string(),
+                then: if kind == Kind::SendEvent {
+                    Status::Success
+                } else {
+                    Status::Running
+                },
+            }),
+            Kind::IfCondition => {
+                let cond = self.condition(&src.required(el, "condition")?)?;
+                let cond = match src.find(el, "equalTo") {
+                    Some(a) if !self.boolean(&a)? => Expr::Not(Box::new(cond)),
+                    _ => cond,
+                };
+                on_entry(cond)
+            }
+            Kind::AssertCondition => {
+                NodeKind::Condition(self.condition(&src.required(el, "condition")?)?)
+            }
+            Kind::MonitorCondition => {
+                NodeKind::WaitUntil(self.condition(&src.required(el, "condition")?)?)
+            }
+            Kind::RandomGate => {
+                let a = src.required(el, "opensWithChance")?;
+                let p = self.number(&a, time::chance(a.value), "a decimal number")?;
+                on_entry(Expr::binary(
+                    BinOp::Le,
+                    Expr::Random,
+                    Expr::Lit(Lit::Float(p)),
+                ))
+            }
+            Kind::Timeout | Kind::Wait => {
+                let ms = self.seconds(&src.required(el, "duration")?)?;
+                let variation_ms = match src.find(el, "variation").filter(|_| kind == Kind::Wait) {
+                    None => 0,
+                    Some(a) => {
+                        let v = self.seconds(&a)?;
+                        u32::try_from(v).map_err(|_| {
+                            self.err(
+                                ErrorKind::InvalidValue,
+                                a.value_span,
+                                format!(
+                                    "`variation` must be 0 to {} seconds, not `{}`",
+                                    u32::MAX / 1000,
+                                    a.value
+                                ),
+                            )
+                        })?
+                    }
+                };
+                NodeKind::Wait(Wait {
+                    ms,
+                    variation_ms,
+                    result: if kind == Kind::Wait {
+                        Status::Success
+                    } else {
+                        Status::Failure
+                    },
+                })
+            }
+            Kind::WaitForEvent => {
+                let event = src.required(el, "name")?.value.to_string();
+                let result = match src.find(el, "result") {
+                    None => Status::Success,
+                    Some(a) if a.value.eq_ignore_ascii_case("success") => Status::Success,
+                    Some(a) if a.value.eq_ignore_ascii_case("failure") => Status::Failure,
+                    Some(a) => {
+                        return Err(self.err(
+                            ErrorKind::InvalidValue,
+                            a.value_span,
+                            format!("`result` is `Success` or `Failure`, not `{}`", a.value),
+                        ))
+                    }
+                };
+                NodeKind::WaitForEvent(WaitForEvent { event, result })
+            }
+            Kind::IfTime => on_entry(self.time_condition(el, "orNeverBeenSet")?),
+            Kind::AssertTime => NodeKind::Condition(self.time_condition(el, "orNeverBeenSet")?),
+            Kind::WaitUntilTime => {
+                NodeKind::WaitUntil(self.time_condition(el, "succeedIfNeverBeenSet")?)
+            }
+            Kind::Fail => NodeKind::Const(Status::Failure),
+            Kind::Halt => NodeKind::Const(Status::Running),
+            Kind::Breakpoint => NodeKind::Const(Status::Success),
+            Kind::SuppressFailure => NodeKind::MapStatus(SUPPRESS),
+            Kind::Log => NodeKind::Log(src.required(el, "message")?.value.to_string()),
+            Kind::AssertLua => {
+                let code = src.required(el, "code")?;
+                NodeKind::Condition(self.lua.expr(self.tree, code.value))
+            }
+            Kind::LuaGate => {
+                let code = src.required(el, "code")?;
+                on_entry(self.lua.expr(self.tree, code.value))
+            }
+            Kind::LuaWrapper => {
+                let mut hooks = Hooks {
+                    enter: None,
+                    exit: None,
+                };
+                for a in src.attrs(el) {
+                    if a.value.is_empty() {
+                        continue;
+                    }
+                    match a.name {
+                        "onEnter" => hooks.enter = Some(self.lua.call(self.tree, a.value)),
+                        "onExit" => hooks.exit = Some(self.lua.call(self.tree, a.value)),
+                        _ => {}
+                    }
+                }
+                NodeKind::Hooks(hooks)
+            }
+            Kind::GroupScope => {
+                let scope = src.required(el, "name")?.value.to_string();
+                let max_users = match src.find(el, "allowedConcurrentUsers") {
+                    None => 1,
+                    Some(a) => self.number(
+                        &a,
+                        time::count(a.value, u64::from(u32::MAX)),
+                        "an integer 0..=4294967295",
+                    )?,
+                };
+                NodeKind::GroupScope(GroupScope {
+                    scope,
+                    max_users: u32::try_from(max_users).unwrap_or(u32::MAX),
+                })
+            }
+            Kind::Profile(p) => {
+                let call = self.profile_call(el)?;
+                match p {
+                    ProfileNode::Leaf => NodeKind::Action(call),
+                    ProfileNode::Wrapper => NodeKind::Hooks(Hooks {
+                        enter: Some(call.clone()),
+                        exit: Some(call),
+                    }),
+                }
+            }
+            Kind::Priority | Kind::StateMachine | Kind::ExecuteLua | Kind::Graft => {
+                // Built by `node` itself; never reached.
+                NodeKind::Const(Status::Failure)
+            }
+        })
+    }
+
+    /// A Priority over its `<Case>` elements.
+    fn priority(
+        &mut self,
+        el: Node<'_, 't>,
+        cases: &[Node<'_, 't>],
+        depth: u32,
+    ) -> PResult<NodeBuf> {
+        let case_depth = depth.saturating_add(1);
+        let mut built = Vec::with_capacity(cases.len());
+        for &case in cases {
+            let span = self.src.start_tag(case);
+            if self.src.tag(case) != "Case" {
+                return Err(self
+                    .err(
+                        ErrorKind::Syntax,
+                        span,
+                        format!(
+                            "a `<Priority>` holds only `<Case>` elements, not `<{}>`",
+                            self.src.tag(case)
+                        ),
+                    )
+                    .with_note("write `<Case condition=\"...\">` around each child node"));
+            }
+            self.room(case_depth, 1, span)?;
+            self.src.check_attrs(case, &["condition"])?;
+            let children: Vec<Node> = elements(case).collect();
+            self.arity(case, "Case", Shape::Decorator, &children)?;
+            let cond = match self.src.find(case, "condition") {
+                Some(a) if !a.value.trim().is_empty() => self.condition(&a)?,
+                _ => Expr::Lit(Lit::Bool(true)),
+            };
+            let child = self.node(children[0], case_depth)?;
+            built.push(NodeBuf::new(NodeKind::Case(cond), span, vec![child]));
+        }
+        let kind = NodeKind::Priority(Priority {
+            repick: GuardEval::OnChange,
+        });
+        Ok(NodeBuf::new(kind, self.src.start_tag(el), built))
+    }
+
+    /// A StateMachine over its `<State>` elements.
+    fn state_machine(
+        &mut self,
+        el: Node<'_, 't>,
+        states: &[Node<'_, 't>],
+        depth: u32,
+    ) -> PResult<NodeBuf> {
+        let state_depth = depth.saturating_add(1);
+        // State names, case-insensitively; the first of two equal names wins, as a lookup by
+        // name in the original finds the first.
+        let mut index: HashMap<String, u32> = HashMap::new();
+        for (i, &state) in states.iter().enumerate() {
+            let span = self.src.start_tag(state);
+            if self.src.tag(state) != "State" {
+                return Err(self.err(
+                    ErrorKind::Syntax,
+                    span,
+                    format!(
+                        "a `<StateMachine>` holds only `<State>` elements, not `<{}>`",
+                        self.src.tag(state)
+                    ),
+                ));
+            }
+            self.src.check_attrs(state, &["name"])?;
+            let name = self.src.required(state, "name")?;
+            index
+                .entry(name.value.to_ascii_lowercase())
+                .or_insert(i as u32);
+        }
+        let mut built = Vec::with_capacity(states.len());
+        for &state in states {
+            let span = self.src.start_tag(state);
+            self.room(state_depth, 1, span)?;
+            let mut transitions_el = None;
+            let mut tree_el = None;
+            for part in elements(state) {
+                let slot = match self.src.tag(part) {
+                    "Transitions" => &mut transitions_el,
+                    "BehaviorTree" => &mut tree_el,
+                    other => {
+                        return Err(self
+                            .err(
+                                ErrorKind::Syntax,
+                                self.src.start_tag(part),
+                                format!("a `<State>` holds `<Transitions>` and `<BehaviorTree>`, not `<{other}>`"),
+                            ))
+                    }
+                };
+                if slot.is_some() {
+                    return Err(self.err(
+                        ErrorKind::Syntax,
+                        self.src.start_tag(part),
+                        format!("a `<State>` has one `<{}>`", self.src.tag(part)),
+                    ));
+                }
+                *slot = Some(part);
+            }
+            let mut transitions = Vec::new();
+            if let Some(ts) = transitions_el {
+                self.src.check_attrs(ts, &[])?;
+                for t in elements(ts) {
+                    if self.src.tag(t) != "Transition" {
+                        return Err(self.err(
+                            ErrorKind::Syntax,
+                            self.src.start_tag(t),
+                            format!(
+                                "`<Transitions>` holds only `<Transition>` elements, not `<{}>`",
+                                self.src.tag(t)
+                            ),
+                        ));
+                    }
+                    self.src.check_attrs(t, &["onEvent", "to"])?;
+                    let event = self.src.required(t, "onEvent")?;
+                    let to = self.src.required(t, "to")?;
+                    let Some(&target) = index.get(&to.value.to_ascii_lowercase()) else {
+                        return Err(self
+                            .err(
+                                ErrorKind::UnknownName,
+                                to.value_span,
+                                format!("no state `{}` in this state machine", to.value),
+                            )
+                            .with_note("state names are case-insensitive"));
+                    };
+                    transitions.push(Transition {
+                        on: Trigger::Event(event.value.to_string()),
+                        to: target,
+                    });
+                }
+            }
+            let Some(body) = tree_el else {
+                return Err(self.err(
+                    ErrorKind::Syntax,
+                    span,
+                    "a `<State>` needs a `<BehaviorTree>` holding its node",
+                ));
+            };
+            self.src.check_attrs(body, &[])?;
+            let children: Vec<Node> = elements(body).collect();
+            self.arity(body, "BehaviorTree", Shape::Decorator, &children)?;
+            let child = self.node(children[0], state_depth)?;
+            let name = self.src.find(state, "name").map(|a| a.value.to_string());
+            built.push(NodeBuf {
+                kind: NodeKind::State(StateNode { transitions }),
+                name,
+                span,
+                children: vec![child],
+            });
+        }
+        Ok(NodeBuf::new(
+            NodeKind::StateMachine,
+            self.src.start_tag(el),
+            built,
+        ))
+    }
+
+    /// A profile node's call: its attributes, but the log ones, as named string arguments.
+    fn profile_call(&mut self, el: Node<'_, 't>) -> PResult<CallExpr> {
+        let tag = self.src.tag(el);
+        let args: Vec<Arg> = self
+            .src
+            .attrs(el)
+            .into_iter()
+            .filter(|a| !LOG_ATTRS.contains(&a.name))
+            .map(|a| Arg {
+                name: Some(a.name.to_string()),
+                value: Expr::Lit(Lit::Str(a.value.to_string())),
+            })
+            .collect();
+        if args.len() > 255 {
+            return Err(self.err(
+                ErrorKind::Arity,
+                self.src.start_tag(el),
+                format!(
+                    "`<{tag}>` has {} attributes; an action takes at most 255 arguments",
+                    args.len()
+                ),
+            ));
+        }
+        let import = self.tree.import(profile::import(tag));
+        Ok(CallExpr { import, args })
+    }
+
+    /// A condition attribute (section 1.5; undeclared names read as false).
+    fn condition(&self, a: &Attr) -> PResult<Expr> {
+        let names = self.names;
+        let lookup = |n: &str| names.var(n);
+        cryexpr::parse(
+            a.value,
+            a.value_span,
+            &lookup,
+            Undeclared::False,
+            self.limits,
+        )
+    }
+
+    /// The time condition of IfTime, AssertTime (`never` = `orNeverBeenSet`) and
+    /// WaitUntilTime (`never` = `succeedIfNeverBeenSet`).
+    fn time_condition(&self, el: Node<'_, 't>, never: &str) -> PResult<Expr> {
+        let since = self.src.required(el, "since")?;
+        let Some(ts) = self.names.timestamp(since.value) else {
+            return Err(self
+                .err(
+                    ErrorKind::UnknownName,
+                    since.value_span,
+                    format!("no timestamp `{}` is declared", since.value),
+                )
+                .with_note("declare it in `<Timestamps>`; timestamp names are case-sensitive"));
+        };
+        let more = self.src.find(el, "isMoreThan");
+        let less = self.src.find(el, "isLessThan");
+        let (compare, limit) = match (more, less) {
+            (Some(m), None) => (Compare::MoreThan, m),
+            (None, Some(l)) => (Compare::LessThan, l),
+            (Some(m), Some(l)) => {
+                let second = if m.span.start > l.span.start { m } else { l };
+                return Err(self.err(
+                    ErrorKind::InvalidValue,
+                    second.span,
+                    format!(
+                        "`<{}>` takes one of `isMoreThan` and `isLessThan`, not both",
+                        self.src.tag(el)
+                    ),
+                ));
+            }
+            (None, None) => {
+                return Err(self.err(
+                    ErrorKind::InvalidValue,
+                    self.src.start_tag(el),
+                    format!(
+                        "`<{}>` needs the attribute `isMoreThan` or `isLessThan`",
+                        self.src.tag(el)
+                    ),
+                ))
+            }
+        };
+        let ms = self.seconds(&limit)?;
+        let if_never = match self.src.find(el, never) {
+            Some(a) => self.boolean(&a)?,
+            None => false,
+        };
+        Ok(time::condition(ts, compare, ms, if_never))
+    }
+
+    /// A Parallel mode: `all` or `any`.
+    fn quorum(&self, el: Node<'_, 't>, attr: &str, default: Quorum) -> PResult<Quorum> {
+        match self.src.find(el, attr) {
+            None => Ok(default),
+            Some(a) if a.value == "all" => Ok(Quorum::All),
+            Some(a) if a.value == "any" => Ok(Quorum::Any),
+            Some(a) => Err(self.err(
+                ErrorKind::InvalidValue,
+                a.value_span,
+                format!("`{attr}` is `all` or `any`, not `{}`", a.value),
+            )),
+        }
+    }
+
+    /// A number parsed by one of the [`time`] functions, or an error naming what it should be.
+    fn number<T>(&self, a: &Attr, parsed: Result<T, NumError>, what: &str) -> PResult<T> {
+        parsed.map_err(|e| {
+            let why = match e {
+                NumError::Malformed => "is not",
+                NumError::OutOfRange => "is out of range for",
+            };
+            self.err(
+                ErrorKind::InvalidValue,
+                a.value_span,
+                format!("`{}` = `{}` {why} {what}", a.name, a.value),
+            )
+        })
+    }
+
+    /// Seconds, in milliseconds.
+    fn seconds(&self, a: &Attr) -> PResult<i64> {
+        self.number(a, time::seconds_to_ms(a.value), "a number of seconds")
+    }
+
+    /// A boolean: `true`/`false` in any case, or `1`/`0`.
+    fn boolean(&self, a: &Attr) -> PResult<bool> {
+        time::boolean(a.value).ok_or_else(|| {
+            self.err(
+                ErrorKind::InvalidValue,
+                a.value_span,
+                format!("`{}` is `true` or `false`, not `{}`", a.name, a.value),
+            )
+        })
+    }
+}
+
+/// A guard evaluated once, on entry.
+fn on_entry(cond: Expr) -> NodeKind {
+    NodeKind::Guard(Guard {
+        cond,
+        eval: GuardEval::OnEntry,
+    })
+}

@@ -1,0 +1,273 @@
+//! XML plumbing for the MBT front-end: parsing the document with `roxmltree`, names and spans
+//! taken from the source text, attribute lookup and the unknown-attribute rule.
+//!
+//! Names (tags and attributes) are read from the source exactly as written, so a namespace
+//! prefix is part of the name and matching is case-sensitive, as CRYENGINE compares them. Every
+//! span points into the file: a start tag (`<` to `>`), a whole attribute (`name="value"`) or an
+//! attribute's value (between the quotes). This file knows nothing about node types, sections
+//! or the IR, and never recurses.
+
+use std::ops::Range;
+
+use roxmltree::{Attribute, Document, Node, ParsingOptions, TextPos};
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::source::{FileId, Span};
+
+/// Result of this front-end's steps: the first error found.
+pub(super) type PResult<T> = Result<T, Diagnostic>;
+
+/// Parses `text` (DTDs refused, so there are no custom entities); a UTF-8 BOM is skipped by
+/// `roxmltree`, and positions stay offsets into `text`.
+pub(super) fn parse_document(text: &str, file: FileId) -> PResult<Document<'_>> {
+    let options = ParsingOptions {
+        allow_dtd: false,
+        ..ParsingOptions::default()
+    };
+    Document::parse_with_options(text, options).map_err(|e| xml_error(text, file, &e))
+}
+
+/// One attribute of an element: its value and where it is.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Attr<'a> {
+    /// The name as written.
+    pub name: &'a str,
+    /// The value, entities resolved.
+    pub value: &'a str,
+    /// The whole attribute, `name="value"`.
+    pub span: Span,
+    /// The value between the quotes.
+    pub value_span: Span,
+}
+
+/// The source text of one file and how strictly its attributes are checked.
+#[derive(Clone, Copy)]
+pub(super) struct Src<'t> {
+    /// The file's text.
+    pub text: &'t str,
+    /// Its id in the source map.
+    pub file: FileId,
+    /// Unknown attributes are ignored (the GameSDK profile) instead of being errors.
+    pub lenient: bool,
+}
+
+impl<'t> Src<'t> {
+    /// A span of this file.
+    pub fn span(&self, r: Range<usize>) -> Span {
+        Span::new(self.file, r.start, r.end)
+    }
+
+    /// A name as written at `start` in the source: up to whitespace, `=`, `/` or `>`.
+    fn name_at(&self, start: usize) -> &'t str {
+        let rest = self.text.get(start..).unwrap_or("");
+        let len = rest
+            .find(|c: char| c.is_ascii_whitespace() || matches!(c, '=' | '/' | '>'))
+            .unwrap_or(rest.len());
+        &rest[..len]
+    }
+
+    /// The element's tag as written (with any namespace prefix).
+    pub fn tag(&self, node: Node) -> &'t str {
+        self.name_at(node.range().start + 1)
+    }
+
+    /// The span of the element's start tag, `<` to `>`.
+    pub fn start_tag(&self, node: Node) -> Span {
+        let r = node.range();
+        let mut from = r.start + 1 + self.tag(node).len();
+        for a in node.attributes() {
+            from = from.max(a.range().end);
+        }
+        let end = self
+            .text
+            .get(from..r.end)
+            .and_then(|s| s.find('>'))
+            .map_or(r.end, |i| from + i + 1);
+        Span::new(self.file, r.start, end)
+    }
+
+    /// The attribute `a` of some element.
+    pub fn attr<'a>(&self, a: &Attribute<'a, 't>) -> Attr<'a>
+    where
+        't: 'a,
+    {
+        Attr {
+            name: self.name_at(a.range().start),
+            value: a.value(),
+            span: self.span(a.range()),
+            value_span: self.span(a.range_value()),
+        }
+    }
+
+    /// The element's attributes, in document order.
+    pub fn attrs<'a>(&self, node: Node<'a, 't>) -> Vec<Attr<'a>>
+    where
+        't: 'a,
+    {
+        node.attributes().map(|a| self.attr(&a)).collect()
+    }
+
+    /// The attribute called exactly `name`, if the element has it.
+    pub fn find<'a>(&self, node: Node<'a, 't>, name: &str) -> Option<Attr<'a>>
+    where
+        't: 'a,
+    {
+        node.attributes()
+            .map(|a| self.attr(&a))
+            .find(|a| a.name == name)
+    }
+
+    /// The attribute `name`, which the element must have (`InvalidValue` naming it otherwise).
+    pub fn required<'a>(&self, node: Node<'a, 't>, name: &str) -> PResult<Attr<'a>>
+    where
+        't: 'a,
+    {
+        self.find(node, name).ok_or_else(|| {
+            Diagnostic::new(
+                ErrorKind::InvalidValue,
+                self.start_tag(node),
+                format!("`<{}>` needs the attribute `{name}`", self.tag(node)),
+            )
+        })
+    }
+
+    /// Checks that every attribute of the element is one of `known`; an unknown one is an
+    /// `InvalidValue` error unless the source is lenient.
+    pub fn check_attrs(&self, node: Node, known: &[&str]) -> PResult<()> {
+        if self.lenient {
+            return Ok(());
+        }
+        for a in node.attributes() {
+            let a = self.attr(&a);
+            if !known.contains(&a.name) {
+                let expected = if known.is_empty() {
+                    "it takes no attributes".to_string()
+                } else {
+                    let list: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+                    format!("it takes {}", list.join(", "))
+                };
+                return Err(Diagnostic::new(
+                    ErrorKind::InvalidValue,
+                    a.span,
+                    format!("`<{}>` has no attribute `{}`", self.tag(node), a.name),
+                )
+                .with_note(format!("{expected} (names are case-sensitive)"))
+                .with_note("the gamesdk profile ignores unknown attributes, as CRYENGINE does"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The element children of `node`, in document order (text and comments skipped).
+pub(super) fn elements<'a, 'i>(node: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
+    node.children().filter(Node::is_element)
+}
+
+/// A `roxmltree` error as a diagnostic at the position it reports.
+fn xml_error(text: &str, file: FileId, e: &roxmltree::Error) -> Diagnostic {
+    use roxmltree::Error as E;
+    let at_end = Span::new(file, text.len(), text.len());
+    let (kind, span, message) = match e {
+        E::NoRootNode => (
+            ErrorKind::Syntax,
+            Span::new(file, 0, 0),
+            "the file has no root element; an MBT file's root is `<BehaviorTree>`".to_string(),
+        ),
+        E::UnexpectedEndOfStream | E::UnclosedRootNode => {
+            (ErrorKind::Syntax, at_end, format!("malformed XML: {e}"))
+        }
+        E::DtdDetected => {
+            let at = text.find("<!DOCTYPE").unwrap_or(0);
+            let len = "<!DOCTYPE".len().min(text.len().saturating_sub(at));
+            (
+                ErrorKind::Syntax,
+                Span::new(file, at, at + len),
+                "document type declarations (`<!DOCTYPE`) are not supported".to_string(),
+            )
+        }
+        E::NodesLimitReached | E::AttributesLimitReached | E::NamespacesLimitReached => (
+            ErrorKind::TooManyNodes,
+            Span::new(file, 0, 0),
+            format!("the XML is too large: {e}"),
+        ),
+        _ => {
+            let pos = e.pos();
+            let start = offset_of(text, pos);
+            let len = text[start..].chars().next().map_or(0, char::len_utf8);
+            let message = e.to_string().replace(&format!(" at {pos}"), "");
+            (
+                ErrorKind::Syntax,
+                Span::new(file, start, start + len),
+                format!("malformed XML: {message}"),
+            )
+        }
+    };
+    Diagnostic::new(kind, span, message)
+}
+
+/// The byte offset of a 1-based row and column (in characters), clamped to the text.
+fn offset_of(text: &str, pos: TextPos) -> usize {
+    let mut line_start = 0;
+    for _ in 1..pos.row {
+        match text[line_start..].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let line = &text[line_start..];
+    let col = pos.col.saturating_sub(1) as usize;
+    line_start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(text: &str) -> Src<'_> {
+        Src {
+            text,
+            file: FileId(0),
+            lenient: false,
+        }
+    }
+
+    #[test]
+    fn names_and_spans_come_from_the_source() {
+        let text = "\u{feff}<A xy='1' b=\"t&amp;u\" >text<B/></A>";
+        let at = |needle: &str| text.find(needle).unwrap() as u32;
+        let doc = parse_document(text, FileId(0)).unwrap();
+        let s = src(text);
+        let root = doc.root_element();
+        assert_eq!(s.tag(root), "A");
+        let tag = s.start_tag(root);
+        assert_eq!((tag.start, tag.end), (3, at(">text") + 1));
+        let b = s.find(root, "b").unwrap();
+        assert_eq!(b.value, "t&u");
+        assert_eq!(
+            (b.value_span.start, b.value_span.end),
+            (at("t&"), at("u\"") + 1)
+        );
+        assert_eq!(s.attrs(root)[0].name, "xy");
+        let e = s.check_attrs(root, &["b"]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidValue);
+        assert_eq!((e.span.start, e.span.end), (at("xy"), at("xy") + 6));
+        assert!(s.check_attrs(root, &["xy", "b"]).is_ok());
+        let e = s.required(root, "c").unwrap_err();
+        assert!(e.message.contains("`c`"), "{}", e.message);
+        assert_eq!(elements(root).count(), 1);
+    }
+
+    #[test]
+    fn xml_errors_are_positioned() {
+        let e = parse_document("<A>\n  <B></C>\n</A>", FileId(0)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.span.start, 9);
+        let e = parse_document("", FileId(0)).unwrap_err();
+        assert_eq!((e.kind, e.span.start), (ErrorKind::Syntax, 0));
+        let e = parse_document("<A>", FileId(0)).unwrap_err();
+        assert_eq!(e.span.start, 3);
+        let e = parse_document("<!DOCTYPE x []><A/>", FileId(0)).unwrap_err();
+        assert_eq!((e.span.start, e.span.end), (0, 9));
+    }
+}

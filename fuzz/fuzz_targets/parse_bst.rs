@@ -1,0 +1,16 @@
+//! Any bytes as source files in the BST dialect (CryEngine 3 Behavior Selection Tree XML): the
+//! front-end and the checker return a tree or positioned errors, never a panic, a hang or a
+//! stack overflow; an accepted tree lowers, its program survives the file format, and the
+//! reference and the vm agree on it (`btvm_fuzz::exercise`). The input may hold up to four
+//! files separated by 0xFF bytes, named `main.xml`, `b.xml`, `c.xml` and `d.xml`: the last
+//! three sit next to the main file, so `<Blocks>` files, global Refs and Ref cycles across
+//! files are reachable.
+#![no_main]
+
+use btvm_compiler::ir::Dialect;
+use btvm_compiler::load::Format;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    btvm_fuzz::load_input(data, Format::Dialect(Dialect::Bst), "xml");
+});
