@@ -8,7 +8,8 @@
 //! synthetic host (or the world, when it knows every call), restarting every agent whose tree
 //! halted after each tick, as `btvm bench` does: the Drag[en]gine example
 //! `spec/examples/wanderer/wanderer.debt`, and the game's real `default.bt` from the external
-//! corpus (`../shared/corpus/unvanquished/`) when that folder is present.
+//! corpus (`../shared/corpus/unvanquished/`) when that folder is present. So do the example
+//! trees of the other dialects (Spore's Figure 1, the MBT squad soldier, the BST Grunt).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -21,8 +22,8 @@ use btvm_compiler::bench::measure::{run_bench, BenchConfig, BenchEngine, HostKin
 use btvm_compiler::bench::synthetic::SyntheticHost;
 use btvm_compiler::bench::world::World;
 use btvm_compiler::ir::Tree;
-use btvm_compiler::load::{load, LoadOptions};
-use btvm_compiler::reference::Interpreter;
+use btvm_compiler::load::{load, LoadOptions, Profile};
+use btvm_compiler::reference::{Interpreter, Scopes};
 use btvm_compiler::source::{RealFs, SourceMap};
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 
@@ -94,8 +95,12 @@ fn engines(c: &mut Criterion) {
 
 /// Loads a tree from a file, panicking with the rendered diagnostic if it does not load.
 fn load_file(path: &Path) -> Tree {
+    load_with(path, &LoadOptions::default())
+}
+
+fn load_with(path: &Path, options: &LoadOptions) -> Tree {
     let mut sources = SourceMap::new();
-    load(path, &RealFs, &LoadOptions::default(), &mut sources).unwrap_or_else(|d| {
+    load(path, &RealFs, options, &mut sources).unwrap_or_else(|d| {
         panic!(
             "{} does not load: {}",
             path.display(),
@@ -141,20 +146,23 @@ fn tree_group<H: Host>(
         let mut states: Vec<_> = (0..AGENTS).map(|a| interp.new_agent(AgentId(a))).collect();
         let mut h = host();
         let mut now = 0;
+        let mut scopes = Scopes::new();
         group.bench_function("reference", |b| {
             b.iter(|| {
                 now += 100;
                 for st in &mut states {
-                    black_box(interp.tick(st, &mut h, now));
-                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`).
+                    black_box(interp.tick_with_scopes(st, &mut h, now, &mut scopes));
+                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`, an
+                    // MBT root that finished).
                     if st.halt().is_some() {
-                        interp.reset(st);
+                        interp.reset_with_scopes(st, &mut scopes);
                     }
                 }
             })
         });
     }
     let cursor = !program.rules().is_empty();
+    let lifecycle = matches!(tree.config.model, btvm_compiler::ir::Model::Lifecycle);
     for engine in [EngineKind::Vm, EngineKind::Native] {
         let mut batch = Batch::with_engine(&program, AGENTS, engine).expect("main entry");
         assert!(batch.fallback().is_none(), "native code is not available");
@@ -164,11 +172,15 @@ fn tree_group<H: Host>(
             b.iter(|| {
                 now += 100;
                 let failed = black_box(batch.tick(&mut h, now)).contains(&Status::Failure);
-                // Only a failed tick can have stopped a tree (as in `btvm bench`).
-                if cursor && failed {
+                // Only a failed tick can stop a cursor tree; an MBT tree stops when its root
+                // finishes either way (as in `btvm bench`).
+                if (cursor && failed) || lifecycle {
                     for i in 0..batch.len() {
-                        if let Some(st) = batch.state_mut(i) {
-                            if program.halt(st).is_some() {
+                        let halted = batch.state(i).is_some_and(|st| program.halt(st).is_some());
+                        if halted && lifecycle {
+                            batch.reset_agent(i);
+                        } else if halted {
+                            if let Some(st) = batch.state_mut(i) {
                                 program.reset(st);
                             }
                         }
@@ -186,6 +198,32 @@ fn wanderer(c: &mut Criterion) {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/examples/wanderer/wanderer.debt");
     let tree = load_file(&path);
     tree_group(c, "wanderer", &tree, HostKind::Synthetic, || SyntheticHost);
+}
+
+/// The example trees of the other dialects against the synthetic host: Spore's Figure 1, the
+/// MBT squad soldier (GameSDK profile) and the BST Grunt.
+fn dialect_examples(c: &mut Criterion) {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/examples");
+    let figure1 = load_file(&examples.join("figure1.spore"));
+    tree_group(c, "spore-figure1", &figure1, HostKind::Synthetic, || {
+        SyntheticHost
+    });
+    let gamesdk = LoadOptions {
+        profile: Some(Profile::GameSdk),
+        ..LoadOptions::default()
+    };
+    let soldier = load_with(&examples.join("squad_soldier.xml"), &gamesdk);
+    tree_group(
+        c,
+        "mbt-squad-soldier",
+        &soldier,
+        HostKind::Synthetic,
+        || SyntheticHost,
+    );
+    let grunt = load_file(&examples.join("grunt/grunt.xml"));
+    tree_group(c, "bst-grunt", &grunt, HostKind::Synthetic, || {
+        SyntheticHost
+    });
 }
 
 /// The game's `default.bt` (external corpus), when present.
@@ -216,5 +254,11 @@ fn unvanquished_default(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, engines, wanderer, unvanquished_default);
+criterion_group!(
+    benches,
+    engines,
+    wanderer,
+    dialect_examples,
+    unvanquished_default
+);
 criterion_main!(benches);

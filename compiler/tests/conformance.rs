@@ -61,7 +61,13 @@ fn every_case_on_every_engine() {
         failures.len()
     );
     if filter.is_none() {
-        for (dialect, least) in [("unvanquished", 40), ("dragengine", 30), ("spore", 30)] {
+        for (dialect, least) in [
+            ("unvanquished", 40),
+            ("dragengine", 30),
+            ("spore", 30),
+            ("mbt", 40),
+            ("bst", 40),
+        ] {
             let n = files
                 .iter()
                 .filter(|p| p.to_string_lossy().contains(&format!("/{dialect}/")))

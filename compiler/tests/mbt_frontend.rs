@@ -223,7 +223,7 @@ fn core_nodes_map_to_the_ir() {
         r#"<Variables><Variable name="A"/><Variable name="B" default="true"/></Variables>
 <Timestamps><Timestamp name="T" setOnEvent="Mark"/></Timestamps>"#,
         r#"<Sequence>
-  <Selector>
+  <Selector _comment="an editor's note, ignored">
     <Parallel successMode="any" failureMode="all"><Fail/><Halt/></Parallel>
     <Parallel><Breakpoint/></Parallel>
   </Selector>
@@ -437,6 +437,27 @@ fn time_conditions_follow_section_3() {
         t.nodes[0].kind,
         NodeKind::Condition(valid_and(BinOp::Gt, 0))
     );
+    // A `since` naming no declared timestamp (case-sensitive) is never set.
+    for (xml, want) in [
+        (
+            r#"<AssertTime since="t" isLessThan="1" orNeverBeenSet="true"/>"#,
+            NodeKind::Condition(Expr::Lit(Lit::Bool(true))),
+        ),
+        (
+            r#"<WaitUntilTime since="Nope" isMoreThan="1"/>"#,
+            NodeKind::WaitUntil(Expr::Lit(Lit::Bool(false))),
+        ),
+    ] {
+        assert_eq!(ok(&doc(decls, xml)).nodes[0].kind, want, "{xml}");
+    }
+    let t = ok(&doc(
+        "",
+        r#"<IfTime since="T" isMoreThan="1"><Halt/></IfTime>"#,
+    ));
+    assert_eq!(
+        body(&t),
+        "root main = guard on-entry (false) {\n    const running\n}\n"
+    );
     // The never-set flags default to false.
     for (xml, want) in [
         (
@@ -559,7 +580,7 @@ fn profile_leaves_are_actions_with_attribute_arguments_in_document_order() {
         "",
         r#"<Sequence>
   <Move to="Target" speed="Run" _startLog="moving" stance="Crouch"/>
-  <Shoot/>
+  <Shoot _comment="the editor's note"/>
   <Move speed="Walk" to="Cover"/>
   <Signal name="OnSpotted" filter="Group"/>
 </Sequence>"#,
@@ -820,7 +841,7 @@ fn attributes_unknown_missing_and_malformed() {
             says,
         )
     };
-    use ErrorKind::{InvalidValue as IV, UnknownName as UN};
+    use ErrorKind::InvalidValue as IV;
     e(
         r#"<Sequence name="Main"><Halt/></Sequence>"#,
         IV,
@@ -828,6 +849,7 @@ fn attributes_unknown_missing_and_malformed() {
         "name",
     );
     e(r#"<Halt _startlog="x"/>"#, IV, "_startlog", "_startlog");
+    e(r#"<Halt _Comment="x"/>"#, IV, "_Comment", "_Comment");
     e(r#"<Wait/>"#, IV, "<Wait/>", "`duration`");
     e(r#"<Timeout/>"#, IV, "<Timeout/>", "`duration`");
     e(r#"<Log/>"#, IV, "<Log/>", "`message`");
@@ -969,10 +991,10 @@ fn attributes_unknown_missing_and_malformed() {
         "isMoreThan",
     );
     e(
-        r#"<AssertTime since="t" isLessThan="1"/>"#,
-        UN,
-        "t\" isLess",
-        "`t`",
+        r#"<AssertTime since="T" isLessThan="soon"/>"#,
+        IV,
+        "soon",
+        "seconds",
     );
     // WaitUntilTime has no orNeverBeenSet; IfTime no succeedIfNeverBeenSet.
     e(

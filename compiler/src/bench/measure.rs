@@ -13,7 +13,7 @@ use super::synthetic::SyntheticHost;
 use super::world::World;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
-use crate::reference::Interpreter;
+use crate::reference::{Interpreter, Scopes};
 use crate::source::Span;
 
 /// An engine `btvm bench` can time.
@@ -240,6 +240,8 @@ pub fn run_bench(
             let mut hosts = Hosts::new(host, tree, agents, 1);
             let mut tally = Tally::default();
             let inputs = DeciderInputs::for_tree(tree);
+            // One group-scope table for the whole population, as a batch shares its engine's.
+            let mut scopes = Scopes::new();
             let start = Instant::now();
             for t in 0..cfg.ticks {
                 let now = Millis::from(t) * cfg.step_ms;
@@ -257,10 +259,11 @@ pub fn run_bench(
                             interp.add_stimulus(state, bit, btvm::Stimulus::new(now, Some(ms), 0));
                         }
                     }
-                    tally.add(interp.tick(state, h, now));
-                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`).
+                    tally.add(interp.tick_with_scopes(state, h, now, &mut scopes));
+                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`, an
+                    // MBT tree whose root finished).
                     if state.halt().is_some() {
-                        interp.reset(state);
+                        interp.reset_with_scopes(state, &mut scopes);
                     }
                 }
             }
@@ -318,6 +321,7 @@ pub fn run_bench(
             let mut hosts = Hosts::new(host, tree, agents, threads);
             let mut tally = Tally::default();
             let cursor = !program.rules().is_empty();
+            let lifecycle = matches!(tree.config.model, crate::ir::Model::Lifecycle);
             let inputs = DeciderInputs::for_tree(tree);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -357,11 +361,16 @@ pub fn run_bench(
                         failed |= s == btvm::Status::Failure;
                     }
                     // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
-                    // only a failed tick can have stopped one.
-                    if cursor && failed {
+                    // only a failed tick can have stopped one. An MBT tree stops when its root
+                    // finishes either way; resetting it also leaves its group scopes.
+                    if (cursor && failed) || lifecycle {
                         for i in 0..batch.len() {
-                            if let Some(st) = batch.state_mut(i) {
-                                if program.halt(st).is_some() {
+                            let halted =
+                                batch.state(i).is_some_and(|st| program.halt(st).is_some());
+                            if halted && lifecycle {
+                                batch.reset_agent(i);
+                            } else if halted {
+                                if let Some(st) = batch.state_mut(i) {
                                     program.reset(st);
                                 }
                             }

@@ -458,8 +458,25 @@ impl LcLower<'_, '_> {
             // in it: `send -> success`).
             self.init(id);
         }
-        // The update, with the finish edges.
-        let (fs, ff) = (self.label(), self.label());
+        // The update, with the finish edges (straight to the parent when a finish does
+        // nothing).
+        let message = |st: Status| {
+            log.and_then(|lg| match st {
+                Status::Success => lg.success.as_deref(),
+                _ => lg.failure.as_deref(),
+            })
+        };
+        let edge = |lc: &mut Self, st: Status, to: Label| {
+            if message(st).is_none() && lc.finish_is_empty(id, st) {
+                to
+            } else {
+                lc.label()
+            }
+        };
+        let (fs, ff) = (
+            edge(self, Status::Success, k.s),
+            edge(self, Status::Failure, k.f),
+        );
         self.update(
             id,
             Cont {
@@ -469,19 +486,33 @@ impl LcLower<'_, '_> {
             },
         );
         for (l, st, to) in [(fs, Status::Success, k.s), (ff, Status::Failure, k.f)] {
+            if l == to {
+                continue;
+            }
             self.place(l);
             self.finish(id, st);
             // The success or failure message comes just after the terminate step.
-            let msg = log.and_then(|lg| match st {
-                Status::Success => lg.success.as_deref(),
-                _ => lg.failure.as_deref(),
-            });
-            if let Some(m) = msg {
+            if let Some(m) = message(st) {
                 let msg = self.str_id(m);
                 self.emit(Instr::LcLog { msg });
             }
             self.jump(to);
         }
+    }
+
+    /// Whether finishing `id` with `st` does nothing (no terminate effects, no records).
+    fn finish_is_empty(&self, id: NodeId, st: Status) -> bool {
+        let node = self.tree().node(id);
+        let rec = self.recs.of(id);
+        let effects = match &node.kind {
+            NodeKind::Parallel(_) | NodeKind::GroupScope(_) => true,
+            NodeKind::Priority(_) => st == Status::Failure,
+            NodeKind::MapStatus(m) => m.running != Status::Running,
+            NodeKind::Hooks(h) => h.exit.is_some(),
+            _ => false,
+        };
+        let zero = !matches!(node.kind, NodeKind::Action(_)) && rec.end > rec.start;
+        !effects && !zero
     }
 
     /// Whether the node has an init step of its own (`spec/mbt.md` 2.5).

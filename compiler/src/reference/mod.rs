@@ -63,7 +63,7 @@ pub struct AgentState {
     cursor: u32,
     /// Drag[en]gine `actionFirstRun` (cursor model).
     first_run: bool,
-    /// Why the tree stopped, if it did (cursor model).
+    /// Why the tree stopped, if it did (cursor model; lifecycle model: the root finished).
     halt: Option<Halt>,
     /// The decider model's state (empty tables in other models).
     decider: decider::DeciderState,
@@ -142,7 +142,8 @@ impl AgentState {
         }
     }
 
-    /// Why the agent's tree no longer runs, if it is halted (cursor model).
+    /// Why the agent's tree no longer runs, if it is halted (cursor model; in the lifecycle
+    /// model [`Halt::Stopped`] once the root finished, `spec/mbt.md` 2.3).
     pub fn halt(&self) -> Option<Halt> {
         self.halt
     }

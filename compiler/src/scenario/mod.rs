@@ -1,8 +1,9 @@
 //! Scripted scenarios: run a tree without a game.
 //!
 //! A [`Scenario`] says how many agents and ticks to run, what time each tick happens at, which
-//! entry points to run, and how every host import answers (`spec/cases/README.md` defines the
-//! text format). A [`ScriptedHost`] answers the calls and records the [`Trace`]; [`run`] drives
+//! entry points to run, what inputs agents get before a tick (decision flags and stimuli for
+//! decider trees, events and variable sets for MBT and BST trees), and how every host import
+//! answers (`spec/cases/README.md` defines the text format). A [`ScriptedHost`] answers the calls and records the [`Trace`]; [`run`] drives
 //! any engine through a scenario. The same scripted host drives every engine, so their traces
 //! can be compared line by line.
 
@@ -127,7 +128,8 @@ pub struct Scenario {
     pub entries: BTreeMap<u32, Vec<String>>,
     /// Ticks before which every agent is reset.
     pub resets: BTreeSet<u32>,
-    /// Inputs given before a tick (after any reset), in file order.
+    /// Inputs given before a tick (after any reset), in file order: flags, stimuli, events
+    /// and variable sets.
     pub inputs: BTreeMap<u32, Vec<Input>>,
     /// Imports the host does not have.
     pub missing: BTreeSet<String>,

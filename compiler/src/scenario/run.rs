@@ -220,9 +220,10 @@ struct ReferenceEngine<'t> {
 
 impl Engine for ReferenceEngine<'_> {
     fn tick(&mut self, agent: u32, host: &mut dyn Host, now: Millis) -> Status {
+        let decider = matches!(self.interp.tree().config.model, Model::Decider { .. });
         match (self.agents.get_mut(agent as usize), self.debug.as_mut()) {
-            (Some(state), Some(d)) => self.interp.tick_observed(state, host, now, d),
-            (Some(state), None) => self
+            (Some(state), Some(d)) if decider => self.interp.tick_observed(state, host, now, d),
+            (Some(state), _) => self
                 .interp
                 .tick_with_scopes(state, host, now, &mut self.scopes),
             (None, _) => Status::Failure,

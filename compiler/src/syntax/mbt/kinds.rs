@@ -7,6 +7,10 @@ use super::profile::{self, ProfileNode};
 /// The attributes every node accepts: status log messages.
 pub(super) const LOG_ATTRS: [&str; 3] = ["_startLog", "_successLog", "_failureLog"];
 
+/// The editor's comment, which every node accepts and nothing reads (not even a profile
+/// node's arguments).
+pub(super) const COMMENT: &str = "_comment";
+
 /// Most children of a Sequence, Selector, Priority (cases) or StateMachine (states).
 pub(super) const MAX_CHILDREN: usize = 255;
 
@@ -118,8 +122,8 @@ impl Kind {
         Lookup::Found(kind)
     }
 
-    /// The attributes the type accepts besides [`LOG_ATTRS`] (`None`: any, for profile nodes,
-    /// whose attributes are their arguments).
+    /// The attributes the type accepts besides [`LOG_ATTRS`] and [`COMMENT`] (`None`: any, for
+    /// profile nodes, whose attributes are their arguments).
     pub fn attrs(self) -> Option<&'static [&'static str]> {
         use Kind::*;
         const TIME: [&str; 4] = ["since", "isMoreThan", "isLessThan", "orNeverBeenSet"];

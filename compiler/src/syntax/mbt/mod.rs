@@ -43,6 +43,10 @@
 //! count is bounded by `Limits::max_nodes` as it grows. No part of this module prints, panics
 //! on input, or reads a file other than the one it is given, through the [`FileSystem`].
 //!
+//! As the spec says: every node accepts the editor's `_comment` (never an argument of a profile
+//! action), and a time condition whose `since` names no declared timestamp reads that
+//! timestamp as never set, so it is the constant `orNeverBeenSet` (`succeedIfNeverBeenSet`).
+//!
 //! Definitions where `spec/mbt.md` leaves a choice open: an empty `_…Log` message, `setOnEvent`,
 //! `exclusiveTo`, `LuaWrapper@onEnter` or `@onExit` counts as absent; of two states with the
 //! same name (in any case) a transition goes to the first; a section appearing twice, a

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use btvm::{BinOp, Limits, Status};
 use roxmltree::Node;
 
-use super::kinds::{Kind, Lookup, Shape, LOG_ATTRS};
+use super::kinds::{Kind, Lookup, Shape, COMMENT, LOG_ATTRS};
 use super::lua::Snippets;
 use super::profile::{self, ProfileNode};
 use super::sections::Names;
@@ -131,7 +131,12 @@ impl<'t> Nodes<'_, 't> {
             }
         };
         if let Some(attrs) = kind.attrs() {
-            let known: Vec<&str> = attrs.iter().chain(LOG_ATTRS.iter()).copied().collect();
+            let known: Vec<&str> = attrs
+                .iter()
+                .chain(LOG_ATTRS.iter())
+                .copied()
+                .chain([COMMENT])
+                .collect();
             self.src.check_attrs(el, &known)?;
         }
         let children: Vec<Node> = elements(el).collect();
@@ -548,7 +553,7 @@ impl<'t> Nodes<'_, 't> {
             .src
             .attrs(el)
             .into_iter()
-            .filter(|a| !LOG_ATTRS.contains(&a.name))
+            .filter(|a| !LOG_ATTRS.contains(&a.name) && a.name != COMMENT)
             .map(|a| Arg {
                 name: Some(a.name.to_string()),
                 value: Expr::Lit(Lit::Str(a.value.to_string())),
@@ -585,15 +590,6 @@ impl<'t> Nodes<'_, 't> {
     /// WaitUntilTime (`never` = `succeedIfNeverBeenSet`).
     fn time_condition(&self, el: Node<'_, 't>, never: &str) -> PResult<Expr> {
         let since = self.src.required(el, "since")?;
-        let Some(ts) = self.names.timestamp(since.value) else {
-            return Err(self
-                .err(
-                    ErrorKind::UnknownName,
-                    since.value_span,
-                    format!("no timestamp `{}` is declared", since.value),
-                )
-                .with_note("declare it in `<Timestamps>`; timestamp names are case-sensitive"));
-        };
         let more = self.src.find(el, "isMoreThan");
         let less = self.src.find(el, "isLessThan");
         let (compare, limit) = match (more, less) {
@@ -626,7 +622,12 @@ impl<'t> Nodes<'_, 't> {
             Some(a) => self.boolean(&a)?,
             None => false,
         };
-        Ok(time::condition(ts, compare, ms, if_never))
+        // A timestamp nobody declared is never set (as in the original, which accepts it):
+        // the condition is the never-set answer.
+        Ok(match self.names.timestamp(since.value) {
+            Some(ts) => time::condition(ts, compare, ms, if_never),
+            None => Expr::Lit(Lit::Bool(if_never)),
+        })
     }
 
     /// A Parallel mode: `all` or `any`.
