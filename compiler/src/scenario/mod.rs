@@ -3,9 +3,9 @@
 //! A [`Scenario`] says how many agents and ticks to run, what time each tick happens at, which
 //! entry points to run, what inputs agents get before a tick (decision flags and stimuli for
 //! decider trees, events and variable sets for MBT and BST trees), and how every host import
-//! answers (`spec/cases/README.md` defines the text format). A [`ScriptedHost`] answers the calls and records the [`Trace`]; [`run`] drives
-//! any engine through a scenario. The same scripted host drives every engine, so their traces
-//! can be compared line by line.
+//! answers (`spec/cases/README.md` defines the text format). A [`ScriptedHost`] answers the
+//! calls and records the [`Trace`]; [`run`] drives any engine through a scenario. The same
+//! scripted host drives every engine, so their traces can be compared line by line.
 
 mod case;
 mod compare;

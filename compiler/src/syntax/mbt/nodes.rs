@@ -56,6 +56,26 @@ const SUPPRESS: StatusMap = StatusMap {
     running: Status::Running,
 };
 
+/// One element read up to its child nodes (see [`Nodes::shell`]).
+struct Shell<'a, 'i> {
+    /// The node, with any children it makes itself (ExecuteLua's condition).
+    node: NodeBuf,
+    /// Its IR depth.
+    depth: u32,
+    /// The child node elements still to read, in order.
+    children: Vec<Child<'a, 'i>>,
+    /// Its status logs, wrapped around it once it is complete.
+    log: Option<LogStatus>,
+}
+
+/// A child node element still to read, possibly inside a `case` or `state` of its parent's.
+struct Child<'a, 'i> {
+    /// The element.
+    el: Node<'a, 'i>,
+    /// The `case` or `state` (without children yet) it goes in.
+    wrap: Option<NodeBuf>,
+}
+
 impl<'t> Nodes<'_, 't> {
     fn err(&self, kind: ErrorKind, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(kind, span, message)
@@ -86,7 +106,37 @@ impl<'t> Nodes<'_, 't> {
 
     /// Reads the node element `el`, whose parent IR node is at depth `parent_depth` (0 for
     /// the root).
+    ///
+    /// This is the only recursive function of the front-end; everything about one element is
+    /// done by [`Nodes::shell`] before it, so each level keeps only a [`Shell`] on the stack.
     pub fn node(&mut self, el: Node<'_, 't>, parent_depth: u32) -> PResult<NodeBuf> {
+        let Shell {
+            mut node,
+            depth,
+            children,
+            log,
+        } = self.shell(el, parent_depth)?;
+        for c in children {
+            let child = match c.wrap {
+                None => self.node(c.el, depth)?,
+                Some(mut wrap) => {
+                    wrap.children
+                        .push(self.node(c.el, depth.saturating_add(1))?);
+                    wrap
+                }
+            };
+            node.children.push(child);
+        }
+        Ok(match log {
+            None => node,
+            Some(l) => NodeBuf::new(NodeKind::LogStatus(l), node.span, vec![node]),
+        })
+    }
+
+    /// Reads the element `el` up to its child nodes: depth and count, tag, attributes, child
+    /// count, values; the children are left for [`Nodes::node`].
+    #[inline(never)]
+    fn shell<'a>(&mut self, el: Node<'a, 't>, parent_depth: u32) -> PResult<Shell<'a, 't>> {
         let span = self.src.start_tag(el);
         // An empty message logs nothing (Definition), so it is left out.
         let logs: Vec<Attr> = LOG_ATTRS
@@ -139,42 +189,55 @@ impl<'t> Nodes<'_, 't> {
                 .collect();
             self.src.check_attrs(el, &known)?;
         }
-        let children: Vec<Node> = elements(el).collect();
-        self.arity(el, tag, kind.shape(), &children)?;
-        let mut built = Vec::with_capacity(children.len());
-        let node = match kind {
-            Kind::Priority => self.priority(el, &children, depth)?,
-            Kind::StateMachine => self.state_machine(el, &children, depth)?,
+        let elements: Vec<Node> = elements(el).collect();
+        self.arity(el, tag, kind.shape(), &elements)?;
+        let (node, children) = match kind {
+            Kind::Priority => {
+                let kind = NodeKind::Priority(Priority {
+                    repick: GuardEval::OnChange,
+                });
+                (NodeBuf::leaf(kind, span), self.cases(&elements, depth)?)
+            }
+            Kind::StateMachine => (
+                NodeBuf::leaf(NodeKind::StateMachine, span),
+                self.states(&elements, depth)?,
+            ),
             Kind::ExecuteLua => {
                 // The snippet is a condition under a map: one level deeper, one node more.
                 self.room(depth.saturating_add(1), 1, span)?;
                 let code = self.src.required(el, "code")?;
                 let call = self.lua.expr(self.tree, code.value);
                 let cond = NodeBuf::leaf(NodeKind::Condition(call), span);
-                NodeBuf::new(NodeKind::MapStatus(SUPPRESS), span, vec![cond])
+                let map = NodeBuf::new(NodeKind::MapStatus(SUPPRESS), span, vec![cond]);
+                (map, Vec::new())
             }
             _ => {
-                let node_kind = self.kind(el, kind)?;
-                for c in &children {
-                    built.push(self.node(*c, depth)?);
-                }
-                NodeBuf::new(node_kind, span, built)
+                let node = NodeBuf::leaf(self.kind(el, kind)?, span);
+                let children = elements
+                    .into_iter()
+                    .map(|el| Child { el, wrap: None })
+                    .collect();
+                (node, children)
             }
         };
-        if !logged {
-            return Ok(node);
-        }
-        let text = |name: &str| {
-            logs.iter()
-                .find(|a| a.name == name)
-                .map(|a| a.value.to_string())
-        };
-        let log = LogStatus {
-            start: text("_startLog"),
-            success: text("_successLog"),
-            failure: text("_failureLog"),
-        };
-        Ok(NodeBuf::new(NodeKind::LogStatus(log), span, vec![node]))
+        let log = logged.then(|| {
+            let text = |name: &str| {
+                logs.iter()
+                    .find(|a| a.name == name)
+                    .map(|a| a.value.to_string())
+            };
+            LogStatus {
+                start: text("_startLog"),
+                success: text("_successLog"),
+                failure: text("_failureLog"),
+            }
+        });
+        Ok(Shell {
+            node,
+            depth,
+            children,
+            log,
+        })
     }
 
     /// Checks the number of child elements against the type's shape.
@@ -391,15 +454,11 @@ impl<'t> Nodes<'_, 't> {
         })
     }
 
-    /// A Priority over its `<Case>` elements.
-    fn priority(
-        &mut self,
-        el: Node<'_, 't>,
-        cases: &[Node<'_, 't>],
-        depth: u32,
-    ) -> PResult<NodeBuf> {
+    /// A Priority's `<Case>` elements: each child node under its `case`.
+    #[inline(never)]
+    fn cases<'a>(&mut self, cases: &[Node<'a, 't>], depth: u32) -> PResult<Vec<Child<'a, 't>>> {
         let case_depth = depth.saturating_add(1);
-        let mut built = Vec::with_capacity(cases.len());
+        let mut out = Vec::with_capacity(cases.len());
         for &case in cases {
             let span = self.src.start_tag(case);
             if self.src.tag(case) != "Case" {
@@ -422,22 +481,17 @@ impl<'t> Nodes<'_, 't> {
                 Some(a) if !a.value.trim().is_empty() => self.condition(&a)?,
                 _ => Expr::Lit(Lit::Bool(true)),
             };
-            let child = self.node(children[0], case_depth)?;
-            built.push(NodeBuf::new(NodeKind::Case(cond), span, vec![child]));
+            out.push(Child {
+                el: children[0],
+                wrap: Some(NodeBuf::leaf(NodeKind::Case(cond), span)),
+            });
         }
-        let kind = NodeKind::Priority(Priority {
-            repick: GuardEval::OnChange,
-        });
-        Ok(NodeBuf::new(kind, self.src.start_tag(el), built))
+        Ok(out)
     }
 
-    /// A StateMachine over its `<State>` elements.
-    fn state_machine(
-        &mut self,
-        el: Node<'_, 't>,
-        states: &[Node<'_, 't>],
-        depth: u32,
-    ) -> PResult<NodeBuf> {
+    /// A StateMachine's `<State>` elements: each state's node under its `state`.
+    #[inline(never)]
+    fn states<'a>(&mut self, states: &[Node<'a, 't>], depth: u32) -> PResult<Vec<Child<'a, 't>>> {
         let state_depth = depth.saturating_add(1);
         // State names, case-insensitively; the first of two equal names wins, as a lookup by
         // name in the original finds the first.
@@ -460,7 +514,7 @@ impl<'t> Nodes<'_, 't> {
                 .entry(name.value.to_ascii_lowercase())
                 .or_insert(i as u32);
         }
-        let mut built = Vec::with_capacity(states.len());
+        let mut out = Vec::with_capacity(states.len());
         for &state in states {
             let span = self.src.start_tag(state);
             self.room(state_depth, 1, span)?;
@@ -530,20 +584,18 @@ impl<'t> Nodes<'_, 't> {
             self.src.check_attrs(body, &[])?;
             let children: Vec<Node> = elements(body).collect();
             self.arity(body, "BehaviorTree", Shape::Decorator, &children)?;
-            let child = self.node(children[0], state_depth)?;
             let name = self.src.find(state, "name").map(|a| a.value.to_string());
-            built.push(NodeBuf {
-                kind: NodeKind::State(StateNode { transitions }),
-                name,
-                span,
-                children: vec![child],
+            out.push(Child {
+                el: children[0],
+                wrap: Some(NodeBuf {
+                    kind: NodeKind::State(StateNode { transitions }),
+                    name,
+                    span,
+                    children: Vec::new(),
+                }),
             });
         }
-        Ok(NodeBuf::new(
-            NodeKind::StateMachine,
-            self.src.start_tag(el),
-            built,
-        ))
+        Ok(out)
     }
 
     /// A profile node's call: its attributes, but the log ones, as named string arguments.
