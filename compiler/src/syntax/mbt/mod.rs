@@ -37,8 +37,8 @@
 //!
 //! Conditions are parsed by the shared [`cryexpr`](crate::syntax::cryexpr) module.
 //!
-//! Nothing here recurses deeper than `Limits::max_depth`: a node's IR depth is checked before
-//! its children are read, so hostile nesting (100,000 nested `<Loop>`s) is a positioned
+//! Nothing here recurses (nodes are read with a heap stack) and a node's IR depth is checked
+//! against `Limits::max_depth` before its children are read, so hostile nesting (100,000 nested `<Loop>`s) is a positioned
 //! [`NestTooDeep`](crate::diag::ErrorKind::NestTooDeep) error, never a stack overflow; the node
 //! count is bounded by `Limits::max_nodes` as it grows. No part of this module prints, panics
 //! on input, or reads a file other than the one it is given, through the [`FileSystem`].

@@ -1,10 +1,11 @@
 //! MBT node elements to IR nodes (`spec/mbt.md` sections 1.3 and 3).
 //!
-//! [`Nodes::node`] reads one element: it checks the IR depth the node will have against
-//! `Limits::max_depth` and the node count against `Limits::max_nodes` *before* anything else
-//! (so recursion is bounded by the depth limit whatever the input), then the tag, the
-//! attributes, the number of children, the attribute values, and only then recurses into the
-//! children. Priority cases and state-machine states are read here too, as they are part of
+//! [`Nodes::node`] reads a node and everything under it without recursing, keeping the elements
+//! being read on a heap stack. For each element, [`Nodes::shell`] checks the IR depth the node
+//! will have against `Limits::max_depth` and the node count against `Limits::max_nodes`
+//! *before* anything else (so the stack is bounded by the depth limit whatever the input), then
+//! the tag, the attributes, the number of children and the attribute values; its children are
+//! read after it. Priority cases and state-machine states are read here too, as they are part of
 //! their parent's grammar. The `_startLog` family wraps the node in a `logstatus`.
 //!
 //! Every error is the first one found, positioned at the element (its start tag) or the
@@ -62,8 +63,10 @@ struct Shell<'a, 'i> {
     node: NodeBuf,
     /// Its IR depth.
     depth: u32,
-    /// The child node elements still to read, in order.
+    /// The child node elements, in order.
     children: Vec<Child<'a, 'i>>,
+    /// How many of them are built (and pushed onto `node`'s children).
+    built: usize,
     /// Its status logs, wrapped around it once it is complete.
     log: Option<LogStatus>,
 }
@@ -105,37 +108,48 @@ impl<'t> Nodes<'_, 't> {
     }
 
     /// Reads the node element `el`, whose parent IR node is at depth `parent_depth` (0 for
-    /// the root).
+    /// the root), and all the nodes under it.
     ///
-    /// This is the only recursive function of the front-end; everything about one element is
-    /// done by [`Nodes::shell`] before it, so each level keeps only a [`Shell`] on the stack.
+    /// Nothing recurses: the elements being read are kept on a heap stack of [`Shell`]s, each
+    /// read by [`Nodes::shell`] (which checks the depth limit) before its children are.
     pub fn node(&mut self, el: Node<'_, 't>, parent_depth: u32) -> PResult<NodeBuf> {
-        let Shell {
-            mut node,
-            depth,
-            children,
-            log,
-        } = self.shell(el, parent_depth)?;
-        for c in children {
-            let child = match c.wrap {
-                None => self.node(c.el, depth)?,
-                Some(mut wrap) => {
-                    wrap.children
-                        .push(self.node(c.el, depth.saturating_add(1))?);
-                    wrap
+        let mut stack = vec![self.shell(el, parent_depth)?];
+        while let Some(top) = stack.last_mut() {
+            if let Some(c) = top.children.get(top.built) {
+                let depth = top.depth.saturating_add(u32::from(c.wrap.is_some()));
+                let child = c.el;
+                let shell = self.shell(child, depth)?;
+                stack.push(shell);
+                continue;
+            }
+            let Some(done) = stack.pop() else { break };
+            let node = match done.log {
+                None => done.node,
+                Some(l) => NodeBuf::new(NodeKind::LogStatus(l), done.node.span, vec![done.node]),
+            };
+            let Some(parent) = stack.last_mut() else {
+                return Ok(node);
+            };
+            let wrap = parent
+                .children
+                .get_mut(parent.built)
+                .and_then(|c| c.wrap.take());
+            let child = match wrap {
+                None => node,
+                Some(mut w) => {
+                    w.children.push(node);
+                    w
                 }
             };
-            node.children.push(child);
+            parent.node.children.push(child);
+            parent.built += 1;
         }
-        Ok(match log {
-            None => node,
-            Some(l) => NodeBuf::new(NodeKind::LogStatus(l), node.span, vec![node]),
-        })
+        // Not reached: the loop returns when it pops the last shell.
+        Err(self.err(ErrorKind::Syntax, self.src.start_tag(el), "no node"))
     }
 
     /// Reads the element `el` up to its child nodes: depth and count, tag, attributes, child
     /// count, values; the children are left for [`Nodes::node`].
-    #[inline(never)]
     fn shell<'a>(&mut self, el: Node<'a, 't>, parent_depth: u32) -> PResult<Shell<'a, 't>> {
         let span = self.src.start_tag(el);
         // An empty message logs nothing (Definition), so it is left out.
@@ -236,6 +250,7 @@ impl<'t> Nodes<'_, 't> {
             node,
             depth,
             children,
+            built: 0,
             log,
         })
     }
@@ -455,7 +470,6 @@ impl<'t> Nodes<'_, 't> {
     }
 
     /// A Priority's `<Case>` elements: each child node under its `case`.
-    #[inline(never)]
     fn cases<'a>(&mut self, cases: &[Node<'a, 't>], depth: u32) -> PResult<Vec<Child<'a, 't>>> {
         let case_depth = depth.saturating_add(1);
         let mut out = Vec::with_capacity(cases.len());
@@ -490,7 +504,6 @@ impl<'t> Nodes<'_, 't> {
     }
 
     /// A StateMachine's `<State>` elements: each state's node under its `state`.
-    #[inline(never)]
     fn states<'a>(&mut self, states: &[Node<'a, 't>], depth: u32) -> PResult<Vec<Child<'a, 't>>> {
         let state_depth = depth.saturating_add(1);
         // State names, case-insensitively; the first of two equal names wins, as a lookup by
