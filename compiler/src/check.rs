@@ -44,20 +44,27 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
             ),
         ));
     }
-    for n in &tree.nodes {
-        for e in n.kind.exprs() {
-            let d = e.depth();
-            if d > limits.max_expr_depth as usize {
-                diags.push(Diagnostic::new(
-                    ErrorKind::NestTooDeep,
-                    n.span,
-                    format!(
-                        "expression nested {d} deep; the limit is {}",
-                        limits.max_expr_depth
-                    ),
-                ));
-            }
+    // Signal values are expressions like any node's, checked at the main root's position.
+    let signal_values = tree.signals.iter().map(|s| (&s.value, span0));
+    let node_exprs = tree
+        .nodes
+        .iter()
+        .flat_map(|n| n.kind.exprs().into_iter().map(move |e| (e, n.span)));
+    let exprs: Vec<(&Expr, Span)> = node_exprs.chain(signal_values).collect();
+    for (e, span) in &exprs {
+        let d = e.depth();
+        if d > limits.max_expr_depth as usize {
+            diags.push(Diagnostic::new(
+                ErrorKind::NestTooDeep,
+                *span,
+                format!(
+                    "expression nested {d} deep; the limit is {}",
+                    limits.max_expr_depth
+                ),
+            ));
         }
+    }
+    for n in &tree.nodes {
         if let NodeKind::Sequence(c) | NodeKind::Selector(c) = &n.kind {
             let ok = match c.resume {
                 Resume::RunningList => matches!(tree.config.model, Model::RunningList { .. }),
@@ -108,36 +115,16 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
                 ));
             }
         }
-        let mut calls: Vec<&CallExpr> = n.kind.calls();
-        for e in n.kind.exprs() {
-            e.walk(|x| {
-                if let Expr::Call(c) = x {
-                    calls.push(c);
-                }
-            });
+        for c in n.kind.calls() {
+            check_arity(tree, c, n.span, &mut diags);
         }
-        for c in calls {
-            let Some(i) = tree.imports.get(c.import.index()) else {
-                continue;
-            };
-            if i.min_args > i.max_args {
-                continue; // reported once, above
+    }
+    for (e, span) in &exprs {
+        e.walk(|x| {
+            if let Expr::Call(c) = x {
+                check_arity(tree, c, *span, &mut diags);
             }
-            let argc = c.args.len();
-            if argc < usize::from(i.min_args) || argc > usize::from(i.max_args) {
-                diags.push(Diagnostic::new(
-                    ErrorKind::Arity,
-                    n.span,
-                    format!(
-                        "{} `{}` is called with {argc} arguments; it takes {}..{}",
-                        i.kind.name(),
-                        i.name,
-                        i.min_args,
-                        i.max_args
-                    ),
-                ));
-            }
-        }
+        });
     }
     if let Model::Cursor { runaway_limit: 0 } = tree.config.model {
         diags.push(
@@ -156,6 +143,30 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
         Ok(())
     } else {
         Err(diags)
+    }
+}
+
+/// An `Arity` error at `span` when `call` passes a number of arguments outside its import's
+/// range (an import whose range is empty is reported once, elsewhere).
+fn check_arity(tree: &Tree, call: &CallExpr, span: Span, diags: &mut Vec<Diagnostic>) {
+    let Some(i) = tree.imports.get(call.import.index()) else {
+        return;
+    };
+    let argc = call.args.len();
+    if i.min_args <= i.max_args
+        && (argc < usize::from(i.min_args) || argc > usize::from(i.max_args))
+    {
+        diags.push(Diagnostic::new(
+            ErrorKind::Arity,
+            span,
+            format!(
+                "{} `{}` is called with {argc} arguments; it takes {}..{}",
+                i.kind.name(),
+                i.name,
+                i.min_args,
+                i.max_args
+            ),
+        ));
     }
 }
 
@@ -435,6 +446,43 @@ mod tests {
             check(&t, &Limits::default()).unwrap_err()[0].kind,
             ErrorKind::Arity
         );
+    }
+
+    /// Found by the `compile` fuzz target (CI, stop 16): a signal's value calling a function
+    /// with fewer arguments than it declares passed the checker, which only looked at the
+    /// nodes' expressions, and the verifier then refused the lowered program.
+    #[test]
+    fn signal_values_are_checked_like_node_expressions() {
+        let header = "btvm 1;\ndialect mbt;\nmodel lifecycle;\nimport function f 2..2;\n\
+                      var v: bool = false;\n";
+        for (value, ok) in [
+            ("f(1, 2) > 0", true),
+            ("!f()", false),
+            ("f(1, 2, 3) > 0", false),
+        ] {
+            let src = format!("{header}signal \"E\" v = {value};\nroot main = const failure\n");
+            let t =
+                crate::syntax::native::parse(crate::source::FileId(0), &src, &Limits::default())
+                    .unwrap();
+            match check(&t, &Limits::default()) {
+                Ok(()) => assert!(ok, "{value}"),
+                Err(d) => {
+                    assert!(!ok, "{value}");
+                    assert_eq!(d[0].kind, ErrorKind::Arity, "{value}");
+                    assert!(d[0].message.contains("takes 2..2"), "{}", d[0].message);
+                }
+            }
+        }
+        let deep = format!("{}true{}", "!(".repeat(300), ")".repeat(300));
+        let src = format!("{header}signal \"E\" v = {deep};\nroot main = const failure\n");
+        let roomy = Limits {
+            max_expr_depth: 1000,
+            ..Limits::default()
+        };
+        let t = crate::syntax::native::parse(crate::source::FileId(0), &src, &roomy).unwrap();
+        assert!(check(&t, &roomy).is_ok());
+        let d = check(&t, &Limits::default()).unwrap_err();
+        assert_eq!(d[0].kind, ErrorKind::NestTooDeep);
     }
 
     #[test]
