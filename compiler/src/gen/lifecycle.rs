@@ -355,20 +355,16 @@ pub fn lifecycle_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    #[test]
-    fn exhausted_input_gives_a_small_tree_the_reference_runs() {
-        let tree = lifecycle_tree(&mut Unstructured::new(&[]), &RlConfig::default()).unwrap();
-        assert_eq!(tree.validate(), Ok(()));
-        assert_eq!(tree.nodes.len(), 1);
-        crate::reference::Interpreter::new(&tree).unwrap();
-    }
-
-    #[test]
-    fn any_bytes_give_a_tree_the_reference_runs() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
+    /// Checks the cases `case` draws from pseudo-random bytes (xorshift from `seed`), 40 of each
+    /// of a few lengths: each tree is valid, and the reference runs its scenario.
+    pub(in crate::gen) fn reference_runs_random_cases(
+        seed: u64,
+        case: impl Fn(&mut Unstructured<'_>) -> Result<(Tree, String)>,
+    ) {
+        let mut state = seed;
         for len in [1, 16, 200, 2000] {
             for _ in 0..40 {
                 let bytes: Vec<u8> = (0..len)
@@ -380,16 +376,32 @@ mod tests {
                     })
                     .collect();
                 let mut u = Unstructured::new(&bytes);
-                let case = super::super::lifecycle_case(&mut u, &RlConfig::default()).unwrap();
-                assert_eq!(case.tree.validate(), Ok(()));
-                let scn = crate::scenario::parse_scenario(crate::source::FileId(0), &case.scenario)
-                    .unwrap_or_else(|d| panic!("{d:?}\n{}", case.scenario));
+                let (tree, scenario) = case(&mut u).unwrap();
+                assert_eq!(tree.validate(), Ok(()));
+                let scn = crate::scenario::parse_scenario(crate::source::FileId(0), &scenario)
+                    .unwrap_or_else(|d| panic!("{d:?}\n{scenario}"));
                 if let Err(d) =
-                    crate::scenario::run(&case.tree, &scn, crate::scenario::EngineKind::Reference)
+                    crate::scenario::run(&tree, &scn, crate::scenario::EngineKind::Reference)
                 {
-                    panic!("{d:?}\n{}", crate::syntax::native::print(&case.tree));
+                    panic!("{d:?}\n{}", crate::syntax::native::print(&tree));
                 }
             }
         }
+    }
+
+    #[test]
+    fn exhausted_input_gives_a_small_tree_the_reference_runs() {
+        let tree = lifecycle_tree(&mut Unstructured::new(&[]), &RlConfig::default()).unwrap();
+        assert_eq!(tree.validate(), Ok(()));
+        assert_eq!(tree.nodes.len(), 1);
+        crate::reference::Interpreter::new(&tree).unwrap();
+    }
+
+    #[test]
+    fn any_bytes_give_a_tree_the_reference_runs() {
+        reference_runs_random_cases(0x2545_f491_4f6c_dd1d, |u| {
+            let case = super::super::lifecycle_case(u, &RlConfig::default())?;
+            Ok((case.tree, case.scenario))
+        });
     }
 }

@@ -161,28 +161,9 @@ mod tests {
 
     #[test]
     fn any_bytes_give_a_tree_the_reference_runs() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for len in [1, 16, 200, 2000] {
-            for _ in 0..40 {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        state as u8
-                    })
-                    .collect();
-                let mut u = Unstructured::new(&bytes);
-                let case = super::super::selection_case(&mut u, &RlConfig::default()).unwrap();
-                assert_eq!(case.tree.validate(), Ok(()));
-                let scn = crate::scenario::parse_scenario(crate::source::FileId(0), &case.scenario)
-                    .unwrap_or_else(|d| panic!("{d:?}\n{}", case.scenario));
-                if let Err(d) =
-                    crate::scenario::run(&case.tree, &scn, crate::scenario::EngineKind::Reference)
-                {
-                    panic!("{d:?}\n{}", crate::syntax::native::print(&case.tree));
-                }
-            }
-        }
+        super::super::lifecycle::tests::reference_runs_random_cases(0x9e37_79b9_7f4a_7c15, |u| {
+            let case = super::super::selection_case(u, &RlConfig::default())?;
+            Ok((case.tree, case.scenario))
+        });
     }
 }

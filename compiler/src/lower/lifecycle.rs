@@ -27,44 +27,28 @@
 
 use std::collections::HashMap;
 
-use btvm::program::{Func, FunctionKind, Imp, Instr, Label, ProgramModel, ProgramParts, Str, Var};
+use btvm::program::{Func, FunctionKind, Imp, Instr, Label, ProgramModel, Str, Var};
 use btvm::{Limits, Program, Status};
 
-use super::asm::Asm;
 use super::layout::Slots;
 use super::records::Records;
-use super::{string_table, var_names, var_values, verified, Cont, Lower};
-use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{CallExpr, LogStatus, NodeId, NodeKind, Precision, Quorum, Tree, Trigger};
+use super::stateful::{self, Budget, Emit};
+use super::{Cont, Lower};
+use crate::diag::Diagnostic;
+use crate::ir::{CallExpr, LogStatus, NodeId, NodeKind, Quorum, Tree, Trigger};
 use crate::source::Span;
 
 /// Compiles a lifecycle-model tree.
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
     crate::reference::lifecycle::check_supported(tree).map_err(|d| vec![d])?;
-    let Some(root) = tree.main_root() else {
-        return Err(vec![Diagnostic::new(
-            ErrorKind::InvalidValue,
-            span,
-            "the tree has no root",
-        )]);
-    };
+    let root = stateful::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     for (i, n) in tree.nodes.iter().enumerate() {
         if !recs.in_main(NodeId(i as u32)) {
             continue;
         }
         if let NodeKind::Parallel(_) = n.kind {
-            if n.children.len() > btvm::program::MAX_STATES as usize {
-                return Err(vec![Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    n.span,
-                    format!(
-                        "a parallel of {} children; the bytecode runs at most {}",
-                        n.children.len(),
-                        btvm::program::MAX_STATES
-                    ),
-                )]);
-            }
+            stateful::check_states(n, "a parallel", "children")?;
         }
     }
     let mut strings = crate::reference::eval::intern_strings(tree);
@@ -90,14 +74,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
     }
     let events = event_names(tree, &recs);
     let slots = Slots::new(tree, 0);
-    let mut lw = Lower {
-        tree,
-        slots: &slots,
-        strings: &strings,
-        asm: Asm::default(),
-        lazy_imports: false,
-        state_vars: true,
-    };
+    let mut lw = stateful::state_lower(tree, &slots, &strings);
     let event_func: HashMap<String, u32> = events
         .iter()
         .enumerate()
@@ -109,8 +86,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         events: &event_func,
         bodies: Vec::new(),
         next_func: 1 + events.len() as u32,
-        budget: limits.max_program_instructions as u64,
-        too_large: false,
+        budget: Budget::new(limits),
     };
     // The main tree, then the loop bodies it needs (which may need more), then the events.
     let mut bounds = Vec::new();
@@ -124,7 +100,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
     ));
     let mut body_bounds = Vec::new();
     let mut k = 0;
-    while k < lc.bodies.len() && !lc.too_large {
+    while k < lc.bodies.len() && !lc.budget.exceeded {
         let child = lc.bodies[k];
         let start = lc.lw.asm.here();
         lc.body(child);
@@ -141,47 +117,18 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         lc.event(e);
         bounds.push((e.clone(), FunctionKind::Event, start, lc.lw.asm.here()));
     }
-    if lc.too_large {
-        return Err(vec![too_large(limits, span)]);
+    if lc.budget.exceeded {
+        return Err(vec![stateful::too_large(limits, span)]);
     }
     bounds.extend(body_bounds);
-    let (code, index) = lw.asm.finish();
-    let functions = bounds
-        .into_iter()
-        .map(|(name, kind, start, end)| btvm::program::Function {
-            name,
-            kind,
-            start: index[start as usize],
-            end: index[end as usize],
-        })
-        .collect();
-    let parts = ProgramParts {
-        model: ProgramModel::Lifecycle,
-        single_precision: tree.config.precision == Precision::Single,
-        layout: recs.layout,
-        strings: string_table(&strings),
-        imports: tree.imports.clone(),
-        vars: var_values(tree, &strings),
-        var_names: var_names(tree),
-        temps: 0,
-        functions,
-        rules: Vec::new(),
-        stimuli: 0,
-        code,
-    };
-    verified(parts, limits, span)
-}
-
-pub(super) fn too_large(limits: &Limits, span: Span) -> Diagnostic {
-    Diagnostic::new(
-        ErrorKind::ProgramTooLarge,
+    stateful::finish(
+        lw,
+        bounds,
+        ProgramModel::Lifecycle,
+        recs.layout,
+        limits,
         span,
-        format!(
-            "the tree's program is beyond a limit: more than {} instructions",
-            limits.max_program_instructions
-        ),
     )
-    .with_note("a smaller tree or larger `Limits` fit")
 }
 
 /// Every event name the tree uses (signal bindings, timestamps, then transitions, waits and
@@ -229,36 +176,22 @@ struct LcLower<'l, 'a> {
     /// Loop children compiled as functions, in function order after the events.
     bodies: Vec<NodeId>,
     next_func: u32,
-    budget: u64,
-    too_large: bool,
+    budget: Budget,
+}
+
+impl<'a> Emit<'a> for LcLower<'_, 'a> {
+    fn lower(&mut self) -> &mut Lower<'a> {
+        self.lw
+    }
+
+    fn budget(&mut self) -> &mut Budget {
+        &mut self.budget
+    }
 }
 
 impl LcLower<'_, '_> {
-    fn emit(&mut self, i: Instr) {
-        self.lw.asm.emit(i);
-    }
-
-    fn label(&mut self) -> Label {
-        self.lw.asm.label()
-    }
-
-    fn place(&mut self, l: Label) {
-        self.lw.asm.place(l);
-    }
-
-    fn jump(&mut self, to: Label) {
-        self.emit(Instr::Jump { to });
-    }
-
     fn tree(&self) -> &Tree {
         self.lw.tree
-    }
-
-    fn full(&mut self) -> bool {
-        if u64::from(self.lw.asm.here()) > self.budget {
-            self.too_large = true;
-        }
-        self.too_large
     }
 
     fn str_id(&self, s: &str) -> Str {

@@ -21,6 +21,7 @@ mod layout;
 mod lifecycle;
 mod records;
 mod selection;
+mod stateful;
 
 use btvm::program::{
     ActionNo, Bit, Func, FunctionKind, Imp, Instr, Label, ProgramModel, ProgramParts, Temp, Timer,

@@ -21,27 +21,21 @@
 //! total number of states, which no walk can exceed. Each signal name has an event function
 //! that runs its bindings.
 
-use btvm::program::{FunctionKind, Instr, Label, ProgramModel, ProgramParts, Str, Var};
+use btvm::program::{FunctionKind, Instr, Label, ProgramModel, Str, Var};
 use btvm::{Limits, Program, Status};
 
-use super::asm::Asm;
 use super::layout::Slots;
 use super::records::Records;
-use super::{string_table, var_names, var_values, verified, Lower};
-use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{NodeId, NodeKind, Precision, Tree, Trigger};
+use super::stateful::{self, Budget, Emit};
+use super::Lower;
+use crate::diag::Diagnostic;
+use crate::ir::{NodeId, NodeKind, Tree, Trigger};
 use crate::source::Span;
 
 /// Compiles a selection-model tree.
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
     crate::reference::selection::check_supported(tree).map_err(|d| vec![d])?;
-    let Some(root) = tree.main_root() else {
-        return Err(vec![Diagnostic::new(
-            ErrorKind::InvalidValue,
-            span,
-            "the tree has no root",
-        )]);
-    };
+    let root = stateful::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     let mut limit = 0u32;
     for (i, n) in tree.nodes.iter().enumerate() {
@@ -49,17 +43,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
             continue;
         }
         if let NodeKind::StateMachine = n.kind {
-            if n.children.len() > btvm::program::MAX_STATES as usize {
-                return Err(vec![Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    n.span,
-                    format!(
-                        "a state machine of {} states; the bytecode runs at most {}",
-                        n.children.len(),
-                        btvm::program::MAX_STATES
-                    ),
-                )]);
-            }
+            stateful::check_states(n, "a state machine", "states")?;
             limit = limit.saturating_add(n.children.len() as u32);
         }
     }
@@ -76,19 +60,11 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         }
     }
     let slots = Slots::new(tree, 0);
-    let mut lw = Lower {
-        tree,
-        slots: &slots,
-        strings: &strings,
-        asm: Asm::default(),
-        lazy_imports: false,
-        state_vars: true,
-    };
+    let mut lw = stateful::state_lower(tree, &slots, &strings);
     let mut sl = SelLower {
         lw: &mut lw,
         recs: &recs,
-        budget: limits.max_program_instructions as u64,
-        too_large: false,
+        budget: Budget::new(limits),
     };
     let mut bounds = Vec::new();
     let start = sl.lw.asm.here();
@@ -112,67 +88,36 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         });
         bounds.push((e.to_string(), FunctionKind::Event, start, sl.lw.asm.here()));
     }
-    if sl.too_large {
-        return Err(vec![super::lifecycle::too_large(limits, span)]);
+    if sl.budget.exceeded {
+        return Err(vec![stateful::too_large(limits, span)]);
     }
-    let (code, index) = lw.asm.finish();
-    let functions = bounds
-        .into_iter()
-        .map(|(name, kind, start, end)| btvm::program::Function {
-            name,
-            kind,
-            start: index[start as usize],
-            end: index[end as usize],
-        })
-        .collect();
-    let parts = ProgramParts {
-        model: ProgramModel::Selection { limit },
-        single_precision: tree.config.precision == Precision::Single,
-        layout: recs.layout,
-        strings: string_table(&strings),
-        imports: tree.imports.clone(),
-        vars: var_values(tree, &strings),
-        var_names: var_names(tree),
-        temps: 0,
-        functions,
-        rules: Vec::new(),
-        stimuli: 0,
-        code,
-    };
-    verified(parts, limits, span)
+    stateful::finish(
+        lw,
+        bounds,
+        ProgramModel::Selection { limit },
+        recs.layout,
+        limits,
+        span,
+    )
 }
 
 struct SelLower<'l, 'a> {
     lw: &'l mut Lower<'a>,
     recs: &'l Records,
-    budget: u64,
-    too_large: bool,
+    budget: Budget,
+}
+
+impl<'a> Emit<'a> for SelLower<'_, 'a> {
+    fn lower(&mut self) -> &mut Lower<'a> {
+        self.lw
+    }
+
+    fn budget(&mut self) -> &mut Budget {
+        &mut self.budget
+    }
 }
 
 impl SelLower<'_, '_> {
-    fn emit(&mut self, i: Instr) {
-        self.lw.asm.emit(i);
-    }
-
-    fn label(&mut self) -> Label {
-        self.lw.asm.label()
-    }
-
-    fn place(&mut self, l: Label) {
-        self.lw.asm.place(l);
-    }
-
-    fn jump(&mut self, to: Label) {
-        self.emit(Instr::Jump { to });
-    }
-
-    fn full(&mut self) -> bool {
-        if u64::from(self.lw.asm.here()) > self.budget {
-            self.too_large = true;
-        }
-        self.too_large
-    }
-
     /// One update (`spec/bst.md` 2.2).
     fn entry(&mut self, root: NodeId) {
         let (ok, none, unchanged) = (self.label(), self.label(), self.label());

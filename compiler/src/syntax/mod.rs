@@ -11,3 +11,4 @@ pub mod mbt;
 pub mod native;
 pub mod spore;
 pub mod unvanquished;
+pub(crate) mod xml;

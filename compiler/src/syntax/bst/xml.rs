@@ -1,15 +1,16 @@
-//! The XML layer of the BST front-end: parsing one file with `roxmltree` (no DTDs), turning
-//! its errors into positioned diagnostics, and reading elements and attributes with their
-//! spans.
+//! The XML layer of the BST front-end: one parsed file and its elements and attributes with
+//! their spans, over the shared XML layer ([`crate::syntax::xml`]: parsing with `roxmltree`
+//! (no DTDs), positioned errors, names and start tags taken from the source).
 //!
 //! Tag names are read from the source as written and compared case-insensitively by the
 //! callers (`stricmp` in the original); attribute names are compared exactly. This file
 //! knows nothing about BST's elements beyond the helpers' messages; it never recurses.
 
-use roxmltree::{Document, Node, ParsingOptions, TextPos};
+use roxmltree::{Document, Node};
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::source::{FileId, Span};
+use crate::syntax::xml;
 
 /// One parsed file.
 pub(super) struct XmlFile<'t> {
@@ -24,11 +25,7 @@ pub(super) struct XmlFile<'t> {
 /// Parses `text` (file `id`); malformed XML is a [`ErrorKind::Syntax`] error at the position
 /// `roxmltree` reports.
 pub(super) fn parse(id: FileId, text: &str) -> Result<XmlFile<'_>, Diagnostic> {
-    let options = ParsingOptions {
-        allow_dtd: false,
-        ..ParsingOptions::default()
-    };
-    let doc = Document::parse_with_options(text, options).map_err(|e| xml_error(text, id, &e))?;
+    let doc = xml::parse(text, id, "the file has no root element")?;
     Ok(XmlFile { id, text, doc })
 }
 
@@ -65,13 +62,7 @@ impl<'a, 't> El<'a, 't> {
 
     /// The element's name as written (with any namespace prefix).
     pub fn tag(&self) -> &'t str {
-        let text = self.file.text;
-        let start = self.node.range().start + 1;
-        let rest = text.get(start..).unwrap_or("");
-        let len = rest
-            .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
-            .unwrap_or(rest.len());
-        &rest[..len]
+        xml::tag(self.file.text, self.node)
     }
 
     /// Whether the element's name is `name`, compared case-insensitively.
@@ -81,27 +72,13 @@ impl<'a, 't> El<'a, 't> {
 
     /// The span of the element's start tag, `<` to `>`.
     pub fn start_tag(&self) -> Span {
-        let r = self.node.range();
-        let mut from = r.start + 1 + self.tag().len();
-        for a in self.node.attributes() {
-            from = from.max(a.range().end);
-        }
-        let end = self
-            .file
-            .text
-            .get(from..r.end)
-            .and_then(|s| s.find('>'))
-            .map_or(r.end, |i| from + i + 1);
-        self.span(r.start..end)
+        xml::start_tag(self.file.text, self.file.id, self.node)
     }
 
     /// The element children, in document order.
     pub fn elements(&self) -> impl Iterator<Item = El<'a, 't>> + 'a {
         let file = self.file;
-        self.node
-            .children()
-            .filter(Node::is_element)
-            .map(move |node| El { node, file })
+        xml::elements(self.node).map(move |node| El { node, file })
     }
 
     /// The attribute named exactly `name`.
@@ -174,61 +151,6 @@ impl<'a, 't> El<'a, 't> {
     fn qname(&self, a: &roxmltree::Attribute) -> &'t str {
         self.file.text.get(a.range_qname()).unwrap_or("")
     }
-}
-
-fn xml_error(text: &str, file: FileId, e: &roxmltree::Error) -> Diagnostic {
-    use roxmltree::Error as E;
-    let at_end = Span::new(file, text.len(), text.len());
-    let (kind, span, message) = match e {
-        E::NoRootNode => (
-            ErrorKind::Syntax,
-            Span::new(file, 0, 0),
-            "the file has no root element".to_string(),
-        ),
-        E::UnexpectedEndOfStream | E::UnclosedRootNode => {
-            (ErrorKind::Syntax, at_end, format!("malformed XML: {e}"))
-        }
-        E::DtdDetected => {
-            let at = text.find("<!DOCTYPE").unwrap_or(0);
-            let len = "<!DOCTYPE".len().min(text.len() - at);
-            (
-                ErrorKind::Syntax,
-                Span::new(file, at, at + len),
-                "document type declarations (`<!DOCTYPE`) are not supported".to_string(),
-            )
-        }
-        E::NodesLimitReached | E::AttributesLimitReached | E::NamespacesLimitReached => (
-            ErrorKind::TooManyNodes,
-            Span::new(file, 0, 0),
-            format!("the XML is too large: {e}"),
-        ),
-        _ => {
-            let pos = e.pos();
-            let start = offset_of(text, pos);
-            let len = text[start..].chars().next().map_or(0, char::len_utf8);
-            let message = e.to_string().replace(&format!(" at {pos}"), "");
-            (
-                ErrorKind::Syntax,
-                Span::new(file, start, start + len),
-                format!("malformed XML: {message}"),
-            )
-        }
-    };
-    Diagnostic::new(kind, span, message)
-}
-
-/// The byte offset of a 1-based row and column (in characters).
-fn offset_of(text: &str, pos: TextPos) -> usize {
-    let mut line_start = 0;
-    for _ in 1..pos.row {
-        match text[line_start..].find('\n') {
-            Some(i) => line_start += i + 1,
-            None => return text.len(),
-        }
-    }
-    let line = &text[line_start..];
-    let col = pos.col.saturating_sub(1) as usize;
-    line_start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i)
 }
 
 #[cfg(test)]

@@ -1,20 +1,21 @@
 //! One `.debt` file's XML to [`FileRules`]: the element grammar, attributes, the common
 //! elements (`parameter`, `condition`, `conditionMode`) and every grammar error with its span.
 //!
-//! The XML itself is parsed by `roxmltree` (no DTDs, so no custom entities); its errors become
-//! [`ErrorKind::Syntax`] diagnostics at the reported position. Tag names are compared exactly
-//! as written in the source (case-sensitive, a namespace prefix is part of the name), as the
-//! original loader compares them. Rule nesting is checked against `Limits::max_depth` before
+//! The XML itself is parsed by the shared XML layer ([`crate::syntax::xml`]: `roxmltree`, no
+//! DTDs, so no custom entities); its errors become [`ErrorKind::Syntax`] diagnostics at the
+//! reported position. Tag names are compared exactly as written in the source (case-sensitive,
+//! a namespace prefix is part of the name), as the original loader compares them. Rule nesting is checked against `Limits::max_depth` before
 //! each recursive step, so no input can make this file recurse deeper than that limit.
 //!
 //! This file knows nothing about ids, imports, subtree files or the IR.
 
 use btvm::Limits;
-use roxmltree::{Document, Node, ParsingOptions, TextPos};
+use roxmltree::Node;
 
 use super::ast::{FileRules, Located, Mode, Rule, RuleKind};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::source::{FileId, Span};
+use crate::syntax::xml::{self, elements};
 
 /// Most distinct parameters one rule may have: they are passed as two arguments each, and a
 /// call takes at most 255 arguments.
@@ -67,11 +68,11 @@ const COMMON: &str = "`<parameter>`, `<condition>`, `<conditionMode>`";
 
 /// Parses the text of one file (`file` in the source map).
 pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<FileRules> {
-    let options = ParsingOptions {
-        allow_dtd: false,
-        ..ParsingOptions::default()
-    };
-    let doc = Document::parse_with_options(text, options).map_err(|e| xml_error(text, file, &e))?;
+    let doc = xml::parse(
+        text,
+        file,
+        "the file has no root element; a `.debt` file's root is `<behaviorTree>`",
+    )?;
     let p = Parser { text, file, limits };
     let root = doc.root_element();
     let root_span = p.start_tag(root);
@@ -84,7 +85,7 @@ pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<F
         ));
     }
     let mut rules = Vec::new();
-    for child in root.children().filter(Node::is_element) {
+    for child in elements(root) {
         match Tag::from_name(p.tag_name(child)) {
             Some(tag) if tag.is_rule() => rules.push(p.child_rule(child, tag, 0)?),
             Some(_) => {
@@ -123,27 +124,12 @@ impl<'t> Parser<'t> {
 
     /// The element's name as written (with any namespace prefix).
     fn tag_name(&self, node: Node) -> &'t str {
-        let start = node.range().start + 1;
-        let rest = self.text.get(start..).unwrap_or("");
-        let len = rest
-            .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
-            .unwrap_or(rest.len());
-        &rest[..len]
+        xml::tag(self.text, node)
     }
 
     /// The span of the element's start tag, `<` to `>`.
     fn start_tag(&self, node: Node) -> Span {
-        let r = node.range();
-        let mut from = r.start + 1 + self.tag_name(node).len();
-        for a in node.attributes() {
-            from = from.max(a.range().end);
-        }
-        let end = self
-            .text
-            .get(from..r.end)
-            .and_then(|s| s.find('>'))
-            .map_or(r.end, |i| from + i + 1);
-        Span::new(self.file, r.start, end)
+        xml::start_tag(self.text, self.file, node)
     }
 
     /// Parses the rule element `node`, a child of a rule at `parent_depth` (0 for the top).
@@ -195,7 +181,7 @@ impl<'t> Parser<'t> {
             Tag::Subtree => RuleKind::Subtree(self.subtree_path(node, span)?),
             Tag::Sequence | Tag::Choice => {
                 let mut children = Vec::new();
-                for child in node.children().filter(Node::is_element) {
+                for child in elements(node) {
                     match Tag::from_name(self.tag_name(child)) {
                         Some(t) if t.is_rule() => children.push(self.child_rule(child, t, depth)?),
                         Some(t) => self.common(child, t, &mut common)?,
@@ -215,7 +201,7 @@ impl<'t> Parser<'t> {
                 }
             }
             _ => {
-                for child in node.children().filter(Node::is_element) {
+                for child in elements(node) {
                     match Tag::from_name(self.tag_name(child)) {
                         Some(t) if t.is_rule() => {
                             return Err(Diagnostic::new(
@@ -274,7 +260,7 @@ impl<'t> Parser<'t> {
 
     /// The path of a `<subtree>`: its first text; child elements are errors.
     fn subtree_path(&self, node: Node, span: Span) -> PResult<Located> {
-        if let Some(child) = node.children().find(Node::is_element) {
+        if let Some(child) = elements(node).next() {
             let name = self.tag_name(child);
             let d = Diagnostic::new(
                 ErrorKind::Syntax,
@@ -364,7 +350,7 @@ impl<'t> Parser<'t> {
 
     /// The first text child of a text-only element; child elements are errors.
     fn text_of(&self, node: Node) -> PResult<Option<Located>> {
-        if let Some(child) = node.children().find(Node::is_element) {
+        if let Some(child) = elements(node).next() {
             return Err(Diagnostic::new(
                 ErrorKind::Syntax,
                 self.start_tag(child),
@@ -396,75 +382,12 @@ impl<'t> Parser<'t> {
     }
 }
 
-/// A `roxmltree` error as a diagnostic at the position it reports.
-fn xml_error(text: &str, file: FileId, e: &roxmltree::Error) -> Diagnostic {
-    use roxmltree::Error as E;
-    let at_end = Span::new(file, text.len(), text.len());
-    let (kind, span, message) = match e {
-        E::NoRootNode => (
-            ErrorKind::Syntax,
-            Span::new(file, 0, 0),
-            "the file has no root element; a `.debt` file's root is `<behaviorTree>`".to_string(),
-        ),
-        E::UnexpectedEndOfStream | E::UnclosedRootNode => {
-            (ErrorKind::Syntax, at_end, format!("malformed XML: {e}"))
-        }
-        E::DtdDetected => {
-            let at = text.find("<!DOCTYPE").unwrap_or(0);
-            (
-                ErrorKind::Syntax,
-                Span::new(file, at, at + "<!DOCTYPE".len().min(text.len() - at)),
-                "document type declarations (`<!DOCTYPE`) are not supported".to_string(),
-            )
-        }
-        E::NodesLimitReached | E::AttributesLimitReached | E::NamespacesLimitReached => (
-            ErrorKind::TooManyNodes,
-            Span::new(file, 0, 0),
-            format!("the XML is too large: {e}"),
-        ),
-        _ => {
-            let pos = e.pos();
-            let start = offset_of(text, pos);
-            let len = text[start..].chars().next().map_or(0, char::len_utf8);
-            let message = e.to_string().replace(&format!(" at {pos}"), "");
-            (
-                ErrorKind::Syntax,
-                Span::new(file, start, start + len),
-                format!("malformed XML: {message}"),
-            )
-        }
-    };
-    Diagnostic::new(kind, span, message)
-}
-
-/// The byte offset of a 1-based row and column (in characters), clamped to the text.
-fn offset_of(text: &str, pos: TextPos) -> usize {
-    let mut line_start = 0;
-    for _ in 1..pos.row {
-        match text[line_start..].find('\n') {
-            Some(i) => line_start += i + 1,
-            None => return text.len(),
-        }
-    }
-    let line = &text[line_start..];
-    let col = pos.col.saturating_sub(1) as usize;
-    line_start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn parse(text: &str) -> PResult<FileRules> {
         parse_file(text, FileId(0), &Limits::default())
-    }
-
-    #[test]
-    fn positions_map_back_to_offsets() {
-        let text = "ab\nçd\n";
-        assert_eq!(offset_of(text, TextPos::new(1, 1)), 0);
-        assert_eq!(offset_of(text, TextPos::new(2, 2)), 5);
-        assert_eq!(offset_of(text, TextPos::new(9, 1)), text.len());
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! XML plumbing for the MBT front-end: parsing the document with `roxmltree`, names and spans
-//! taken from the source text, attribute lookup and the unknown-attribute rule.
+//! XML plumbing for the MBT front-end: attribute lookup with spans and the unknown-attribute
+//! rule, over the shared XML layer ([`crate::syntax::xml`]: parsing the document, names and
+//! spans taken from the source text).
 //!
 //! Names (tags and attributes) are read from the source exactly as written, so a namespace
 //! prefix is part of the name and matching is case-sensitive, as CRYENGINE compares them. Every
@@ -9,10 +10,12 @@
 
 use std::ops::Range;
 
-use roxmltree::{Attribute, Document, Node, ParsingOptions, TextPos};
+use roxmltree::{Attribute, Document, Node};
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::source::{FileId, Span};
+use crate::syntax::xml;
+pub(super) use crate::syntax::xml::elements;
 
 /// Result of this front-end's steps: the first error found.
 pub(super) type PResult<T> = Result<T, Diagnostic>;
@@ -20,11 +23,11 @@ pub(super) type PResult<T> = Result<T, Diagnostic>;
 /// Parses `text` (DTDs refused, so there are no custom entities); a UTF-8 BOM is skipped by
 /// `roxmltree`, and positions stay offsets into `text`.
 pub(super) fn parse_document(text: &str, file: FileId) -> PResult<Document<'_>> {
-    let options = ParsingOptions {
-        allow_dtd: false,
-        ..ParsingOptions::default()
-    };
-    Document::parse_with_options(text, options).map_err(|e| xml_error(text, file, &e))
+    xml::parse(
+        text,
+        file,
+        "the file has no root element; an MBT file's root is `<BehaviorTree>`",
+    )
 }
 
 /// One attribute of an element: its value and where it is.
@@ -57,33 +60,14 @@ impl<'t> Src<'t> {
         Span::new(self.file, r.start, r.end)
     }
 
-    /// A name as written at `start` in the source: up to whitespace, `=`, `/` or `>`.
-    fn name_at(&self, start: usize) -> &'t str {
-        let rest = self.text.get(start..).unwrap_or("");
-        let len = rest
-            .find(|c: char| c.is_ascii_whitespace() || matches!(c, '=' | '/' | '>'))
-            .unwrap_or(rest.len());
-        &rest[..len]
-    }
-
     /// The element's tag as written (with any namespace prefix).
     pub fn tag(&self, node: Node) -> &'t str {
-        self.name_at(node.range().start + 1)
+        xml::tag(self.text, node)
     }
 
     /// The span of the element's start tag, `<` to `>`.
     pub fn start_tag(&self, node: Node) -> Span {
-        let r = node.range();
-        let mut from = r.start + 1 + self.tag(node).len();
-        for a in node.attributes() {
-            from = from.max(a.range().end);
-        }
-        let end = self
-            .text
-            .get(from..r.end)
-            .and_then(|s| s.find('>'))
-            .map_or(r.end, |i| from + i + 1);
-        Span::new(self.file, r.start, end)
+        xml::start_tag(self.text, self.file, node)
     }
 
     /// The attribute `a` of some element.
@@ -92,7 +76,7 @@ impl<'t> Src<'t> {
         't: 'a,
     {
         Attr {
-            name: self.name_at(a.range().start),
+            name: xml::name_at(self.text, a.range().start),
             value: a.value(),
             span: self.span(a.range()),
             value_span: self.span(a.range_value()),
@@ -157,67 +141,6 @@ impl<'t> Src<'t> {
         }
         Ok(())
     }
-}
-
-/// The element children of `node`, in document order (text and comments skipped).
-pub(super) fn elements<'a, 'i>(node: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
-    node.children().filter(Node::is_element)
-}
-
-/// A `roxmltree` error as a diagnostic at the position it reports.
-fn xml_error(text: &str, file: FileId, e: &roxmltree::Error) -> Diagnostic {
-    use roxmltree::Error as E;
-    let at_end = Span::new(file, text.len(), text.len());
-    let (kind, span, message) = match e {
-        E::NoRootNode => (
-            ErrorKind::Syntax,
-            Span::new(file, 0, 0),
-            "the file has no root element; an MBT file's root is `<BehaviorTree>`".to_string(),
-        ),
-        E::UnexpectedEndOfStream | E::UnclosedRootNode => {
-            (ErrorKind::Syntax, at_end, format!("malformed XML: {e}"))
-        }
-        E::DtdDetected => {
-            let at = text.find("<!DOCTYPE").unwrap_or(0);
-            let len = "<!DOCTYPE".len().min(text.len().saturating_sub(at));
-            (
-                ErrorKind::Syntax,
-                Span::new(file, at, at + len),
-                "document type declarations (`<!DOCTYPE`) are not supported".to_string(),
-            )
-        }
-        E::NodesLimitReached | E::AttributesLimitReached | E::NamespacesLimitReached => (
-            ErrorKind::TooManyNodes,
-            Span::new(file, 0, 0),
-            format!("the XML is too large: {e}"),
-        ),
-        _ => {
-            let pos = e.pos();
-            let start = offset_of(text, pos);
-            let len = text[start..].chars().next().map_or(0, char::len_utf8);
-            let message = e.to_string().replace(&format!(" at {pos}"), "");
-            (
-                ErrorKind::Syntax,
-                Span::new(file, start, start + len),
-                format!("malformed XML: {message}"),
-            )
-        }
-    };
-    Diagnostic::new(kind, span, message)
-}
-
-/// The byte offset of a 1-based row and column (in characters), clamped to the text.
-fn offset_of(text: &str, pos: TextPos) -> usize {
-    let mut line_start = 0;
-    for _ in 1..pos.row {
-        match text[line_start..].find('\n') {
-            Some(i) => line_start += i + 1,
-            None => return text.len(),
-        }
-    }
-    let line = &text[line_start..];
-    let col = pos.col.saturating_sub(1) as usize;
-    line_start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i)
 }
 
 #[cfg(test)]

@@ -269,12 +269,18 @@ type BodyE<'s> = extra::Full<PErr<'s>, St, Tables>;
 pub(in crate::syntax) type P<'t, 's, O, E> = Boxed<'t, 't, In<'t, 's>, O, E>;
 pub(in crate::syntax) type Mx<'t, 'b, 's, E> = MapExtra<'t, 'b, In<'t, 's>, E>;
 
-/// An expression with its depth (saturated at `limit + 1` once it is too deep).
+/// An expression with its depth (saturated at `limit + 1` once it is too deep); the native
+/// syntax's expressions are [`Expr`]s, Spore's its own.
 #[derive(Clone)]
-struct Ex {
-    e: Expr,
-    d: u64,
+pub(in crate::syntax) struct Deep<T> {
+    /// The expression.
+    pub e: T,
+    /// Its depth (a literal is 1).
+    pub d: u64,
 }
+
+/// A native expression with its depth.
+type Ex = Deep<Expr>;
 
 /// A parsed node, with what its parent needs to check it.
 struct PNode {
@@ -631,11 +637,21 @@ fn call_args<'t, 's: 't>(expr: P<'t, 's, Ex, BodyE<'s>>) -> P<'t, 's, Vec<Arg>, 
 // ---- expressions --------------------------------------------------------------------------
 
 /// Wraps `e`, whose deepest operand has depth `inner`, checking the depth limit. A too-deep
-/// expression is reported once and replaced by a small placeholder, so nothing deep is built.
-fn deepen<'t, 's: 't>(inner: u64, e: Expr, limit: u64, x: &mut Mx<'t, '_, 's, BodyE<'s>>) -> Ex {
+/// expression is reported once and replaced by the small placeholder `too_deep`, so nothing
+/// deep is built.
+pub(in crate::syntax) fn deepen<'t, 's: 't, T, E>(
+    inner: u64,
+    e: T,
+    too_deep: T,
+    limit: u64,
+    x: &mut Mx<'t, '_, 's, E>,
+) -> Deep<T>
+where
+    E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
+{
     let d = inner + 1;
     if d <= limit {
-        return Ex { e, d };
+        return Deep { e, d };
     }
     if inner <= limit {
         let span = x.span();
@@ -645,16 +661,97 @@ fn deepen<'t, 's: 't>(inner: u64, e: Expr, limit: u64, x: &mut Mx<'t, '_, 's, Bo
             format!("expression is nested too deeply: the limit is {limit} levels"),
         ));
     }
-    Ex {
-        e: Expr::Lit(Lit::Bool(false)),
+    Deep {
+        e: too_deep,
         d: limit + 1,
     }
 }
 
+/// [`deepen`] for a native expression (`false` stands for a too-deep one).
+fn deepen_expr<'t, 's: 't>(
+    inner: u64,
+    e: Expr,
+    limit: u64,
+    x: &mut Mx<'t, '_, 's, BodyE<'s>>,
+) -> Ex {
+    deepen(inner, e, Expr::Lit(Lit::Bool(false)), limit, x)
+}
+
+/// A prefix operator.
 #[derive(Clone, Copy)]
-enum Unary {
+pub(in crate::syntax) enum Unary {
+    /// `!`.
     Not,
+    /// `-` (one right before a number belongs to the literal instead).
     Neg,
+}
+
+/// The operators over `primary`, with the native precedence table: prefix `!` and `-`, then
+/// `*` `/`, `+` `-`, the comparisons, `&&`, `^^` and `||`, each binary level left-associative.
+/// `mk_unary` and `mk_binary` build each operator's expression (and check its depth), so the
+/// native syntax and Spore share the grammar over their own expression types.
+pub(in crate::syntax) fn operators<'t, 's: 't, X, E>(
+    primary: P<'t, 's, X, E>,
+    mk_unary: impl Fn(Unary, X, &mut Mx<'t, '_, 's, E>) -> X + Clone + 't,
+    mk_binary: impl Fn(BinOp, X, X, &mut Mx<'t, '_, 's, E>) -> X + Clone + 't,
+) -> P<'t, 's, X, E>
+where
+    X: 't,
+    E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
+{
+    // A `-` right before a number belongs to the literal (`-5` is `Lit(-5)`).
+    let numeric = select! {
+        Tok::Int(_) => (),
+        Tok::Float(_) => (),
+        Tok::Ident("inf") => (),
+        Tok::Ident("nan") => (),
+    };
+    let prefix = choice((
+        just(Tok::Bang).to(Unary::Not),
+        just(Tok::Minus).then_ignore(numeric.not()).to(Unary::Neg),
+    ));
+    let unary = prefix
+        .repeated()
+        .foldr_with(primary, move |op, x, e| mk_unary(op, x, e))
+        .labelled(Lbl::What("expression"))
+        .boxed();
+
+    let level = |lower: P<'t, 's, X, E>, ops: Vec<(Tok<'s>, BinOp)>| {
+        let op = choice(
+            ops.into_iter()
+                .map(|(t, b)| just(t).to(b))
+                .collect::<Vec<_>>(),
+        );
+        let mk_binary = mk_binary.clone();
+        lower
+            .clone()
+            .foldl_with(op.then(lower).repeated(), move |a, (op, b), e| {
+                mk_binary(op, a, b, e)
+            })
+            .boxed()
+    };
+    let product = level(
+        unary,
+        vec![(Tok::Star, BinOp::Mul), (Tok::Slash, BinOp::Div)],
+    );
+    let sum = level(
+        product,
+        vec![(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
+    );
+    let cmp = level(
+        sum,
+        vec![
+            (Tok::EqEq, BinOp::Eq),
+            (Tok::NotEq, BinOp::Ne),
+            (Tok::Lt, BinOp::Lt),
+            (Tok::Le, BinOp::Le),
+            (Tok::Gt, BinOp::Gt),
+            (Tok::Ge, BinOp::Ge),
+        ],
+    );
+    let and = level(cmp, vec![(Tok::AndAnd, BinOp::And)]);
+    let xor = level(and, vec![(Tok::XorXor, BinOp::Xor)]);
+    level(xor, vec![(Tok::OrOr, BinOp::Or)])
 }
 
 fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, BodyE<'s>> {
@@ -682,7 +779,7 @@ fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, BodyE<'s>> {
                 .into_iter()
                 .map(|(name, a)| Arg { name, value: a.e })
                 .collect();
-            deepen(inner, Expr::Call(CallExpr { import, args }), limit, e)
+            deepen_expr(inner, Expr::Call(CallExpr { import, args }), limit, e)
         });
 
         let literal = lit().map(|l| Ex {
@@ -719,70 +816,21 @@ fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, BodyE<'s>> {
         let primary = choice((call, literal, var, builtin, paren))
             .labelled(Lbl::What("expression"))
             .boxed();
-
-        // A `-` right before a number belongs to the literal (`-5` is `Lit(-5)`).
-        let numeric = select! {
-            Tok::Int(_) => (),
-            Tok::Float(_) => (),
-            Tok::Ident("inf") => (),
-            Tok::Ident("nan") => (),
-        };
-        let prefix = choice((
-            just(Tok::Bang).to(Unary::Not),
-            just(Tok::Minus).then_ignore(numeric.not()).to(Unary::Neg),
-        ));
-        let unary = prefix
-            .repeated()
-            .foldr_with(primary, move |op, x: Ex, e| {
+        operators(
+            primary,
+            move |op, x: Ex, e| {
                 let inner = Box::new(x.e);
                 let e2 = match op {
                     Unary::Not => Expr::Not(inner),
                     Unary::Neg => Expr::Neg(inner),
                 };
-                deepen(x.d, e2, limit, e)
-            })
-            .labelled(Lbl::What("expression"))
-            .boxed();
-
-        let level = |lower: P<'t, 's, Ex, BodyE<'s>>, ops: Vec<(Tok<'s>, BinOp)>| {
-            let op = choice(
-                ops.into_iter()
-                    .map(|(t, b)| just(t).to(b))
-                    .collect::<Vec<_>>(),
-            );
-            lower
-                .clone()
-                .foldl_with(
-                    op.then(lower).repeated(),
-                    move |a: Ex, (op, b): (BinOp, Ex), e| {
-                        let inner = a.d.max(b.d);
-                        deepen(inner, Expr::binary(op, a.e, b.e), limit, e)
-                    },
-                )
-                .boxed()
-        };
-        let product = level(
-            unary,
-            vec![(Tok::Star, BinOp::Mul), (Tok::Slash, BinOp::Div)],
-        );
-        let sum = level(
-            product,
-            vec![(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
-        );
-        let cmp = level(
-            sum,
-            vec![
-                (Tok::EqEq, BinOp::Eq),
-                (Tok::NotEq, BinOp::Ne),
-                (Tok::Lt, BinOp::Lt),
-                (Tok::Le, BinOp::Le),
-                (Tok::Gt, BinOp::Gt),
-                (Tok::Ge, BinOp::Ge),
-            ],
-        );
-        let and = level(cmp, vec![(Tok::AndAnd, BinOp::And)]);
-        let xor = level(and, vec![(Tok::XorXor, BinOp::Xor)]);
-        level(xor, vec![(Tok::OrOr, BinOp::Or)])
+                deepen_expr(x.d, e2, limit, e)
+            },
+            move |op, a: Ex, b: Ex, e| {
+                let inner = a.d.max(b.d);
+                deepen_expr(inner, Expr::binary(op, a.e, b.e), limit, e)
+            },
+        )
     })
     .boxed()
 }

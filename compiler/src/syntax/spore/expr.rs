@@ -11,46 +11,18 @@
 use chumsky::prelude::*;
 
 use super::super::native::lexer::{unescape, Tok};
-use super::super::native::parser::{custom, kw, lit, Lbl, Mx, EXPR_WORDS, P};
+use super::super::native::parser::{self, kw, lit, operators, Deep, Lbl, Mx, Unary, EXPR_WORDS, P};
 use super::ast::SExpr;
 use super::grammar::{is_keyword, E};
-use crate::diag::ErrorKind;
-use crate::ir::{BinOp, Lit};
+use crate::ir::Lit;
 
-/// An expression with its depth (saturated at `limit + 1` once it is too deep).
-#[derive(Clone)]
-pub(super) struct Ex {
-    /// The expression.
-    pub e: SExpr,
-    /// Its depth (a literal is 1).
-    pub d: u64,
-}
+/// A Spore expression with its depth (saturated at `limit + 1` once it is too deep).
+pub(super) type Ex = Deep<SExpr>;
 
-/// Wraps `e`, whose deepest operand has depth `inner`, checking the depth limit. A too-deep
-/// expression is reported once and replaced by a placeholder, so nothing deep is built.
+/// [`deepen`](super::super::native::parser::deepen) for a Spore expression (`false` stands for
+/// a too-deep one).
 fn deepen<'t, 's: 't>(inner: u64, e: SExpr, limit: u64, x: &mut Mx<'t, '_, 's, E<'s>>) -> Ex {
-    let d = inner + 1;
-    if d <= limit {
-        return Ex { e, d };
-    }
-    if inner <= limit {
-        let span = x.span();
-        x.emit(custom(
-            ErrorKind::NestTooDeep,
-            span,
-            format!("expression is nested too deeply: the limit is {limit} levels"),
-        ));
-    }
-    Ex {
-        e: SExpr::Lit(Lit::Bool(false)),
-        d: limit + 1,
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Unary {
-    Not,
-    Neg,
+    parser::deepen(inner, e, SExpr::Lit(Lit::Bool(false)), limit, x)
 }
 
 /// The expression grammar; `limit` is `Limits::max_expr_depth`.
@@ -92,71 +64,22 @@ pub(super) fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, E<'s>> {
         let primary = choice((call, literal, random, paren))
             .labelled(Lbl::What("expression"))
             .boxed();
-
-        // A `-` right before a number belongs to the literal (`-5` is `Lit(-5)`).
-        let numeric = select! {
-            Tok::Int(_) => (),
-            Tok::Float(_) => (),
-            Tok::Ident("inf") => (),
-            Tok::Ident("nan") => (),
-        };
-        let prefix = choice((
-            just(Tok::Bang).to(Unary::Not),
-            just(Tok::Minus).then_ignore(numeric.not()).to(Unary::Neg),
-        ));
-        let unary = prefix
-            .repeated()
-            .foldr_with(primary, move |op, x: Ex, e| {
+        operators(
+            primary,
+            move |op, x: Ex, e| {
                 let inner = Box::new(x.e);
                 let e2 = match op {
                     Unary::Not => SExpr::Not(inner),
                     Unary::Neg => SExpr::Neg(inner),
                 };
                 deepen(x.d, e2, limit, e)
-            })
-            .labelled(Lbl::What("expression"))
-            .boxed();
-
-        let level = |lower: P<'t, 's, Ex, E<'s>>, ops: Vec<(Tok<'s>, BinOp)>| {
-            let op = choice(
-                ops.into_iter()
-                    .map(|(t, b)| just(t).to(b))
-                    .collect::<Vec<_>>(),
-            );
-            lower
-                .clone()
-                .foldl_with(
-                    op.then(lower).repeated(),
-                    move |a: Ex, (op, b): (BinOp, Ex), e| {
-                        let inner = a.d.max(b.d);
-                        let e2 = SExpr::Binary(op, Box::new(a.e), Box::new(b.e));
-                        deepen(inner, e2, limit, e)
-                    },
-                )
-                .boxed()
-        };
-        let product = level(
-            unary,
-            vec![(Tok::Star, BinOp::Mul), (Tok::Slash, BinOp::Div)],
-        );
-        let sum = level(
-            product,
-            vec![(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
-        );
-        let cmp = level(
-            sum,
-            vec![
-                (Tok::EqEq, BinOp::Eq),
-                (Tok::NotEq, BinOp::Ne),
-                (Tok::Lt, BinOp::Lt),
-                (Tok::Le, BinOp::Le),
-                (Tok::Gt, BinOp::Gt),
-                (Tok::Ge, BinOp::Ge),
-            ],
-        );
-        let and = level(cmp, vec![(Tok::AndAnd, BinOp::And)]);
-        let xor = level(and, vec![(Tok::XorXor, BinOp::Xor)]);
-        level(xor, vec![(Tok::OrOr, BinOp::Or)])
+            },
+            move |op, a: Ex, b: Ex, e| {
+                let inner = a.d.max(b.d);
+                let e2 = SExpr::Binary(op, Box::new(a.e), Box::new(b.e));
+                deepen(inner, e2, limit, e)
+            },
+        )
     })
     .boxed()
 }
