@@ -191,6 +191,7 @@ impl<'p> Vm<'p> {
     }
 }
 
+#[inline]
 pub(crate) fn read(state: &[u8], f: Field) -> u32 {
     let at = f.offset as usize;
     match f.width {
@@ -230,6 +231,7 @@ pub(crate) fn write(state: &mut [u8], f: Field, v: u32) {
     }
 }
 
+#[inline]
 pub(crate) fn read_u64(state: &[u8], at: usize) -> u64 {
     state.get(at..at + 8).map_or(0, |b| {
         let mut a = [0; 8];
@@ -238,17 +240,20 @@ pub(crate) fn read_u64(state: &[u8], at: usize) -> u64 {
     })
 }
 
+#[inline]
 pub(crate) fn write_u64(state: &mut [u8], at: usize, v: u64) {
     if let Some(b) = state.get_mut(at..at + 8) {
         b.copy_from_slice(&v.to_le_bytes());
     }
 }
 
+#[inline]
 pub(crate) fn listed(state: &[u8], l: &Layout, bit: u32) -> bool {
     let at = l.list as usize + (bit / 8) as usize;
     state.get(at).is_some_and(|b| b >> (bit % 8) & 1 == 1)
 }
 
+#[inline]
 pub(crate) fn clear_list(state: &mut [u8], l: &Layout) {
     let at = l.list as usize;
     if let Some(b) = state.get_mut(at..at + l.list_bytes() as usize) {
@@ -258,6 +263,7 @@ pub(crate) fn clear_list(state: &mut [u8], l: &Layout) {
 }
 
 /// Lists `bit` unless it is listed or the list is full.
+#[inline]
 pub(crate) fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
     let count = read(state, l.count);
     if listed(state, l, bit) || count >= l.capacity {
@@ -340,6 +346,7 @@ pub(crate) fn run<H: Host + ?Sized>(
     let code = &parts.code[..];
     let l = &parts.layout;
     let strings = program.strings();
+    let chains = program.chains();
     let Some(f) = parts.functions.get(func as usize) else {
         return Status::Failure;
     };
@@ -429,16 +436,33 @@ pub(crate) fn run<H: Host + ?Sized>(
                     pc = target(to);
                 }
             }
-            Instr::OnSuccess { bit, to } => {
-                if listed(state, l, bit.0) {
-                    clear_list(state, l);
+            Instr::OnSuccess { bit, to } => match chains.get(pc - 1) {
+                // A run of `list.success` as one step (see `program::chains`).
+                Some((bits, end)) => {
+                    if bits.iter().any(|&b| listed(state, l, b)) {
+                        clear_list(state, l);
+                    }
+                    pc = end;
                 }
-                pc = target(to);
-            }
-            Instr::OnRunning { bit, to } => {
-                add_to_list(state, l, bit.0);
-                pc = target(to);
-            }
+                None => {
+                    if listed(state, l, bit.0) {
+                        clear_list(state, l);
+                    }
+                    pc = target(to);
+                }
+            },
+            Instr::OnRunning { bit, to } => match chains.get(pc - 1) {
+                Some((bits, end)) => {
+                    for &b in bits {
+                        add_to_list(state, l, b);
+                    }
+                    pc = end;
+                }
+                None => {
+                    add_to_list(state, l, bit.0);
+                    pc = target(to);
+                }
+            },
             Instr::JumpIfCooling { timer, to } => {
                 let until = read_u64(state, l.timers as usize + 8 * timer.0 as usize) as i64;
                 if now <= until {
@@ -796,9 +820,13 @@ impl Stack<'_> {
         v
     }
 
-    /// The top `argc` values, contiguous in memory (oldest first).
+    /// The top `argc` values, contiguous in memory (oldest first); with none, the stack is
+    /// left as it is (and [`Stack::drop_args`] and [`Stack::replace_args`] know it).
     #[inline(always)]
     fn args(&mut self, argc: u8) -> &[Value] {
+        if argc == 0 {
+            return &[];
+        }
         self.mem.push(self.top);
         let base = self.mem.len().saturating_sub(usize::from(argc));
         &self.mem[base..]
@@ -807,6 +835,9 @@ impl Stack<'_> {
     /// After [`Stack::args`]: drops the arguments.
     #[inline(always)]
     fn drop_args(&mut self, argc: u8) {
+        if argc == 0 {
+            return;
+        }
         let base = self.mem.len().saturating_sub(usize::from(argc));
         self.mem.truncate(base);
         self.top = self.mem.pop().unwrap_or(Value::Bool(false));
@@ -815,6 +846,9 @@ impl Stack<'_> {
     /// After [`Stack::args`]: replaces the arguments with a result.
     #[inline(always)]
     fn replace_args(&mut self, argc: u8, result: Value) {
+        if argc == 0 {
+            return self.push(result);
+        }
         let base = self.mem.len().saturating_sub(usize::from(argc));
         self.mem.truncate(base);
         self.top = result;
