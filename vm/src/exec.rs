@@ -346,7 +346,6 @@ pub(crate) fn run<H: Host + ?Sized>(
     let code = &parts.code[..];
     let l = &parts.layout;
     let strings = program.strings();
-    let chains = program.chains();
     let Some(f) = parts.functions.get(func as usize) else {
         return Status::Failure;
     };
@@ -431,38 +430,55 @@ pub(crate) fn run<H: Host + ?Sized>(
                 after_action(state, l, me, current, bit.0, status);
                 pc = target(pick(status, success, failure, running));
             }
+            // Runs of the running-list instructions below are executed in one step: each
+            // handler goes on with the instruction it lands on while it is of its own kind,
+            // instead of dispatching it. The verified code has no loop among them, and each
+            // step does exactly what dispatching it would.
             Instr::JumpIfListed { bit, to } => {
-                if listed(state, l, bit.0) {
-                    pc = target(to);
+                // A composite's resume points: the first listed child's entry, tested in order.
+                let (mut bit, mut to) = (bit, to);
+                loop {
+                    if listed(state, l, bit.0) {
+                        pc = target(to);
+                        break;
+                    }
+                    match code.get(pc) {
+                        Some(&Instr::JumpIfListed { bit: b, to: t }) => {
+                            (bit, to) = (b, t);
+                            pc += 1;
+                        }
+                        _ => break,
+                    }
                 }
             }
-            Instr::OnSuccess { bit, to } => match chains.get(pc - 1) {
-                // A run of `list.success` as one step (see `program::chains`).
-                Some((bits, end)) => {
-                    if bits.iter().any(|&b| listed(state, l, b)) {
-                        clear_list(state, l);
-                    }
-                    pc = end;
-                }
-                None => {
+            Instr::OnSuccess { bit, to } => {
+                // A success climbing through the ancestors: once one of them is listed the
+                // list is empty, and no later test can find its bit.
+                let (mut bit, mut to) = (bit, to);
+                loop {
                     if listed(state, l, bit.0) {
                         clear_list(state, l);
                     }
                     pc = target(to);
-                }
-            },
-            Instr::OnRunning { bit, to } => match chains.get(pc - 1) {
-                Some((bits, end)) => {
-                    for &b in bits {
-                        add_to_list(state, l, b);
+                    match code.get(pc) {
+                        Some(&Instr::OnSuccess { bit: b, to: t }) => (bit, to) = (b, t),
+                        Some(&Instr::Finish { status }) => return status,
+                        _ => break,
                     }
-                    pc = end;
                 }
-                None => {
+            }
+            Instr::OnRunning { bit, to } => {
+                let (mut bit, mut to) = (bit, to);
+                loop {
                     add_to_list(state, l, bit.0);
                     pc = target(to);
+                    match code.get(pc) {
+                        Some(&Instr::OnRunning { bit: b, to: t }) => (bit, to) = (b, t),
+                        Some(&Instr::Finish { status }) => return status,
+                        _ => break,
+                    }
                 }
-            },
+            }
             Instr::JumpIfCooling { timer, to } => {
                 let until = read_u64(state, l.timers as usize + 8 * timer.0 as usize) as i64;
                 if now <= until {
@@ -531,7 +547,18 @@ pub(crate) fn run<H: Host + ?Sized>(
                     strings,
                 );
                 let v = rounded(host.function(&call), parts.single_precision);
-                stack.replace_args(argc, v);
+                // A condition on the result alone: the test is done here, not dispatched.
+                match code.get(pc) {
+                    Some(&Instr::JumpIfFalse { to }) => {
+                        stack.drop_args(argc);
+                        pc = if v.truthy() { pc + 1 } else { target(to) };
+                    }
+                    Some(&Instr::JumpIfTrue { to }) => {
+                        stack.drop_args(argc);
+                        pc = if v.truthy() { target(to) } else { pc + 1 };
+                    }
+                    _ => stack.replace_args(argc, v),
+                }
             }
             Instr::Random {} => {
                 let at = l.rng.unwrap_or(0) as usize;

@@ -8,7 +8,6 @@
 //!
 //! The format and the semantics of every instruction are specified in `spec/bytecode.md`.
 
-pub(crate) mod chains;
 mod codec;
 mod disasm;
 mod error;
@@ -261,8 +260,6 @@ pub struct Program {
     strings: Strings,
     fingerprint: u64,
     facts: verify::Facts,
-    /// Derived from the verified code, for the vm (never encoded).
-    chains: chains::Chains,
     /// The default native compilation, made on first use (`Program::native`).
     #[cfg(feature = "jit")]
     native: NativeCache,
@@ -283,13 +280,11 @@ impl Program {
             strings.intern(s);
         }
         let fingerprint = codec::fingerprint(&codec::encode_body(&parts));
-        let chains = chains::Chains::of(&parts.code);
         Ok(Program {
             parts,
             strings,
             fingerprint,
             facts,
-            chains,
             #[cfg(feature = "jit")]
             native: NativeCache::new(),
         })
@@ -304,11 +299,6 @@ impl Program {
     /// The program file: magic, version, fingerprint, then the parts.
     pub fn encode(&self) -> Vec<u8> {
         codec::encode(&self.parts, self.fingerprint)
-    }
-
-    /// The running-list bookkeeping chains of the code (for the vm).
-    pub(crate) fn chains(&self) -> &chains::Chains {
-        &self.chains
     }
 
     /// The parts the program was built from.
