@@ -279,7 +279,7 @@ pub(crate) fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
 /// current-action slot, then the running list (spec 4.1). `me` is the action ordinal plus one,
 /// `current` the slot's value before the call. Shared by the vm and the native trampolines, so
 /// the two engines cannot disagree on it.
-#[inline]
+#[inline(always)]
 pub(crate) fn after_action(
     state: &mut [u8],
     l: &Layout,
@@ -312,6 +312,93 @@ pub(crate) fn after_action(
 
 fn target(l: Label) -> usize {
     l.0 as usize
+}
+
+/// What every host call of a tick shares, for the helpers below.
+struct Site<'a> {
+    agent: AgentId,
+    now: Millis,
+    strings: &'a crate::Strings,
+    code: &'a [Instr],
+}
+
+/// `act` with its arguments `args`: the host call with its phase, the node's bookkeeping and
+/// the climb through the ancestors' (see [`climb`]); the instruction to continue at, or the
+/// tick's status if the climb reached `finish`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn act<H: Host + ?Sized>(
+    host: &mut H,
+    state: &mut [u8],
+    l: &Layout,
+    at: &Site<'_>,
+    args: &[Value],
+    import: crate::program::Imp,
+    action: crate::program::ActionNo,
+    bit: crate::program::Bit,
+    labels: [Label; 3],
+) -> Result<usize, Status> {
+    let me = action.0 + 1;
+    let current = read(state, l.current);
+    let phase = if current == me {
+        Phase::Continue
+    } else {
+        Phase::Enter
+    };
+    let call = Call::new(
+        at.agent,
+        ImportId(import.0),
+        phase,
+        args,
+        at.now,
+        at.strings,
+    );
+    let status = host.action(&call);
+    after_action(state, l, me, current, bit.0, status);
+    let [success, failure, running] = labels;
+    climb(
+        at.code,
+        state,
+        l,
+        target(pick(status, success, failure, running)),
+    )
+}
+
+/// If the instruction at `at` is `jump.false` or `jump.true`, where it sends `v` (which it
+/// would pop): the caller then skips pushing `v` at all.
+#[inline(always)]
+fn branch_on(code: &[Instr], at: usize, v: Value) -> Option<usize> {
+    match code.get(at) {
+        Some(&Instr::JumpIfFalse { to }) => Some(if v.truthy() { at + 1 } else { target(to) }),
+        Some(&Instr::JumpIfTrue { to }) => Some(if v.truthy() { target(to) } else { at + 1 }),
+        _ => None,
+    }
+}
+
+/// Runs the running-list bookkeeping that starts at `pc` (a node's status climbing through
+/// its ancestors: `list.success`, `list.running`, `jump`) as the loop would, one instruction
+/// after another, without dispatching each; stops at the first other instruction (its index
+/// is returned) or at `finish` (its status is). Verified code has no loop among these
+/// instructions, so the climb ends.
+#[inline(always)]
+fn climb(code: &[Instr], state: &mut [u8], l: &Layout, mut pc: usize) -> Result<usize, Status> {
+    loop {
+        match code.get(pc) {
+            Some(&Instr::OnSuccess { bit, to }) => {
+                if listed(state, l, bit.0) {
+                    clear_list(state, l);
+                }
+                pc = target(to);
+            }
+            Some(&Instr::OnRunning { bit, to }) => {
+                add_to_list(state, l, bit.0);
+                pc = target(to);
+            }
+            Some(&Instr::Jump { to }) => pc = target(to),
+            Some(&Instr::Finish { status }) => return Err(status),
+            _ => return Ok(pc),
+        }
+    }
 }
 
 /// A host function's result as the tree sees it: floats rounded to binary32 under single
@@ -410,30 +497,29 @@ pub(crate) fn run<H: Host + ?Sized>(
                 failure,
                 running,
             } => {
-                let me = action.0 + 1;
-                let current = read(state, l.current);
-                let phase = if current == me {
-                    Phase::Continue
-                } else {
-                    Phase::Enter
-                };
-                let call = Call::new(
+                let at = Site {
                     agent,
-                    ImportId(import.0),
-                    phase,
-                    stack.args(argc),
                     now,
                     strings,
+                    code,
+                };
+                let r = act(
+                    host,
+                    state,
+                    l,
+                    &at,
+                    stack.args(argc),
+                    import,
+                    action,
+                    bit,
+                    [success, failure, running],
                 );
-                let status = host.action(&call);
                 stack.drop_args(argc);
-                after_action(state, l, me, current, bit.0, status);
-                pc = target(pick(status, success, failure, running));
+                match r {
+                    Ok(next) => pc = next,
+                    Err(status) => return status,
+                }
             }
-            // Runs of the running-list instructions below are executed in one step: each
-            // handler goes on with the instruction it lands on while it is of its own kind,
-            // instead of dispatching it. The verified code has no loop among them, and each
-            // step does exactly what dispatching it would.
             Instr::JumpIfListed { bit, to } => {
                 // A composite's resume points: the first listed child's entry, tested in order.
                 let (mut bit, mut to) = (bit, to);
@@ -451,32 +537,10 @@ pub(crate) fn run<H: Host + ?Sized>(
                     }
                 }
             }
-            Instr::OnSuccess { bit, to } => {
-                // A success climbing through the ancestors: once one of them is listed the
-                // list is empty, and no later test can find its bit.
-                let (mut bit, mut to) = (bit, to);
-                loop {
-                    if listed(state, l, bit.0) {
-                        clear_list(state, l);
-                    }
-                    pc = target(to);
-                    match code.get(pc) {
-                        Some(&Instr::OnSuccess { bit: b, to: t }) => (bit, to) = (b, t),
-                        Some(&Instr::Finish { status }) => return status,
-                        _ => break,
-                    }
-                }
-            }
-            Instr::OnRunning { bit, to } => {
-                let (mut bit, mut to) = (bit, to);
-                loop {
-                    add_to_list(state, l, bit.0);
-                    pc = target(to);
-                    match code.get(pc) {
-                        Some(&Instr::OnRunning { bit: b, to: t }) => (bit, to) = (b, t),
-                        Some(&Instr::Finish { status }) => return status,
-                        _ => break,
-                    }
+            Instr::OnSuccess { .. } | Instr::OnRunning { .. } => {
+                match climb(code, state, l, pc - 1) {
+                    Ok(next) => pc = next,
+                    Err(status) => return status,
                 }
             }
             Instr::JumpIfCooling { timer, to } => {
@@ -527,7 +591,71 @@ pub(crate) fn run<H: Host + ?Sized>(
                 pc = target(pick(status, success, failure, running));
             }
             Instr::PushBool { value } => stack.push(Value::Bool(value)),
-            Instr::PushInt { value } => stack.push(Value::Int(value)),
+            Instr::PushInt { value } => {
+                // The common `f(CONSTANT)`: a call of one argument right after its push takes
+                // the argument from here, not from the stack (the same call, one dispatch).
+                let arg = [Value::Int(value)];
+                let at = Site {
+                    agent,
+                    now,
+                    strings,
+                    code,
+                };
+                match code.get(pc) {
+                    Some(&Instr::CallFn { import, argc: 1 }) => {
+                        let call =
+                            Call::new(agent, ImportId(import.0), Phase::Enter, &arg, now, strings);
+                        let v = rounded(host.function(&call), parts.single_precision);
+                        match branch_on(code, pc + 1, v) {
+                            Some(next) => pc = next,
+                            None => {
+                                stack.push(v);
+                                pc += 1;
+                            }
+                        }
+                    }
+                    Some(&Instr::CallFnCmpK {
+                        import,
+                        argc: 1,
+                        op,
+                        when,
+                        k,
+                        to,
+                    }) => {
+                        let call =
+                            Call::new(agent, ImportId(import.0), Phase::Enter, &arg, now, strings);
+                        let v = rounded(host.function(&call), parts.single_precision).as_f64();
+                        pc = if op.compare(v, k) == when {
+                            target(to)
+                        } else {
+                            pc + 1
+                        };
+                    }
+                    Some(&Instr::Act {
+                        import,
+                        argc: 1,
+                        action,
+                        bit,
+                        success,
+                        failure,
+                        running,
+                    }) => match act(
+                        host,
+                        state,
+                        l,
+                        &at,
+                        &arg,
+                        import,
+                        action,
+                        bit,
+                        [success, failure, running],
+                    ) {
+                        Ok(next) => pc = next,
+                        Err(status) => return status,
+                    },
+                    _ => stack.push(Value::Int(value)),
+                }
+            }
             Instr::PushFloat { value } => stack.push(Value::Float(value)),
             Instr::PushStr { value } => stack.push(Value::Str(crate::StrId(value.0))),
             Instr::PushVar { var } => stack.push(
@@ -548,16 +676,12 @@ pub(crate) fn run<H: Host + ?Sized>(
                 );
                 let v = rounded(host.function(&call), parts.single_precision);
                 // A condition on the result alone: the test is done here, not dispatched.
-                match code.get(pc) {
-                    Some(&Instr::JumpIfFalse { to }) => {
+                match branch_on(code, pc, v) {
+                    Some(next) => {
                         stack.drop_args(argc);
-                        pc = if v.truthy() { pc + 1 } else { target(to) };
+                        pc = next;
                     }
-                    Some(&Instr::JumpIfTrue { to }) => {
-                        stack.drop_args(argc);
-                        pc = if v.truthy() { target(to) } else { pc + 1 };
-                    }
-                    _ => stack.replace_args(argc, v),
+                    None => stack.replace_args(argc, v),
                 }
             }
             Instr::Random {} => {
