@@ -469,14 +469,17 @@ pub(crate) fn run<H: Host + ?Sized>(
         };
         pc += 1;
         match *ins {
-            Instr::Jump { to } => pc = target(to),
+            Instr::Jump { .. } => match climb(code, state, l, pc - 1) {
+                Ok(next) => pc = next,
+                Err(status) => return status,
+            },
             Instr::Finish { status } => return status,
             Instr::Return { status } => {
                 // Continue at the calling `call`'s label for the status.
                 let Some(call_pc) = rets.pop() else {
                     return status;
                 };
-                pc = match code.get(call_pc as usize) {
+                let next = match code.get(call_pc as usize) {
                     Some(&Instr::Call {
                         success,
                         failure,
@@ -485,6 +488,11 @@ pub(crate) fn run<H: Host + ?Sized>(
                     }) => target(pick(status, success, failure, running)),
                     _ => return status,
                 };
+                // The subtree's status climbs through the caller's bookkeeping at once.
+                match climb(code, state, l, next) {
+                    Ok(next) => pc = next,
+                    Err(status) => return status,
+                }
             }
             Instr::Call { func, .. } => {
                 rets.push((pc - 1) as u32);
