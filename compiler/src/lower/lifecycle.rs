@@ -125,7 +125,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         lw,
         bounds,
         ProgramModel::Lifecycle,
-        recs.layout,
+        (recs.layout, 0),
         limits,
         span,
     )

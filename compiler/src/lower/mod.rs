@@ -29,7 +29,7 @@ use btvm::program::{
 use btvm::{Limits, Program, Status, Value};
 
 use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{Lit, Model, NodeId, NodeKind, Precision, Resume, Tree};
+use crate::ir::{Lit, Model, NodeId, NodeKind, Resume, Tree};
 use crate::source::Span;
 use asm::Asm;
 use layout::Slots;
@@ -78,31 +78,14 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         lw.function(s.node, FunctionKind::Subtree);
         bounds.push((s.name.clone(), FunctionKind::Subtree, start, lw.asm.here()));
     }
-    let (code, index) = lw.asm.finish();
-    let functions = bounds
-        .into_iter()
-        .map(|(name, kind, start, end)| btvm::program::Function {
-            name,
-            kind,
-            start: index[start as usize],
-            end: index[end as usize],
-        })
-        .collect();
-    let parts = ProgramParts {
-        model: ProgramModel::RunningList,
-        single_precision: tree.config.precision == Precision::Single,
-        layout: slots.layout,
-        strings: string_table(&strings),
-        imports: tree.imports.clone(),
-        vars: var_values(tree, &strings),
-        var_names: var_names(tree),
-        temps: slots.temps,
-        functions,
-        rules: Vec::new(),
-        stimuli: 0,
-        code,
-    };
-    verified(parts, limits, span)
+    stateful::finish(
+        lw,
+        bounds,
+        ProgramModel::RunningList,
+        (slots.layout, slots.temps),
+        limits,
+        span,
+    )
 }
 
 /// The string table in `StrId` order.

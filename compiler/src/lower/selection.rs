@@ -95,7 +95,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         lw,
         bounds,
         ProgramModel::Selection { limit },
-        recs.layout,
+        (recs.layout, 0),
         limits,
         span,
     )

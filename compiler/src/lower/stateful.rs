@@ -134,13 +134,13 @@ pub(super) fn too_large(limits: &Limits, span: Span) -> Diagnostic {
     .with_note("a smaller tree or larger `Limits` fit")
 }
 
-/// The program `lw` wrote, with its functions (`bounds`, in function order), `model` and the
-/// records' `layout`, verified.
+/// The program `lw` wrote, with its functions (`bounds`, in function order), `model`, the
+/// state `layout` and the number of counter registers it uses, verified.
 pub(super) fn finish(
     lw: Lower<'_>,
     bounds: Vec<Bound>,
     model: ProgramModel,
-    layout: Layout,
+    (layout, temps): (Layout, u32),
     limits: &Limits,
     span: Span,
 ) -> Result<Program, Vec<Diagnostic>> {
@@ -163,7 +163,7 @@ pub(super) fn finish(
         imports: tree.imports.clone(),
         vars: var_values(tree, strings),
         var_names: var_names(tree),
-        temps: 0,
+        temps,
         functions,
         rules: Vec::new(),
         stimuli: 0,
