@@ -45,3 +45,18 @@ fn generated_trees_run_identically_on_every_engine() {
         .collect();
     assert!(sums.windows(2).all(|w| w[0] == w[1]), "{sums:x?}");
 }
+
+/// A tree that imports nothing never calls the world, so the bench does not claim to run it
+/// against the world (it said "host: simulated world" for the BST Grunt).
+#[test]
+fn a_tree_without_imports_gets_the_synthetic_host() {
+    let src = "btvm 1;\ndialect unvanquished;\nroot main = const success\n";
+    let tree = btvm_compiler::syntax::native::parse(
+        btvm_compiler::source::FileId(0),
+        src,
+        &btvm::Limits::default(),
+    )
+    .unwrap();
+    assert!(tree.imports.is_empty());
+    assert_eq!(HostKind::for_tree(&tree), HostKind::Synthetic);
+}

@@ -99,9 +99,11 @@ pub enum HostKind {
 }
 
 impl HostKind {
-    /// The world if it knows every import of `tree`, else the synthetic host.
+    /// The world if `tree` calls it (imports at least one name) and it knows every import,
+    /// else the synthetic host. A tree that imports nothing (a BST tree, which only reports
+    /// its selected leaf) does not touch the world, so it gets the synthetic host's name.
     pub fn for_tree(tree: &Tree) -> HostKind {
-        if World::new(0).bind(&tree.imports).is_ok() {
+        if !tree.imports.is_empty() && World::new(0).bind(&tree.imports).is_ok() {
             HostKind::World
         } else {
             HostKind::Synthetic
