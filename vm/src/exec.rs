@@ -463,6 +463,22 @@ pub(crate) fn run<H: Host + ?Sized>(
     // The cursor model's rule runs (or the decider model's redecides) this tick (owned here,
     // never by the program).
     let mut steps = 0u32;
+    // A lifecycle or selection instruction through its one definition, `lifecycle_exec::step`
+    // (inlined): `life_op!(ins)` for state operations, `life_jump!(ins, label)` for tests that jump.
+    macro_rules! life_op {
+        ($ins:expr) => {{
+            lifecycle_exec::step(program, life, state, $ins, now, agent.0, &mut steps, false);
+        }};
+    }
+    macro_rules! life_jump {
+        ($ins:expr, $to:expr) => {{
+            let r =
+                lifecycle_exec::step(program, life, state, $ins, now, agent.0, &mut steps, false);
+            if r == lifecycle_exec::FIRST {
+                pc = target($to);
+            }
+        }};
+    }
     loop {
         let Some(ins) = code.get(pc) else {
             return Status::Failure;
@@ -931,15 +947,32 @@ pub(crate) fn run<H: Host + ?Sized>(
                     target(stop)
                 };
             }
-            _ if ins.is_record() || ins.is_lifecycle() || ins.is_selection() => {
-                // State operations and jumps on the state: at most one label.
-                let r = lifecycle_exec::step(
-                    program, life, state, ins, now, agent.0, &mut steps, false,
-                );
-                if r == lifecycle_exec::FIRST {
-                    pc = decider_exec::first_label(ins).map_or(usize::MAX, |t| t as usize);
-                }
-            }
+            // Jumps on the lifecycle and selection state. Each variant has its own arm, so the
+            // (inlined) `step` is specialised to it and the label is known here.
+            Instr::VarJump { to, .. } => life_jump!(ins, to),
+            Instr::JumpStopped { to } => life_jump!(ins, to),
+            Instr::RecJump { to, .. } => life_jump!(ins, to),
+            Instr::RecJumpEq { to, .. } => life_jump!(ins, to),
+            Instr::RecJumpGe { to, .. } => life_jump!(ins, to),
+            Instr::LcBegin { stopped } => life_jump!(ins, stopped),
+            Instr::LcJumpChanged { to } => life_jump!(ins, to),
+            Instr::LcJumpWait { to, .. } => life_jump!(ins, to),
+            Instr::SelBegin { unchanged } => life_jump!(ins, unchanged),
+            Instr::SelJumpPrev { to, .. } => life_jump!(ins, to),
+            Instr::SelJumpLeaf { to } => life_jump!(ins, to),
+            // Operations on the lifecycle and selection state that never jump.
+            Instr::RecBit { .. } => life_op!(ins),
+            Instr::RecZero { .. } => life_op!(ins),
+            Instr::RecSet { .. } => life_op!(ins),
+            Instr::RecInc { .. } => life_op!(ins),
+            Instr::RecCopy { .. } => life_op!(ins),
+            Instr::TsStamp { .. } => life_op!(ins),
+            Instr::TsInvalidate { .. } => life_op!(ins),
+            Instr::LcStop {} => life_op!(ins),
+            Instr::LcWaitArm { .. } => life_op!(ins),
+            Instr::ScopeEnter { .. } => life_op!(ins),
+            Instr::ScopeLeave { .. } => life_op!(ins),
+            Instr::SelSeen { .. } => life_op!(ins),
             Instr::DecRedecide { to, guard } => {
                 let r =
                     decider_exec::step(program, decider, state, ins, now, agent.0, &mut steps, 0.0);

@@ -64,10 +64,12 @@ impl LifeScratch {
     }
 }
 
+#[inline]
 fn flags(state: &[u8], l: &Layout) -> u8 {
     read(state, l.flags) as u8
 }
 
+#[inline]
 fn set_flag(state: &mut [u8], l: &Layout, bit: u8, on: bool) {
     let f = flags(state, l);
     let f = if on { f | bit } else { f & !bit };
@@ -75,25 +77,30 @@ fn set_flag(state: &mut [u8], l: &Layout, bit: u8, on: bool) {
 }
 
 /// Whether the lifecycle tree is stopped.
+#[inline]
 pub(crate) fn stopped(state: &[u8], l: &Layout) -> bool {
     flags(state, l) & FLAG_STOPPED != 0
 }
 
 /// `changed`.
+#[inline]
 pub(crate) fn changed(state: &[u8], l: &Layout) -> bool {
     flags(state, l) & FLAG_UNCHANGED == 0
 }
 
+#[inline]
 fn set_changed(state: &mut [u8], l: &Layout, on: bool) {
     set_flag(state, l, FLAG_UNCHANGED, !on);
 }
 
 /// A bit at bit number `bit` from byte offset `base`.
+#[inline]
 fn bit_at(state: &[u8], base: u32, bit: u32) -> bool {
     let at = base as usize + (bit / 8) as usize;
     state.get(at).is_some_and(|b| b >> (bit % 8) & 1 == 1)
 }
 
+#[inline]
 fn set_bit_at(state: &mut [u8], base: u32, bit: u32, on: bool) {
     let at = base as usize + (bit / 8) as usize;
     if let Some(b) = state.get_mut(at) {
@@ -106,11 +113,13 @@ fn set_bit_at(state: &mut [u8], base: u32, bit: u32, on: bool) {
 }
 
 /// Record bit `bit`.
+#[inline]
 pub(crate) fn rec_bit(state: &[u8], l: &Layout, bit: u32) -> bool {
     bit < l.records_len.saturating_mul(8) && bit_at(state, l.records, bit)
 }
 
 /// Record bit `bit` becomes `on`.
+#[inline]
 pub(crate) fn set_rec_bit(state: &mut [u8], l: &Layout, bit: u32, on: bool) {
     if bit < l.records_len.saturating_mul(8) {
         set_bit_at(state, l.records, bit, on);
@@ -118,6 +127,7 @@ pub(crate) fn set_rec_bit(state: &mut [u8], l: &Layout, bit: u32, on: bool) {
 }
 
 /// The record field at `at`, `width` bytes wide (0 if it leaves the region).
+#[inline]
 fn rec_field(l: &Layout, at: u32, width: u8) -> Field {
     if u64::from(at) + u64::from(width) <= u64::from(l.records_len) {
         Field {
@@ -130,6 +140,7 @@ fn rec_field(l: &Layout, at: u32, width: u8) -> Field {
 }
 
 /// The record `i64` at `at` (0 if it leaves the region).
+#[inline]
 fn rec_i64(state: &[u8], l: &Layout, at: u32) -> i64 {
     if u64::from(at) + 8 <= u64::from(l.records_len) {
         read_u64(state, (l.records + at) as usize) as i64
@@ -138,6 +149,7 @@ fn rec_i64(state: &[u8], l: &Layout, at: u32) -> i64 {
     }
 }
 
+#[inline]
 fn set_rec_i64(state: &mut [u8], l: &Layout, at: u32, v: i64) {
     if u64::from(at) + 8 <= u64::from(l.records_len) {
         write_u64(state, (l.records + at) as usize, v as u64);
@@ -145,11 +157,13 @@ fn set_rec_i64(state: &mut [u8], l: &Layout, at: u32, v: i64) {
 }
 
 /// The default of variable `k`.
+#[inline]
 fn default_of(program: &Program, k: u32) -> bool {
     matches!(program.vars().get(k as usize), Some(Value::Bool(true)))
 }
 
 /// Variable `k`'s value.
+#[inline]
 pub(crate) fn var_get(program: &Program, state: &[u8], k: u32) -> bool {
     let l = program.layout();
     let stored = k < l.var_count && bit_at(state, l.vars, k);
@@ -157,6 +171,7 @@ pub(crate) fn var_get(program: &Program, state: &[u8], k: u32) -> bool {
 }
 
 /// Variable `k` becomes `v`; `changed` becomes true if that is a change.
+#[inline]
 pub(crate) fn var_set(program: &Program, state: &mut [u8], k: u32, v: bool) {
     let l = program.layout();
     if k >= l.var_count || var_get(program, state, k) == v {
@@ -166,6 +181,7 @@ pub(crate) fn var_set(program: &Program, state: &mut [u8], k: u32, v: bool) {
     set_changed(state, l, true);
 }
 
+#[inline]
 fn stamp_at(l: &Layout, ts: u32) -> Option<usize> {
     (ts < l.stamp_count).then(|| l.stamps as usize + (STAMP_RECORD * ts) as usize)
 }
@@ -263,6 +279,7 @@ fn rng_draw(state: &mut [u8], l: &Layout, agent: u32) -> f64 {
 /// value's payload for `var.push` (0/1) and `ts.push` (0/1 or the `i64` bits), and the status
 /// number for `lc.quorum`.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn step(
     program: &Program,
     scratch: &mut LifeScratch,

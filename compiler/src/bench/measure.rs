@@ -329,6 +329,7 @@ pub fn run_bench(
                 .num_threads(threads)
                 .build()
                 .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
+            let mut finished = Vec::with_capacity(agents);
             let start = Instant::now();
             pool.install(|| {
                 for t in 0..cfg.ticks {
@@ -357,24 +358,29 @@ pub fn run_bench(
                         (Hosts::World(w), _) => batch.par_tick(w, now),
                         (Hosts::Synthetic(s), _) => batch.par_tick(s, now),
                     };
-                    let mut failed = false;
-                    for &s in statuses {
-                        tally.add(s);
-                        failed |= s == btvm::Status::Failure;
-                    }
                     // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
                     // only a failed tick can have stopped one. An MBT tree stops when its root
-                    // finishes either way; resetting it also leaves its group scopes.
-                    if (cursor && failed) || lifecycle {
-                        for i in 0..batch.len() {
-                            let halted =
-                                batch.state(i).is_some_and(|st| program.halt(st).is_some());
-                            if halted && lifecycle {
-                                batch.reset_agent(i);
-                            } else if halted {
-                                if let Some(st) = batch.state_mut(i) {
-                                    program.reset(st);
-                                }
+                    // finishes either way; resetting it also leaves its group scopes. Only
+                    // those agents' state blocks are looked at again.
+                    finished.clear();
+                    for (i, &s) in statuses.iter().enumerate() {
+                        tally.add(s);
+                        let may_stop = match s {
+                            btvm::Status::Failure => cursor || lifecycle,
+                            btvm::Status::Success => lifecycle,
+                            btvm::Status::Running => false,
+                        };
+                        if may_stop {
+                            finished.push(i);
+                        }
+                    }
+                    for &i in &finished {
+                        let halted = batch.state(i).is_some_and(|st| program.halt(st).is_some());
+                        if halted && lifecycle {
+                            batch.reset_agent(i);
+                        } else if halted {
+                            if let Some(st) = batch.state_mut(i) {
+                                program.reset(st);
                             }
                         }
                     }
