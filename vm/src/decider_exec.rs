@@ -150,6 +150,7 @@ fn nth_bit(mut set: u64, k: u32) -> u32 {
 /// `state` at `now` for `agent`; `count` is the tick's redecide count and `x` the popped value
 /// of `dec.score` as a double. Returns [`FALL`], [`FIRST`] or [`SECOND`].
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn step(
     program: &Program,
     regs: &mut DeciderScratch,

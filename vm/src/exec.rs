@@ -464,7 +464,8 @@ pub(crate) fn run<H: Host + ?Sized>(
     // never by the program).
     let mut steps = 0u32;
     // A lifecycle or selection instruction through its one definition, `lifecycle_exec::step`
-    // (inlined): `life_op!(ins)` for state operations, `life_jump!(ins, label)` for tests that jump.
+    // (inlined): `life_op!(ins)` for state operations, `life_jump!(ins, label)` for tests that jump;
+    // `dec_op!`/`dec_jump!` likewise through `decider_exec::step`.
     macro_rules! life_op {
         ($ins:expr) => {{
             lifecycle_exec::step(program, life, state, $ins, now, agent.0, &mut steps, false);
@@ -475,6 +476,20 @@ pub(crate) fn run<H: Host + ?Sized>(
             let r =
                 lifecycle_exec::step(program, life, state, $ins, now, agent.0, &mut steps, false);
             if r == lifecycle_exec::FIRST {
+                pc = target($to);
+            }
+        }};
+    }
+    macro_rules! dec_op {
+        ($ins:expr) => {{
+            decider_exec::step(program, decider, state, $ins, now, agent.0, &mut steps, 0.0);
+        }};
+    }
+    macro_rules! dec_jump {
+        ($ins:expr, $to:expr) => {{
+            let r =
+                decider_exec::step(program, decider, state, $ins, now, agent.0, &mut steps, 0.0);
+            if r == FIRST {
                 pc = target($to);
             }
         }};
@@ -982,15 +997,28 @@ pub(crate) fn run<H: Host + ?Sized>(
                     to.0 as usize
                 };
             }
-            _ => {
-                // The other decider instructions: state and register updates, at most one
-                // jump.
-                let r =
-                    decider_exec::step(program, decider, state, ins, now, agent.0, &mut steps, 0.0);
-                if r == FIRST {
-                    pc = decider_exec::first_label(ins).map_or(usize::MAX, |t| t as usize);
-                }
-            }
+            // The other decider instructions: jumps on the decider state and registers, then
+            // updates that never jump, each with its own arm like the lifecycle ones above.
+            // The match has no catch-all: a new instruction must be given its arm.
+            Instr::DecJumpRoot { to } => dec_jump!(ins, to),
+            Instr::DecTest { to, .. } => dec_jump!(ins, to),
+            Instr::DecWait { to, .. } => dec_jump!(ins, to),
+            Instr::DecJumpActive { to, .. } => dec_jump!(ins, to),
+            Instr::DecJumpPick { to, .. } => dec_jump!(ins, to),
+            Instr::DecJumpMasked { to, .. } => dec_jump!(ins, to),
+            Instr::DecDraw { none, .. } => dec_jump!(ins, none),
+            Instr::DecBest { none, .. } => dec_jump!(ins, none),
+            Instr::DecBegin {} => dec_op!(ins),
+            Instr::DecRoot { .. } => dec_op!(ins),
+            Instr::DecGuard {} => dec_op!(ins),
+            Instr::DecStamp { .. } => dec_op!(ins),
+            Instr::DecSet { .. } => dec_op!(ins),
+            Instr::DecClear { .. } => dec_op!(ins),
+            Instr::DecEnter { .. } => dec_op!(ins),
+            Instr::DecPick { .. } => dec_op!(ins),
+            Instr::DecMask { .. } => dec_op!(ins),
+            Instr::DecCandClear { .. } => dec_op!(ins),
+            Instr::DecCand { .. } => dec_op!(ins),
         }
     }
 }
