@@ -247,6 +247,33 @@ fn compile_writes_a_program_that_disasm_reads_back() {
 }
 
 #[test]
+fn disasm_native_prints_the_bytecode_then_the_machine_code() {
+    let tree = spec("examples/guard.bt");
+    let out = btvm(&["disasm", "--native", &tree]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listing = text(&out.stdout);
+    // The bytecode listing comes first, exactly as without `--native`.
+    let bytecode = text(&btvm(&["disasm", &tree]).stdout);
+    assert!(listing.starts_with(&bytecode), "{listing}");
+    let native = &listing[bytecode.len()..];
+    assert!(
+        native.starts_with("\n; native code (Cranelift VCode, "),
+        "{native}"
+    );
+    assert!(native.contains("\n; native function f0"), "{native}");
+    assert!(native.contains("ret"), "{native}");
+    // A compiled program file gives the same listing.
+    let dir = std::env::temp_dir().join(format!("btvm-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("guard-native.btvm");
+    let out = btvm(&["compile", &tree, "-o", program.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let from_file = btvm(&["disasm", "--native", program.to_str().unwrap()]);
+    assert!(from_file.status.success(), "{}", text(&from_file.stderr));
+    assert_eq!(text(&from_file.stdout), listing);
+}
+
+#[test]
 fn bench_prints_a_table_and_json() {
     let out = btvm(&[
         "bench",

@@ -97,6 +97,7 @@ fn every_config_gives_the_same_results() {
             max_chunk: 1,
             verify_ir: true,
             inline_below: 0,
+            disassemble: true,
         },
         NativeConfig {
             inline_below: 0,

@@ -61,6 +61,11 @@ pub struct NativeConfig {
     /// and `list.*` inlined; larger ones call the vm's own code for it out of line, which
     /// costs a call per node at run time but roughly halves their code and compile time.
     pub inline_below: u32,
+    /// Keep Cranelift's listing of every native function it compiles (its VCode: the machine
+    /// instructions after register allocation), for [`NativeCode::disassembly`]. Off by
+    /// default: producing the text slows compilation down and the listing costs memory for as
+    /// long as the code lives.
+    pub disassemble: bool,
 }
 
 impl Default for NativeConfig {
@@ -70,6 +75,7 @@ impl Default for NativeConfig {
             max_chunk: 1500,
             verify_ir: cfg!(debug_assertions),
             inline_below: 2000,
+            disassemble: false,
         }
     }
 }
@@ -166,6 +172,8 @@ pub struct NativeCode {
     /// The native function each bytecode function is entered through.
     entries: Vec<EntryFn>,
     stats: NativeStats,
+    /// Cranelift's listing of every native function, with [`NativeConfig::disassemble`].
+    disassembly: Option<String>,
     _memory: CodeMemory,
 }
 
@@ -184,7 +192,8 @@ impl NativeCode {
         let started = Instant::now();
         let mut module = new_module(config)?;
         let mut stats = NativeStats::default();
-        let result = define_all(&mut module, program, config, &mut stats);
+        let mut disassembly = config.disassemble.then(String::new);
+        let result = define_all(&mut module, program, config, &mut stats, &mut disassembly);
         let entries = match result {
             Ok(ids) => {
                 if let Err(e) = module.finalize_definitions() {
@@ -213,6 +222,7 @@ impl NativeCode {
             fingerprint: program.fingerprint(),
             entries,
             stats,
+            disassembly,
             _memory: CodeMemory(Some(module)),
         })
     }
@@ -220,6 +230,17 @@ impl NativeCode {
     /// Figures about the compilation.
     pub fn stats(&self) -> NativeStats {
         self.stats
+    }
+
+    /// Cranelift's listing of the machine code, when compiled with
+    /// [`NativeConfig::disassemble`] (else `None`): every native function in the order it was
+    /// compiled, each preceded by a header line naming it (`; native function f3.1`). Function
+    /// `f{n}` enters bytecode function `n`; a long function is split into chunks `f{n}.{k}`
+    /// and entered through a driver `f{n}` that calls them. The text is Cranelift's VCode
+    /// after register allocation: informative, not an assembler's input, and not stable
+    /// across Cranelift versions.
+    pub fn disassembly(&self) -> Option<&str> {
+        self.disassembly.as_deref()
     }
 
     /// Whether this code was compiled from `program`.
@@ -280,6 +301,7 @@ fn define_all(
     program: &Program,
     config: &NativeConfig,
     stats: &mut NativeStats,
+    disassembly: &mut Option<String>,
 ) -> Result<Vec<FuncId>, NativeError> {
     let codegen = |e: &dyn fmt::Display| NativeError::new(NativeErrorKind::Codegen, e.to_string());
     let ptr = module.target_config().pointer_type();
@@ -343,7 +365,13 @@ fn define_all(
                         )
                     })?;
             }
-            define(module, chunk_ids[f][k], &mut ctx, stats)?;
+            define(
+                module,
+                chunk_ids[f][k],
+                &mut ctx,
+                stats,
+                disassembly.as_mut(),
+            )?;
         }
         if chunks.len() > 1 {
             ctx.func.signature = sig.clone();
@@ -357,26 +385,28 @@ fn define_all(
                         | crate::program::ProgramModel::Selection { .. }
                 );
             driver(module, &mut ctx, &mut fctx, &chunk_ids[f], &chunks, looping);
-            define(module, callees[f], &mut ctx, stats)?;
+            define(module, callees[f], &mut ctx, stats, disassembly.as_mut())?;
         }
     }
     Ok(callees)
 }
 
+/// Compiles the function in `ctx` as `id`; with `disassembly`, appends its listing there.
 fn define(
     module: &mut JITModule,
     id: FuncId,
     ctx: &mut Context,
     stats: &mut NativeStats,
+    disassembly: Option<&mut String>,
 ) -> Result<(), NativeError> {
-    ctx.set_disasm(std::env::var_os("BTVM_TMP_DUMP").is_some());
+    ctx.set_disasm(disassembly.is_some());
     module
         .define_function(id, ctx)
         .map_err(|e| NativeError::new(NativeErrorKind::Codegen, format!("{e:?}")))?;
-    if std::env::var_os("BTVM_TMP_DUMP").is_some() {
-        if let Some(c) = ctx.compiled_code() {
-            eprintln!("{}", c.vcode.clone().unwrap_or_default());
-        }
+    if let Some(out) = disassembly {
+        let name = module.declarations().get_function_decl(id).linkage_name(id);
+        let vcode = ctx.compiled_code().and_then(|c| c.vcode.as_deref());
+        append_listing(out, &name, vcode.unwrap_or(""));
     }
     stats.functions += 1;
     stats.code_bytes += ctx
@@ -384,6 +414,20 @@ fn define(
         .map_or(0, |c| c.code_info().total_size as usize);
     module.clear_context(ctx);
     Ok(())
+}
+
+/// Appends one function's listing to `out`: a header line naming it, then its text (ending in a
+/// newline), separated from the function before by a blank line.
+fn append_listing(out: &mut String, name: &str, text: &str) {
+    use std::fmt::Write as _;
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "; native function {name}");
+    out.push_str(text);
+    if !text.is_empty() && !text.ends_with('\n') {
+        out.push('\n');
+    }
 }
 
 /// For each chunk, the labels it may be entered at: its start for the first chunk, and every

@@ -121,6 +121,11 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         input: InputArgs,
+        /// Also compile the program to native code for this machine and print Cranelift's
+        /// listing of it (VCode, after register allocation) after the bytecode, one section per
+        /// native function: `f<n>` enters bytecode function n, `f<n>.<k>` is its k-th chunk.
+        #[arg(long)]
+        native: bool,
     },
     /// Time the engines on the embedded demo (or a tree): ns per agent-tick, throughput,
     /// state bytes per agent and speedup over the reference.
@@ -231,7 +236,11 @@ fn main() -> ExitCode {
             output,
         } => compile(&file, &input, output, &mut out),
         Command::Bench(args) => bench::bench(&args, &mut out),
-        Command::Disasm { file, input } => disasm(&file, &input, &mut out),
+        Command::Disasm {
+            file,
+            input,
+            native,
+        } => disasm(&file, &input, native, &mut out),
         Command::Fmt { file, input } => match load_tree(&file, &input, &mut out) {
             Some((tree, _)) => {
                 print!("{}", native::print(&tree));
@@ -516,7 +525,7 @@ fn compile(
     }
 }
 
-fn disasm(path: &Path, input: &InputArgs, out: &mut Renderer) -> ExitCode {
+fn disasm(path: &Path, input: &InputArgs, native: bool, out: &mut Renderer) -> ExitCode {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -538,7 +547,28 @@ fn disasm(path: &Path, input: &InputArgs, out: &mut Renderer) -> ExitCode {
             None => return ExitCode::FAILURE,
         }
     };
+    // Compile before printing anything, so a failure leaves stdout empty.
+    let machine = if native {
+        let config = btvm::native::NativeConfig {
+            disassemble: true,
+            ..btvm::native::NativeConfig::default()
+        };
+        match btvm::native::NativeCode::compile(&program, &config) {
+            Ok(code) => Some(code.disassembly().unwrap_or_default().to_string()),
+            Err(e) => {
+                out.error(&format!("`{}`: {e}", path.display()));
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        None
+    };
     use std::io::Write;
-    let _ = write!(std::io::stdout().lock(), "{program}");
+    let mut lock = std::io::stdout().lock();
+    // A closed pipe (e.g. `| head`) is not an error worth reporting.
+    let _ = write!(lock, "{program}");
+    if let Some(listing) = machine {
+        let _ = write!(lock, "\n; native code (Cranelift VCode, host)\n{listing}");
+    }
     ExitCode::SUCCESS
 }
