@@ -1,5 +1,6 @@
 //! Ticks perform no heap allocation, from the very first tick on: `Vm::tick`, `Engine::tick`
-//! on native code, and `Batch::tick` on both engines.
+//! on native code, and `Batch::tick` on both engines; nor do events (`Engine::event`,
+//! `Batch::event`).
 //!
 //! A counting global allocator wraps `System`; it counts only while the current thread has
 //! switched counting on (a thread-local flag), so the other tests of this file, running on
@@ -683,6 +684,63 @@ fn lifecycle_and_selection_ticks_allocate_nothing_on_either_engine() {
             } else {
                 assert!(host.selects > 0, "nothing was selected");
                 assert!(host.inner.roots[0] > 0 && host.inner.roots[1] > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_events_ticks_and_resets_allocate_nothing_on_either_engine() {
+    for (name, text, events) in [
+        (
+            "lifecycle",
+            LIFECYCLE_TREE,
+            ["EnemySeen", "Go", "Hurt", "Alarm"],
+        ),
+        ("selection", SELECTION_TREE, ["A", "B", "A", "nobody"]),
+    ] {
+        let p = lowered(name, text);
+        for kind in [EngineKind::Vm, EngineKind::Native] {
+            let mut host = Quiet {
+                inner: FixedHost::new(),
+                logs: 0,
+                selects: 0,
+            };
+            let mut batch = Batch::with_engine(&p, 8, kind).expect("main entry");
+            assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
+            let mut delivered = 0;
+            let ((), allocs, deallocs) = counted(|| {
+                for tick in 0..300i64 {
+                    let now = tick * 37;
+                    for i in 0..batch.len() {
+                        if (tick + i as i64) % 3 == 0 {
+                            let e = events[(tick as usize + i) % events.len()];
+                            batch.event(i, &mut host, e, now).expect("event");
+                            delivered += 1;
+                        }
+                    }
+                    for &s in batch.tick(&mut host, now) {
+                        host.inner.roots[s as usize] += 1;
+                    }
+                    for i in 0..batch.len() {
+                        if batch.state(i).is_some_and(|st| p.halt(st).is_some()) {
+                            batch.reset_agent(i);
+                        }
+                    }
+                }
+                // An agent past the batch is an error, without allocating either.
+                assert!(batch.event(8, &mut host, events[0], 0).is_err());
+            });
+            assert_eq!(
+                (allocs, deallocs),
+                (0, 0),
+                "{name} on {kind:?}: batch events, ticks or resets allocated or freed"
+            );
+            assert!(delivered > 0);
+            if name == "lifecycle" {
+                assert!(host.logs > 0, "nothing was logged");
+            } else {
+                assert!(host.selects > 0, "nothing was selected");
             }
         }
     }

@@ -1,12 +1,14 @@
 //! `Batch::tick` and `Batch::par_tick`, on the vm and on native code, are exactly "tick every
 //! agent once with `Vm::tick`": same statuses, same state blocks (byte for byte: the engines
 //! share one layout) and the same host calls per agent, whatever the number of hosts the agents
-//! are split over. Plus the load- and tick-time errors: a state block of the
-//! wrong size, and a host that cannot bind an import.
+//! are split over. Events delivered with `Batch::event` (lifecycle and selection models) are
+//! exactly `Engine::event` on one engine that ticks every agent. Plus the load- and tick-time
+//! errors: a state block of the wrong size, an agent past the batch, and a host that cannot
+//! bind an import.
 
 use btvm::{
-    AgentId, Batch, Call, EngineKind, Host, Import, ImportId, ImportKind, Limits, Phase, Program,
-    Status, Value, Vm, VmError,
+    AgentId, Batch, Call, Engine, EngineKind, Host, Import, ImportId, ImportKind, Limits, Phase,
+    Program, Status, Value, Vm, VmError,
 };
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::native;
@@ -82,7 +84,8 @@ enum Arg {
     Str(String),
 }
 
-/// One host call as the host saw it.
+/// One host call as the host saw it. `log` and `select` calls (which carry no time, import or
+/// phase) are recorded with `import` [`LOG`] or [`SELECT`] and their text as the argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Rec {
     now: i64,
@@ -90,6 +93,11 @@ struct Rec {
     phase: Phase,
     args: Vec<Arg>,
 }
+
+/// [`Rec::import`] of a `log` call.
+const LOG: u32 = u32::MAX;
+/// [`Rec::import`] of a `select` call.
+const SELECT: u32 = u32::MAX - 1;
 
 /// Answers deterministically from (agent, time, import, how many calls this agent has made
 /// this tick) — never from the order in which agents are ticked — and logs every call with
@@ -143,6 +151,19 @@ impl Recorder {
             ^ u64::from(nth))
     }
 
+    /// Records a `log` or `select` call.
+    fn record_text(&mut self, agent: AgentId, import: u32, text: &str) {
+        self.log.push((
+            agent.0,
+            Rec {
+                now: 0,
+                import,
+                phase: Phase::Enter,
+                args: vec![Arg::Str(text.to_string())],
+            },
+        ));
+    }
+
     /// Moves this host's log into per-agent logs.
     fn drain_into(&mut self, per_agent: &mut [Vec<Rec>]) {
         for (agent, rec) in self.log.drain(..) {
@@ -176,6 +197,14 @@ impl Host for Recorder {
             2 => Value::Float((h >> 8) as f64 / (1u64 << 56) as f64 * 20.0),
             _ => Value::Float(0.1),
         }
+    }
+
+    fn log(&mut self, agent: AgentId, message: &str) {
+        self.record_text(agent, LOG, message);
+    }
+
+    fn select(&mut self, agent: AgentId, behavior: &str) {
+        self.record_text(agent, SELECT, behavior);
     }
 }
 
@@ -492,4 +521,275 @@ fn bind_fails_on_the_first_import_the_host_rejects() {
     let mut rec = Recorder::default();
     p.bind(&mut rec).expect("bind");
     assert_eq!(rec.bound.len(), p.imports().len());
+}
+
+const HEADER_MBT: &str = "btvm 1;\ndialect mbt;\nmodel lifecycle;\nroot-finish stop;\nabort terminate;\nprecision double;\n";
+const HEADER_BST: &str = "btvm 1;\ndialect bst;\nmodel selection;\nroot-finish rerun;\nabort abandon;\nprecision double;\n";
+
+/// A lifecycle tree driven by events: signal bindings, timestamps, a state machine with event
+/// transitions, a WaitForEvent and a SendEvent, a group scope two agents of the batch may hold
+/// at once, and a root that can finish (the agent is then reset).
+const MBT_EVENTS: &str = r#"
+import action Move 0..255 long;
+import action Shoot 0..0 long;
+import action Aim 0..1;
+import function lua_0 0..0 script "return 1";
+var alive: bool = true;
+var seen: bool = false;
+timestamp Seen on "EnemySeen" exclusive Lost;
+timestamp Lost on "EnemyLost";
+signal "EnemySeen" seen = true;
+signal "EnemyLost" seen = false;
+signal "Hurt" alive = !$alive;
+
+root main = priority on-change {
+    case ($seen) {
+        logstatus start "fight" success "won" failure "lost" {
+            parallel success=all failure=any remember {
+                loop 3 until failure { action Shoot() }
+                groupscope "squad" 2 {
+                    hooks enter lua_0() exit Aim(1) {
+                        action Move(to="cover")
+                    }
+                }
+                sequence remember {
+                    waitevent "Go" -> success
+                    send "Done" -> success
+                    condition (@valid(Seen) && @elapsed(Seen) > 100 || !@ever(Lost))
+                }
+            }
+        }
+    }
+    case (true) {
+        statemachine {
+            state @"Idle" on "Alarm" -> 1 {
+                selector remember {
+                    guard on-entry (@random <= 0.5) { action Move(to="patrol") }
+                    map success success running { action Move(to="home") }
+                }
+            }
+            state @"Alert" on "Calm" -> 0 on "Alarm" -> 1 {
+                sequence remember {
+                    log "alert"
+                    waituntil (!$alive)
+                    action Aim(2)
+                }
+            }
+        }
+    }
+}
+"#;
+
+/// A selection tree driven by its signals.
+const BST_EVENTS: &str = r#"
+var a: bool = false;
+var b: bool = true;
+var c: bool = false;
+signal "A" a = !$a;
+signal "B" b = !$b;
+signal "C" c = $a ^^ $b;
+
+root main = priority every-tick {
+    case ($a && $c) { select "Both" }
+    case (true) {
+        statemachine @"sm" {
+            state @"s0" when ($a) -> 1 when ($b) -> 2 {
+                sequence remember {
+                    case ($c) { select "C0" }
+                    case (!$b) { select "NotB" }
+                    case (true) { select "Rest" }
+                }
+            }
+            state @"s1" when ($b) -> 2 when (true) -> 0 {
+                statemachine {
+                    state when ($c) -> 1 { select "Inner0" }
+                    state when (!$c) -> 0 { select "Inner1" }
+                }
+            }
+            state @"s2" when (!$b) -> 0 when ($c) -> 2 {
+                priority every-tick {
+                    case ($c) { select "Deep" }
+                }
+            }
+        }
+    }
+}
+"#;
+
+/// Every event either tree uses, and one neither does.
+const EVENTS: [&str; 10] = [
+    "EnemySeen",
+    "EnemyLost",
+    "Hurt",
+    "Alarm",
+    "Calm",
+    "Go",
+    "A",
+    "B",
+    "C",
+    "nobody",
+];
+
+/// The event agent `agent` gets before tick `tick`, if any (about a third of the time).
+fn event_at(agent: usize, tick: i64) -> Option<&'static str> {
+    let h = mix((agent as u64) << 32 ^ tick as u64 ^ 0x00e7_0000_0000_0000);
+    h.is_multiple_of(3)
+        .then(|| EVENTS[(h >> 8) as usize % EVENTS.len()])
+}
+
+fn event_programs() -> Vec<(&'static str, Program)> {
+    vec![
+        (
+            "mbt",
+            program("mbt.btn", &format!("{HEADER_MBT}{MBT_EVENTS}")),
+        ),
+        (
+            "bst",
+            program("bst.btn", &format!("{HEADER_BST}{BST_EVENTS}")),
+        ),
+    ]
+}
+
+/// The reference for events: one `Engine` of `kind` (so every agent shares its group scopes)
+/// ticking the agents one at a time in id order, each agent's event (with `Engine::event`)
+/// just before its tick; agents whose tree stopped are reset after the tick. Without
+/// `events`, none is delivered.
+fn engine_with_events(p: &Program, agents: usize, kind: EngineKind, events: bool) -> Outcome {
+    let mut host = Recorder::default();
+    p.bind(&mut host).expect("bind");
+    let mut engine = Engine::new(p, kind);
+    assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
+    let mut states: Vec<Vec<u8>> = (0..agents).map(|_| p.new_state()).collect();
+    let mut calls = vec![Vec::new(); agents];
+    let mut statuses = Vec::new();
+    for tick in 0..TICKS {
+        let mut row = vec![Status::Failure; agents];
+        for (i, state) in states.iter_mut().enumerate() {
+            if let Some(e) = event_at(i, tick).filter(|_| events) {
+                engine
+                    .event(state, AgentId(i as u32), &mut host, e, now(tick) - 7)
+                    .expect("event");
+            }
+            row[i] = engine
+                .tick(state, AgentId(i as u32), &mut host, now(tick))
+                .expect("tick");
+            host.drain_into(&mut calls);
+        }
+        for state in &mut states {
+            if p.halt(state).is_some() {
+                engine.reset_agent(state);
+            }
+        }
+        statuses.push(row);
+    }
+    Outcome {
+        statuses,
+        calls,
+        states,
+    }
+}
+
+/// A batch of `kind`: before each tick every agent's event with `Batch::event` (through the
+/// host of its chunk), then `par_tick` over `hosts` hosts (`tick` with 0); agents whose tree
+/// stopped are reset.
+fn batch_with_events(p: &Program, agents: usize, kind: EngineKind, hosts: usize) -> Outcome {
+    let mut hs: Vec<Recorder> = (0..hosts.max(1)).map(|_| Recorder::default()).collect();
+    for h in &mut hs {
+        p.bind(h).expect("bind");
+    }
+    let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
+    assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
+    let chunk = agents.div_ceil(hs.len()).max(1);
+    let mut calls = vec![Vec::new(); agents];
+    let mut statuses = Vec::new();
+    for tick in 0..TICKS {
+        for i in 0..agents {
+            if let Some(e) = event_at(i, tick) {
+                batch
+                    .event(i, &mut hs[i / chunk], e, now(tick) - 7)
+                    .expect("event");
+            }
+        }
+        let row = if hosts == 0 {
+            batch.tick(&mut hs[0], now(tick)).to_vec()
+        } else {
+            batch.par_tick(&mut hs, now(tick)).to_vec()
+        };
+        for i in 0..agents {
+            if batch.state(i).is_some_and(|st| p.halt(st).is_some()) {
+                batch.reset_agent(i);
+            }
+        }
+        for h in &mut hs {
+            h.drain_into(&mut calls);
+        }
+        statuses.push(row);
+    }
+    Outcome {
+        statuses,
+        calls,
+        states: states_of(&batch),
+    }
+}
+
+#[test]
+fn batch_events_match_engine_events_one_agent_at_a_time() {
+    const AGENTS: usize = 9;
+    for (name, p) in event_programs() {
+        for kind in [EngineKind::Vm, EngineKind::Native] {
+            let want = engine_with_events(&p, AGENTS, kind, true);
+            // The events matter: without them the agents do something else.
+            let idle = engine_with_events(&p, AGENTS, kind, false);
+            assert_ne!(
+                want.calls, idle.calls,
+                "{name} on {kind}: the events changed no host call"
+            );
+            assert_ne!(want.states, idle.states, "{name} on {kind}");
+            for hosts in [0usize, 1, 2, 4] {
+                let got = batch_with_events(&p, AGENTS, kind, hosts);
+                assert_same(
+                    &format!("{name}, Batch::event then tick with {hosts} hosts on {kind}"),
+                    &got,
+                    &want,
+                );
+            }
+        }
+        // The two engines agree with each other too.
+        assert_eq!(
+            engine_with_events(&p, AGENTS, EngineKind::Vm, true),
+            engine_with_events(&p, AGENTS, EngineKind::Native, true),
+            "{name}: the vm and native code disagree"
+        );
+    }
+}
+
+#[test]
+fn batch_events_to_an_agent_past_the_batch_fail_and_other_models_ignore_them() {
+    for (name, p) in event_programs() {
+        for kind in [EngineKind::Vm, EngineKind::Native] {
+            let mut host = Recorder::default();
+            let mut batch = Batch::with_engine(&p, 3, kind).expect("main entry");
+            let before = states_of(&batch);
+            for (i, e) in [(3, "A"), (3, "nobody"), (usize::MAX, "Hurt")] {
+                assert_eq!(
+                    batch.event(i, &mut host, e, 0),
+                    Err(VmError::NoAgent(i)),
+                    "{name} on {kind}: agent {i}"
+                );
+            }
+            assert_eq!(batch.event(2, &mut host, "nobody", 0), Ok(()));
+            assert_eq!(states_of(&batch), before, "{name} on {kind}");
+            assert!(host.log.is_empty());
+        }
+    }
+    // A running-list program has no events: nothing happens.
+    let p = program("all.btn", TREE_ALL);
+    let mut host = Recorder::default();
+    let mut batch = Batch::new(&p, 2).expect("main entry");
+    batch.tick(&mut host, 0);
+    let before = states_of(&batch);
+    host.log.clear();
+    assert_eq!(batch.event(1, &mut host, "main", 10), Ok(()));
+    assert_eq!(states_of(&batch), before);
+    assert!(host.log.is_empty());
 }

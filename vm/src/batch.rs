@@ -6,11 +6,13 @@
 //! on rayon's pool. Both give exactly the statuses and host calls (per agent) of ticking the
 //! agents one by one, since agents share no state — except the lifecycle model's group scopes,
 //! which every agent of a batch shares: a program that uses them is ticked by `par_tick` in
-//! agent order on the calling thread, exactly as `tick` would.
+//! agent order on the calling thread, exactly as `tick` would. Between ticks,
+//! [`Batch::event`] delivers an event to one agent (lifecycle and selection models), as
+//! [`Engine::event`](crate::Engine::event) does.
 
 use crate::engine::{Code, Fallback};
 use crate::exec::Scratch;
-use crate::{EngineKind, Host, Millis, Program, Status, VmError};
+use crate::{AgentId, EngineKind, Host, Millis, Program, Status, VmError};
 
 /// The state of `n` agents running one program.
 #[derive(Clone, Debug)]
@@ -114,6 +116,43 @@ impl<'p> Batch<'p> {
             now,
         );
         &self.statuses
+    }
+
+    /// Delivers event `event` to agent `i` (id `AgentId(i)`) between ticks, at time `now`,
+    /// exactly as [`Engine::event`](crate::Engine::event) does for one agent: on the batch's
+    /// engine, with the group-scope counters the batch's agents share. A name the program never
+    /// uses, an event to a stopped tree and any event in a program of another model do nothing
+    /// (`Ok`). An `i` past the last agent is [`VmError::NoAgent`], whatever the event. Never allocates.
+    ///
+    /// Deliver events on the calling thread between ticks ([`Batch::tick`] or
+    /// [`Batch::par_tick`] borrow the batch mutably, so they cannot overlap).
+    pub fn event<H: Host + ?Sized>(
+        &mut self,
+        i: usize,
+        host: &mut H,
+        event: &str,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        if i >= self.statuses.len() {
+            return Err(VmError::NoAgent(i));
+        }
+        let Some(func) = crate::lifecycle_exec::event_function(self.program, event) else {
+            return Ok(());
+        };
+        let size = self.size;
+        let Some(state) = self.states.get_mut(i * size..(i + 1) * size) else {
+            return Err(VmError::NoAgent(i));
+        };
+        self.code.run(
+            self.program,
+            &mut self.scratch[0],
+            func,
+            state,
+            AgentId(i as u32),
+            host,
+            now,
+        );
+        Ok(())
     }
 
     /// Resets agent `i` (see [`Engine::reset_agent`](crate::Engine::reset_agent)): the group

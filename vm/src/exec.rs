@@ -42,6 +42,8 @@ pub enum VmError {
     /// The program keeps no variable of that index in the state (programs of models other
     /// than lifecycle and selection keep none).
     UnknownVariable(u32),
+    /// A batch has no agent of that index.
+    NoAgent(usize),
 }
 
 impl fmt::Display for VmError {
@@ -51,6 +53,7 @@ impl fmt::Display for VmError {
                 f,
                 "the state block has {found} bytes; the program needs {expected}"
             ),
+            VmError::NoAgent(i) => write!(f, "the batch has no agent {i}"),
             VmError::NoEntry(name) if name.is_empty() => f.write_str("the program has no entry"),
             VmError::NoEntry(name) => write!(f, "the program has no entry `{name}`"),
             VmError::UnknownImport { name, kind } => {
@@ -256,8 +259,14 @@ pub(crate) fn listed(state: &[u8], l: &Layout, bit: u32) -> bool {
 #[inline]
 pub(crate) fn clear_list(state: &mut [u8], l: &Layout) {
     let at = l.list as usize;
-    if let Some(b) = state.get_mut(at..at + l.list_bytes() as usize) {
-        b.fill(0);
+    // Short lists (most trees') are cleared with fixed stores, not a `memset` call.
+    match state.get_mut(at..at + l.list_bytes() as usize) {
+        Some([a]) => *a = 0,
+        Some([a, b]) => (*a, *b) = (0, 0),
+        Some(b @ [_, _, _, _]) => b.copy_from_slice(&[0; 4]),
+        Some(b @ [_, _, _, _, _, _, _, _]) => b.copy_from_slice(&[0; 8]),
+        Some(b) => b.fill(0),
+        None => {}
     }
     write(state, l.count, 0);
 }

@@ -1,13 +1,15 @@
 //! Timing engines on a tree: what `btvm bench` measures.
 //!
-//! Every engine runs the same agents through the same ticks against the same host, and each
-//! run reports a checksum (the world's state and the root statuses), so a table row is only
-//! comparable with the others when their checksums agree. Timing lives here and in `benches/`,
-//! never in tests.
+//! Every engine runs the same agents through the same ticks against the same host, with the
+//! same inputs between ticks — decision flags and stimuli for decider (Spore) trees, events for
+//! lifecycle (MBT) and selection (BST) trees, on a schedule hashed from (agent, tick) — and each
+//! run reports a checksum (the root statuses, and the world's state or the calls the synthetic
+//! host answered), so a table row is only comparable with the others when their checksums
+//! agree. Timing lives here and in `benches/`, never in tests.
 
 use std::time::Instant;
 
-use btvm::{AgentId, Batch, Host, Limits, Millis, Status};
+use btvm::{AgentId, Batch, Call, Host, Import, ImportId, Limits, Millis, Status, Value};
 
 use super::synthetic::SyntheticHost;
 use super::world::World;
@@ -85,7 +87,8 @@ pub struct BenchRow {
     pub agent_ticks_per_sec: f64,
     /// Bytes of per-agent state the engine keeps.
     pub state_bytes_per_agent: usize,
-    /// A hash of the final world and of every root status: equal across engines.
+    /// A hash of every root status and of the final world (with the synthetic host: of every
+    /// call it answered): equal across engines.
     pub checksum: u64,
 }
 
@@ -94,7 +97,8 @@ pub struct BenchRow {
 pub enum HostKind {
     /// The simulated Unvanquished world ([`World`]), when it binds every import.
     World,
-    /// [`SyntheticHost`], for trees that call names the world does not know.
+    /// [`SyntheticHost`], for trees that call names the world does not know (the run's
+    /// checksum then covers every call it answered).
     Synthetic,
 }
 
@@ -129,12 +133,6 @@ impl DeciderInputs {
         })
     }
 
-    fn mix(agent: u32, tick: u32) -> u64 {
-        let mut z = (u64::from(agent) << 32 | u64::from(tick)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z ^ (z >> 32)
-    }
-
     /// The new flag word of `agent` before tick `tick`, if it changes then.
     fn flags(&self, agent: u32, tick: u32) -> Option<u32> {
         if self.flags == 0 || tick % 10 != agent % 10 {
@@ -145,18 +143,118 @@ impl DeciderInputs {
         } else {
             (1 << self.flags) - 1
         };
-        Some(Self::mix(agent, tick / 10) as u32 & mask)
+        Some(mix(agent, tick / 10) as u32 & mask)
     }
 
     /// The stimulus `agent` gets before tick `tick`, if any: its bit and how long it lasts.
     fn stimulus(&self, agent: u32, tick: u32) -> Option<(u32, Millis)> {
-        let h = Self::mix(agent ^ 0x5bd1_e995, tick);
+        let h = mix(agent ^ 0x5bd1_e995, tick);
         (self.stimuli > 0 && h.is_multiple_of(16)).then(|| {
             (
                 ((h >> 8) % u64::from(self.stimuli)) as u32,
                 300 + ((h >> 20) % 701) as Millis,
             )
         })
+    }
+}
+
+/// A hash of (agent, tick): what every input schedule is drawn from.
+fn mix(agent: u32, tick: u32) -> u64 {
+    let mut z = (u64::from(agent) << 32 | u64::from(tick)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z ^ (z >> 32)
+}
+
+/// What the game tells a lifecycle (MBT) or selection (BST) tree between ticks: before each
+/// tick, about an eighth of the agents get one event (a hash of (agent, tick) decides whether,
+/// and which), picked from every event name the tree uses — the names of the program's event
+/// functions ([`crate::lower::event_names`]). Each is delivered at that tick's time, before the
+/// tick, in agent order, so every engine gets the same events. No names (so no events) for
+/// trees of other models.
+#[derive(Clone, Debug, Default)]
+struct EventInputs {
+    names: Vec<String>,
+}
+
+impl EventInputs {
+    fn for_tree(tree: &Tree) -> EventInputs {
+        EventInputs {
+            names: crate::lower::event_names(tree),
+        }
+    }
+
+    /// The event `agent` gets before tick `tick`, if any.
+    fn event(&self, agent: u32, tick: u32) -> Option<&str> {
+        if self.names.is_empty() {
+            return None;
+        }
+        let h = mix(agent ^ 0x2f6b_3c1d, tick);
+        h.is_multiple_of(8)
+            .then(|| self.names[((h >> 8) % self.names.len() as u64) as usize].as_str())
+    }
+}
+
+/// [`SyntheticHost`], folding every call it answers into a checksum (a sum, so it does not
+/// depend on how the agents are split over hosts): action and function calls by (agent,
+/// import, phase, time), behaviours selected (BST) and log messages by agent and text. Its
+/// answers are the synthetic host's, which depend on the call alone, so without the checksum
+/// two engines that call the host differently could agree on every root status.
+#[derive(Clone, Debug, Default)]
+struct Synthetic {
+    host: SyntheticHost,
+    sum: u64,
+}
+
+impl Synthetic {
+    fn add(&mut self, x: u64) {
+        let z = (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        self.sum = self.sum.wrapping_add(z ^ (z >> 32));
+    }
+
+    fn add_call(&mut self, tag: u64, call: &Call<'_>) {
+        self.add(
+            (u64::from(call.agent.0) << 32 | u64::from(call.import.0))
+                ^ (call.now as u64).rotate_left(20)
+                ^ (call.phase as u64) << 60
+                ^ tag,
+        );
+    }
+
+    fn add_text(&mut self, tag: u64, agent: AgentId, text: &str) {
+        let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        self.add(h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(agent.0) ^ tag);
+    }
+}
+
+impl Host for Synthetic {
+    fn bind_import(&mut self, id: ImportId, import: &Import) -> bool {
+        self.host.bind_import(id, import)
+    }
+
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        self.add_call(0x1 << 56, call);
+        self.host.action(call)
+    }
+
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        self.add_call(0x2 << 56, call);
+        self.host.function(call)
+    }
+
+    fn available(&mut self, id: ImportId) -> bool {
+        self.host.available(id)
+    }
+
+    fn log(&mut self, agent: AgentId, message: &str) {
+        self.add_text(0x3 << 56, agent, message);
+        self.host.log(agent, message);
+    }
+
+    fn select(&mut self, agent: AgentId, behavior: &str) {
+        self.add_text(0x4 << 56, agent, behavior);
+        self.host.select(agent, behavior);
     }
 }
 
@@ -179,7 +277,7 @@ impl Tally {
 /// Hosts for one run: one per thread.
 enum Hosts {
     World(Vec<World>),
-    Synthetic(Vec<SyntheticHost>),
+    Synthetic(Vec<Synthetic>),
 }
 
 impl Hosts {
@@ -193,14 +291,30 @@ impl Hosts {
                 }
                 Hosts::World(worlds)
             }
-            HostKind::Synthetic => Hosts::Synthetic(vec![SyntheticHost; parts.max(1)]),
+            HostKind::Synthetic => Hosts::Synthetic(vec![Synthetic::default(); parts.max(1)]),
         }
     }
 
-    fn world_checksum(&self) -> u64 {
+    fn len(&self) -> usize {
+        match self {
+            Hosts::World(w) => w.len(),
+            Hosts::Synthetic(s) => s.len(),
+        }
+    }
+
+    /// Host `k` (the host of the `k`th chunk of agents).
+    fn get(&mut self, k: usize) -> Option<&mut dyn Host> {
+        match self {
+            Hosts::World(w) => w.get_mut(k).map(|h| h as &mut dyn Host),
+            Hosts::Synthetic(s) => s.get_mut(k).map(|h| h as &mut dyn Host),
+        }
+    }
+
+    /// The world's checksum, or the sum of the synthetic hosts' (the same for any split).
+    fn checksum(&self) -> u64 {
         match self {
             Hosts::World(w) => World::checksum_all(w),
-            Hosts::Synthetic(_) => 0,
+            Hosts::Synthetic(s) => s.iter().fold(0, |sum, h| sum.wrapping_add(h.sum)),
         }
     }
 }
@@ -225,12 +339,34 @@ fn row(
 }
 
 /// Runs `tree` on `engine` with `threads` threads (the reference runs on one) and times it.
+///
+/// Between ticks every engine gets the same inputs (see the module documentation): decider
+/// trees their decision flags and stimuli, lifecycle and selection trees their events.
 pub fn run_bench(
     tree: &Tree,
     engine: BenchEngine,
     threads: usize,
     host: HostKind,
     cfg: &BenchConfig,
+) -> Result<BenchRow, Diagnostic> {
+    run_with(
+        tree,
+        engine,
+        threads,
+        host,
+        cfg,
+        &EventInputs::for_tree(tree),
+    )
+}
+
+/// [`run_bench`] delivering `events` (tests compare with a run without them).
+fn run_with(
+    tree: &Tree,
+    engine: BenchEngine,
+    threads: usize,
+    host: HostKind,
+    cfg: &BenchConfig,
+    events: &EventInputs,
 ) -> Result<BenchRow, Diagnostic> {
     let agents = cfg.agents as usize;
     match engine {
@@ -251,9 +387,18 @@ pub fn run_bench(
                     Hosts::World(w) => &mut w[0],
                     Hosts::Synthetic(s) => &mut s[0],
                 };
+                // Every event before the tick, in agent order, as the vm path delivers them.
+                // Events touch no group scope, so `event` needs no scope table.
+                if !events.names.is_empty() {
+                    for (a, state) in states.iter_mut().enumerate() {
+                        if let Some(e) = events.event(a as u32, t) {
+                            interp.event(state, h, e, now);
+                        }
+                    }
+                }
                 for (a, state) in states.iter_mut().enumerate() {
+                    let a = a as u32;
                     if let Some(inp) = inputs {
-                        let a = a as u32;
                         if let Some(w) = inp.flags(a, t) {
                             interp.set_decision_flags(state, w);
                         }
@@ -277,7 +422,7 @@ pub fn run_bench(
                 secs,
                 cfg,
                 state,
-                tally.hash(hosts.world_checksum()),
+                tally.hash(hosts.checksum()),
             ))
         }
         BenchEngine::HandWritten => {
@@ -331,7 +476,7 @@ pub fn run_bench(
                 .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
             let mut finished = Vec::with_capacity(agents);
             let start = Instant::now();
-            pool.install(|| {
+            pool.install(|| -> Result<(), btvm::VmError> {
                 for t in 0..cfg.ticks {
                     let now = Millis::from(t) * cfg.step_ms;
                     if let Some(inp) = inputs {
@@ -349,6 +494,18 @@ pub fn run_bench(
                                     let s = btvm::Stimulus::new(now, Some(ms), 0);
                                     program.add_stimulus(st, bit, s);
                                 }
+                            }
+                        }
+                    }
+                    if !events.names.is_empty() {
+                        // Through the host that ticks the agent (`par_tick`'s chunks).
+                        let chunk = batch.len().div_ceil(hosts.len().max(1)).max(1);
+                        for a in 0..batch.len() {
+                            let Some(e) = events.event(a as u32, t) else {
+                                continue;
+                            };
+                            if let Some(h) = hosts.get(a / chunk) {
+                                batch.event(a, h, e, now)?;
                             }
                         }
                     }
@@ -385,7 +542,9 @@ pub fn run_bench(
                         }
                     }
                 }
-            });
+                Ok(())
+            })
+            .map_err(|e| invalid(e.to_string()))?;
             let secs = start.elapsed().as_secs_f64();
             Ok(row(
                 engine,
@@ -393,7 +552,7 @@ pub fn run_bench(
                 secs,
                 cfg,
                 program.state_size(),
-                tally.hash(hosts.world_checksum()),
+                tally.hash(hosts.checksum()),
             ))
         }
     }
@@ -484,4 +643,163 @@ pub fn generated_compile_stats(nodes: usize, reps: usize) -> Result<CompileRow, 
     let mut row = compile_stats(&format!("generated {nodes}"), &tree, reps)?;
     row.load = Some(load);
     Ok(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use btvm::program::FunctionKind;
+
+    use super::*;
+    use crate::load::{load, LoadOptions, Profile};
+    use crate::source::{RealFs, SourceMap};
+
+    fn example(file: &str, profile: Option<Profile>) -> Tree {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../spec/examples")
+            .join(file);
+        let options = LoadOptions {
+            profile,
+            ..LoadOptions::default()
+        };
+        let mut sources = SourceMap::new();
+        load(&path, &RealFs, &options, &mut sources)
+            .unwrap_or_else(|d| panic!("{file} does not load: {}", d[0].display(&sources)))
+    }
+
+    /// The BST Grunt and the MBT squad soldier (GameSDK profile).
+    fn examples() -> [(&'static str, Tree); 2] {
+        [
+            ("grunt", example("grunt/grunt.xml", None)),
+            (
+                "squad soldier",
+                example("squad_soldier.xml", Some(Profile::GameSdk)),
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_events_are_the_programs_event_functions() {
+        for (name, tree) in examples() {
+            let program = crate::lower::lower(&tree, &Limits::default()).expect("lowers");
+            let functions: Vec<&str> = program
+                .functions()
+                .iter()
+                .filter(|f| f.kind == FunctionKind::Event)
+                .map(|f| f.name.as_str())
+                .collect();
+            assert!(functions.len() > 5, "{name}: {functions:?}");
+            assert_eq!(EventInputs::for_tree(&tree).names, functions, "{name}");
+        }
+        // Other models have none.
+        let demo = super::super::demo_tree().expect("the demo loads");
+        assert!(EventInputs::for_tree(&demo).names.is_empty());
+    }
+
+    #[test]
+    fn about_an_eighth_of_the_agents_get_an_event_each_tick_and_every_name_comes_up() {
+        let (_, tree) = examples().into_iter().next().expect("the grunt");
+        let events = EventInputs::for_tree(&tree);
+        let mut seen = vec![0u32; events.names.len()];
+        let mut got = 0u32;
+        for tick in 0..20 {
+            for agent in 0..1000 {
+                if let Some(e) = events.event(agent, tick) {
+                    got += 1;
+                    let k = events.names.iter().position(|n| n == e).expect("a name");
+                    seen[k] += 1;
+                }
+            }
+        }
+        assert!(
+            (2200..=2800).contains(&got),
+            "{got} events in 20,000 agent-ticks"
+        );
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+        assert_eq!(events.event(3, 4), events.event(3, 4));
+        assert_eq!(EventInputs::default().event(3, 4), None);
+    }
+
+    #[test]
+    fn every_engine_gets_the_same_events_and_they_change_what_the_agents_do() {
+        let cfg = BenchConfig {
+            agents: 300,
+            ticks: 12,
+            step_ms: 100,
+        };
+        let runs = [
+            (BenchEngine::Reference, 1),
+            (BenchEngine::Vm, 1),
+            (BenchEngine::Vm, 3),
+            (BenchEngine::Native, 1),
+            (BenchEngine::Native, 3),
+        ];
+        for (name, tree) in examples() {
+            let host = HostKind::for_tree(&tree);
+            let checksum = |engine, threads, events: &EventInputs| {
+                run_with(&tree, engine, threads, host, &cfg, events)
+                    .unwrap_or_else(|d| panic!("{name} on {}: {}", engine.name(), d.message))
+                    .checksum
+            };
+            let events = EventInputs::for_tree(&tree);
+            let none = EventInputs::default();
+            let with: Vec<u64> = runs.iter().map(|&(e, t)| checksum(e, t, &events)).collect();
+            let without: Vec<u64> = runs.iter().map(|&(e, t)| checksum(e, t, &none)).collect();
+            for (k, &(e, t)) in runs.iter().enumerate() {
+                assert_eq!(
+                    with[k],
+                    with[0],
+                    "{name}: {} on {t} threads disagrees with the reference",
+                    e.name()
+                );
+                assert_eq!(
+                    without[k],
+                    without[0],
+                    "{name}, no events: {} on {t} threads disagrees with the reference",
+                    e.name()
+                );
+            }
+            assert_ne!(with[0], without[0], "{name}: the events changed nothing");
+            // `run_bench` delivers them.
+            assert_eq!(
+                run_bench(&tree, BenchEngine::Vm, 1, host, &cfg)
+                    .expect("runs")
+                    .checksum,
+                with[0],
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_synthetic_checksum_counts_calls_selections_and_logs_whatever_the_split() {
+        let strings = btvm::Strings::new();
+        let call = |agent: u32, import: u32, now: Millis| {
+            let mut h = Synthetic::default();
+            h.action(&Call::new(
+                AgentId(agent),
+                ImportId(import),
+                btvm::Phase::Enter,
+                &[],
+                now,
+                &strings,
+            ));
+            h.sum
+        };
+        assert_ne!(call(1, 2, 300), call(2, 1, 300));
+        assert_ne!(call(1, 2, 300), call(1, 2, 400));
+        let mut a = Synthetic::default();
+        a.select(AgentId(1), "Patrol");
+        let mut b = Synthetic::default();
+        b.select(AgentId(1), "Idle");
+        assert_ne!(a.sum, b.sum);
+        b.log(AgentId(2), "combat");
+        let split = Hosts::Synthetic(vec![a.clone(), b.clone()]).checksum();
+        let mut one = Synthetic::default();
+        one.log(AgentId(2), "combat");
+        one.select(AgentId(1), "Idle");
+        one.select(AgentId(1), "Patrol");
+        assert_eq!(Hosts::Synthetic(vec![one]).checksum(), split);
+    }
 }

@@ -11,6 +11,11 @@
 //! - [`handwritten`] is the demo tree written by hand in Rust: the engines' speed baseline.
 //! - [`fight`] is the fight-or-flight workload shared with other libraries
 //!   (`btvm bench --workload fight-or-flight`).
+//! - [`measure`] times the engines on any tree (`btvm bench FILE`): every engine gets the same
+//!   inputs between ticks — decision flags and stimuli for decider (Spore) trees, events for
+//!   lifecycle (MBT) and selection (BST) trees, about one agent in eight per tick — on a
+//!   schedule hashed from (agent, tick), and every run reports a checksum the engines must
+//!   agree on (the root statuses and the world, or the calls the [`synthetic`] host answered).
 
 pub mod fight;
 pub mod generate;

@@ -133,7 +133,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
 
 /// Every event name the tree uses (signal bindings, timestamps, then transitions, waits and
 /// sends of the main tree in arena order), each once.
-fn event_names(tree: &Tree, recs: &Records) -> Vec<String> {
+pub(super) fn event_names(tree: &Tree, recs: &Records) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut add = |e: &str| {
         if !out.iter().any(|x| x == e) {

@@ -53,12 +53,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
             strings.intern(b);
         }
     }
-    let mut events: Vec<&str> = Vec::new();
-    for s in &tree.signals {
-        if !events.contains(&s.event.as_str()) {
-            events.push(&s.event);
-        }
-    }
+    let events = event_names(tree);
     let slots = Slots::new(tree, 0);
     let mut lw = stateful::state_lower(tree, &slots, &strings);
     let mut sl = SelLower {
@@ -86,7 +81,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         sl.emit(Instr::Return {
             status: Status::Success,
         });
-        bounds.push((e.to_string(), FunctionKind::Event, start, sl.lw.asm.here()));
+        bounds.push((e.clone(), FunctionKind::Event, start, sl.lw.asm.here()));
     }
     if sl.budget.exceeded {
         return Err(vec![stateful::too_large(limits, span)]);
@@ -99,6 +94,18 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         limits,
         span,
     )
+}
+
+/// Every event name the tree uses: its signals' events in file order, each once (one event
+/// function each).
+pub(super) fn event_names(tree: &Tree) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in &tree.signals {
+        if !out.contains(&s.event) {
+            out.push(s.event.clone());
+        }
+    }
+    out
 }
 
 struct SelLower<'l, 'a> {

@@ -273,7 +273,9 @@ impl<'t> Interpreter<'t> {
 
     /// Delivers event `event` to the agent between ticks, at time `now`: MBT signal bindings,
     /// timestamps and running nodes (`spec/mbt.md` 2.4; nothing for a stopped tree), BST
-    /// signals (`spec/bst.md` 2.4). Other models have no events: nothing happens.
+    /// signals (`spec/bst.md` 2.4). Other models have no events: nothing happens. An event
+    /// never enters or leaves a group scope, so agents that share a [`Scopes`] table need no
+    /// variant of this taking one.
     pub fn event(&self, state: &mut AgentState, host: &mut dyn Host, event: &str, now: Millis) {
         match self.tree.config.model {
             Model::Lifecycle => {

@@ -224,6 +224,12 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
             println!("(an agent whose tree stops is reset after the tick, as a game restarts it)");
         }
+        if matches!(
+            tree.config.model,
+            btvm_compiler::ir::Model::Lifecycle | btvm_compiler::ir::Model::Selection
+        ) {
+            println!("(before each tick about an eighth of the agents get one of the tree's events, the same on every engine)");
+        }
         println!(
             "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
             "engine",
