@@ -170,7 +170,7 @@ fn check_arity(tree: &Tree, call: &CallExpr, span: Span, diags: &mut Vec<Diagnos
     }
 }
 
-/// Names every Drag[en]gine game has: the standard `timer.*` actions and conditions.
+/// Names every Drag\[en\]gine game has: the standard `timer.*` actions and conditions.
 pub const DRAGENGINE_STANDARD_NAMES: [&str; 4] =
     ["timer.start", "timer.stop", "timer.wait", "timer.running"];
 

@@ -1,7 +1,7 @@
 //! # btvm-compiler
 //!
 //! Everything between a tree's source text and an engine: the dialect front-ends
-//! ([`syntax`]), the one IR ([`ir`]), the reference interpreter ([`reference`]), scripted
+//! ([`syntax`]), the one IR ([`ir`]), the reference interpreter ([`reference`](mod@reference)), scripted
 //! scenarios and traces ([`scenario`]), and diagnostics ([`diag`]). The `btvm` command-line tool
 //! is built on this library.
 //!

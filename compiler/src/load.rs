@@ -45,7 +45,7 @@ impl Format {
     }
 
     /// The format implied by a file's extension: `.btn` native, `.bt` Unvanquished, `.debt`
-    /// Drag[en]gine, `.spore` Spore. XML files are ambiguous (MBT or BST) and need an explicit
+    /// Drag\[en\]gine, `.spore` Spore. XML files are ambiguous (MBT or BST) and need an explicit
     /// format.
     pub fn from_path(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {

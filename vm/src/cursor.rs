@@ -1,4 +1,4 @@
-//! The cursor model's state operations (Drag[en]gine, `spec/semantics.md` §4.2), shared by
+//! The cursor model's state operations (Drag\[en\]gine, `spec/semantics.md` §4.2), shared by
 //! the vm and the native trampolines so the two engines cannot disagree on them.
 //!
 //! The state holds the rule the cursor rests on ([`Layout::cursor`]) and one flags byte

@@ -70,7 +70,7 @@ impl std::error::Error for VmError {}
 
 impl Program {
     /// Binds every import of the program to `host`, once, at load: unknown names are an
-    /// error, except in the cursor model (Drag[en]gine), which looks names up at run time and
+    /// error, except in the cursor model (Drag\[en\]gine), which looks names up at run time and
     /// fails the rule instead (see [`Host::available`]).
     pub fn bind<H: Host + ?Sized>(&self, host: &mut H) -> Result<(), VmError> {
         let lazy = matches!(self.model(), ProgramModel::Cursor { .. });

@@ -8,9 +8,9 @@ use std::fmt;
 /// ([`Program::reset`](crate::Program::reset)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Halt {
-    /// The root failed in a dialect where that stops the tree (Drag[en]gine).
+    /// The root failed in a dialect where that stops the tree (Drag\[en\]gine).
     Stopped,
-    /// A step ran more rules than the run-away limit allows (Drag[en]gine's
+    /// A step ran more rules than the run-away limit allows (Drag\[en\]gine's
     /// `BTRunAwayException`, which stops the tree).
     RunAway,
 }

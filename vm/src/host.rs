@@ -121,7 +121,7 @@ pub trait Host {
     /// Evaluates a condition function.
     fn function(&mut self, call: &Call<'_>) -> Value;
     /// Whether the host has import `id` right now. Asked at run time by dialects that look
-    /// names up on every use (Drag[en]gine: a missing action fails, a missing condition counts
+    /// names up on every use (Drag\[en\]gine: a missing action fails, a missing condition counts
     /// as missing for its rule's condition mode); never asked for other dialects. The default
     /// has every import.
     fn available(&mut self, id: ImportId) -> bool {

@@ -1,6 +1,6 @@
 //! Saved state of the cursor model: where an agent's cursor rests, by rule id.
 //!
-//! Drag[en]gine persists a behaviour tree context as the id of its current rule and its
+//! Drag\[en\]gine persists a behaviour tree context as the id of its current rule and its
 //! first-run flag, not as raw memory, so a saved game survives a rebuild of the tree as long as
 //! the ids stay. [`CursorSnapshot`] is that record, and [`CursorSnapshot::encode`] writes the
 //! original's byte format: a version byte (0), a flags byte (bit 0: a current rule is present,
@@ -81,7 +81,7 @@ const PRESENT: u8 = 1;
 const FIRST_RUN: u8 = 2;
 
 impl CursorSnapshot {
-    /// The record in Drag[en]gine's byte format.
+    /// The record in Drag\[en\]gine's byte format.
     pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), SnapshotError> {
         out.push(0);
         let mut flags = 0;

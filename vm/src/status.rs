@@ -5,7 +5,7 @@ use std::fmt;
 /// The result of ticking a node (or a whole tree) once.
 ///
 /// Every dialect's statuses map onto these three; dialect-specific outcomes (an MBT tree that
-/// stopped, a Drag[en]gine run-away step) are reported by the engines beside the status, never as
+/// stopped, a Drag\[en\]gine run-away step) are reported by the engines beside the status, never as
 /// a fourth status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]

@@ -30,7 +30,7 @@ impl PartialEq for Lit {
     }
 }
 
-/// One argument of a call: positional, or named (Drag[en]gine parameters, MBT attributes).
+/// One argument of a call: positional, or named (Drag\[en\]gine parameters, MBT attributes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Arg {
     /// The parameter name, for named arguments.
@@ -68,7 +68,7 @@ pub enum Expr {
     Var(VarId),
     /// A host function call.
     Call(CallExpr),
-    /// Whether the host bound this import (Drag[en]gine's "missing condition" rule).
+    /// Whether the host bound this import (Drag\[en\]gine's "missing condition" rule).
     Bound(ImportId),
     /// A timestamp query.
     Timestamp(TimestampId, TsQuery),

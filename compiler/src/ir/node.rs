@@ -13,7 +13,7 @@ pub struct Node {
     pub kind: NodeKind,
     /// The children, in order. How many a kind takes is given by [`NodeKind::arity`].
     pub children: Vec<NodeId>,
-    /// An optional name: Drag[en]gine rule id, MBT/BST state or node name, Spore decider name.
+    /// An optional name: Drag\[en\]gine rule id, MBT/BST state or node name, Spore decider name.
     pub name: Option<String>,
     /// Where the node came from.
     pub span: Span,
@@ -31,7 +31,7 @@ pub enum Resume {
     /// list (Unvanquished `sequence`/`fallback`; needs [`Model::RunningList`](super::Model)).
     RunningList,
     /// The agent's single cursor rests on a leaf; control returns to the composite only when a
-    /// child finishes (Drag[en]gine; needs [`Model::Cursor`](super::Model)).
+    /// child finishes (Drag\[en\]gine; needs [`Model::Cursor`](super::Model)).
     Cursor,
 }
 
@@ -41,9 +41,9 @@ pub struct Composite {
     /// How the composite resumes.
     pub resume: Resume,
     /// Start again at the first child after the last one finishes the way that would end the
-    /// composite (Drag[en]gine `loop`).
+    /// composite (Drag\[en\]gine `loop`).
     pub looping: bool,
-    /// A condition checked on entry and again whenever a child finishes (Drag[en]gine rule
+    /// A condition checked on entry and again whenever a child finishes (Drag\[en\]gine rule
     /// conditions on `sequence`/`choice`); false ends the composite with failure.
     pub cond: Option<Expr>,
 }
@@ -196,7 +196,7 @@ pub struct Decider {
     pub decide_on_redecide: bool,
 }
 
-/// A status mapping: Unvanquished `return`/`mapStatus`, MBT `SuppressFailure`, Drag[en]gine
+/// A status mapping: Unvanquished `return`/`mapStatus`, MBT `SuppressFailure`, Drag\[en\]gine
 /// `doNotFail`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StatusMap {
@@ -334,7 +334,7 @@ pub enum NodeKind {
     Condition(Expr),
     /// Always returns the status.
     Const(Status),
-    /// Returns running once, then success (Drag[en]gine `yield`).
+    /// Returns running once, then success (Drag\[en\]gine `yield`).
     Yield,
     /// Running until a time is up.
     Wait(Wait),

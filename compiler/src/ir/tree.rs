@@ -35,7 +35,7 @@ impl NodeId {
 pub enum Dialect {
     /// Unvanquished `.bt`.
     Unvanquished,
-    /// Drag[en]gine `.debt`.
+    /// Drag\[en\]gine `.debt`.
     Dragengine,
     /// CRYENGINE / Lumberyard Modular Behavior Tree XML.
     Mbt,
@@ -81,7 +81,7 @@ pub enum Model {
         /// Capacity of the list (the game's `MAX_NODE_DEPTH`, 20).
         capacity: u32,
     },
-    /// Drag[en]gine: one cursor on the current rule; a step runs it and bubbles up.
+    /// Drag\[en\]gine: one cursor on the current rule; a step runs it and bubbles up.
     Cursor {
         /// Rule runs per step before the step ends with a run-away error (100).
         runaway_limit: u32,
@@ -103,7 +103,7 @@ pub enum RootFinish {
     /// Nothing: the tree is simply ticked again next time (Unvanquished, BST, Spore).
     Rerun,
     /// Success restarts at the root next step; failure stops the tree until reset
-    /// (Drag[en]gine).
+    /// (Drag\[en\]gine).
     RestartOrStop,
     /// Either stops the tree (MBT: terminate the root and remove the instance).
     Stop,
@@ -112,7 +112,7 @@ pub enum RootFinish {
 /// What happens to running work that a tick abandons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Abort {
-    /// It just stops being ticked; nobody is told (Unvanquished, Drag[en]gine).
+    /// It just stops being ticked; nobody is told (Unvanquished, Drag\[en\]gine).
     Abandon,
     /// It is terminated, innermost first, and running actions get an `exit` call (MBT
     /// `OnTerminate`, Spore `Deactivate`).
@@ -239,14 +239,14 @@ pub enum Sharing {
     /// One set of node state, reached from every include site (Unvanquished `behavior`, Spore
     /// shared child arrays).
     Shared,
-    /// Each include site has its own state (Drag[en]gine `subtree`, loaded fresh each time).
+    /// Each include site has its own state (Drag\[en\]gine `subtree`, loaded fresh each time).
     PerSite,
 }
 
 /// A subtree reached through `include` nodes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Subtree {
-    /// The name (Unvanquished behavior name, Drag[en]gine file path).
+    /// The name (Unvanquished behavior name, Drag\[en\]gine file path).
     pub name: String,
     /// The subtree's root node.
     pub node: NodeId,

@@ -1,4 +1,4 @@
-//! Lowering of the cursor model (Drag[en]gine, `spec/semantics.md` §4.2).
+//! Lowering of the cursor model (Drag\[en\]gine, `spec/semantics.md` §4.2).
 //!
 //! The whole tree is one entry function:
 //!

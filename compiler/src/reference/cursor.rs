@@ -1,4 +1,4 @@
-//! The Drag[en]gine execution model, written to mirror `BTContext.stepBehaviorTree` and the
+//! The Drag\[en\]gine execution model, written to mirror `BTContext.stepBehaviorTree` and the
 //! rules' `run` methods (`spec/semantics.md` §4.2).
 //!
 //! Per agent: the cursor (one rule), the `first_run` flag and whether the tree is halted. A
@@ -86,7 +86,7 @@ pub(crate) fn chain_end(tree: &Tree, mut id: NodeId) -> NodeId {
 }
 
 /// Rejects trees this model does not define: other kinds or knobs, entries besides `main`,
-/// subtrees (Drag[en]gine subtrees are built in place).
+/// subtrees (Drag\[en\]gine subtrees are built in place).
 pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
     let span = tree
         .main_root()

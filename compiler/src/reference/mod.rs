@@ -2,7 +2,7 @@
 //!
 //! It walks the IR directly and mirrors each original engine's algorithm literally — for
 //! Unvanquished, the per-agent running-nodes list, the current-action slot and the per-agent
-//! timer data (see [`running_list`]); for MBT, each node's runtime data with its init, update
+//! timer data (see `running_list`); for MBT, each node's runtime data with its init, update
 //! and terminate steps (`lifecycle`, `spec/mbt.md` section 2); for BST, the selection
 //! re-evaluated when variables change (`selection`, `spec/bst.md` section 2) — so a reader
 //! can check it against the specs line by line. It is never clever and never fast.
@@ -59,9 +59,9 @@ pub struct AgentState {
     vars: Vec<Value>,
     /// The agent's PRNG.
     rng: Prng,
-    /// Drag[en]gine `currentRule`: the rule the cursor rests on (cursor model).
+    /// Drag\[en\]gine `currentRule`: the rule the cursor rests on (cursor model).
     cursor: u32,
-    /// Drag[en]gine `actionFirstRun` (cursor model).
+    /// Drag\[en\]gine `actionFirstRun` (cursor model).
     first_run: bool,
     /// Why the tree stopped, if it did (cursor model; lifecycle model: the root finished).
     halt: Option<Halt>,
@@ -344,7 +344,7 @@ impl<'t> Interpreter<'t> {
         state.decider.guard
     }
 
-    /// Makes `state` fresh again (Drag[en]gine `reset()`: the cursor on the root, a stopped
+    /// Makes `state` fresh again (Drag\[en\]gine `reset()`: the cursor on the root, a stopped
     /// tree running again). Group scopes the agent holds are not left: use
     /// [`Interpreter::reset_with_scopes`] for trees that use them.
     pub fn reset(&self, state: &mut AgentState) {

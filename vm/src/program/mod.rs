@@ -194,7 +194,7 @@ pub struct Function {
 pub enum ProgramModel {
     /// Unvanquished's running list (`spec/semantics.md` 4.1).
     RunningList,
-    /// Drag[en]gine's cursor (`spec/semantics.md` 4.2).
+    /// Drag\[en\]gine's cursor (`spec/semantics.md` 4.2).
     Cursor {
         /// Rule runs per step before the step is a run-away.
         limit: u32,
@@ -434,7 +434,7 @@ impl Program {
     }
 
     /// Resets an agent: its state becomes fresh (all zeroes), as after [`Program::new_state`].
-    /// In the cursor model this is Drag[en]gine's `reset()`: the cursor returns to the root and
+    /// In the cursor model this is Drag\[en\]gine's `reset()`: the cursor returns to the root and
     /// a stopped tree runs again. A lifecycle agent holding group scopes should be reset with
     /// [`Engine::reset_agent`](crate::Engine::reset_agent), which also leaves them.
     pub fn reset(&self, state: &mut [u8]) {

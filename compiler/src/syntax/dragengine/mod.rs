@@ -1,6 +1,6 @@
-//! The Drag[en]gine `.debt` dialect.
+//! The Drag\[en\]gine `.debt` dialect.
 //!
-//! Drag[en]gine's DragonScript runtime describes behaviour trees in `.debt` XML files: a
+//! Drag\[en\]gine's DragonScript runtime describes behaviour trees in `.debt` XML files: a
 //! `<behaviorTree>` root holding one *rule*, rules nesting in `<sequence>` and `<choice>`, and
 //! `<subtree>` elements pulling in the rules of other files. This front-end reads them and maps
 //! them onto the IR's cursor model exactly as `spec/semantics.md` §6.2 specifies:

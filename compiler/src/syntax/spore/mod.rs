@@ -16,7 +16,7 @@
 //!    (`duration`, exact decimal arithmetic), Decide expressions with their functions declared
 //!    by first use, references counted;
 //! 7. `sharing`: which deciders are shared subtrees, unused deciders and arrays, cycles;
-//! 8. `build`: the nodes, through [`TreeBuilder`](crate::ir::TreeBuilder), and
+//! 8. `build`: the nodes, through [`TreeBuilder`], and
 //!    [`Tree::validate`].
 //!
 //! Lexical and syntax errors stop at the first one (with any expression-depth errors found on
