@@ -9,7 +9,9 @@
 //! halted after each tick, as `btvm bench` does: the Drag[en]gine example
 //! `spec/examples/wanderer/wanderer.debt`, and the game's real `default.bt` from the external
 //! corpus (`../shared/corpus/unvanquished/`) when that folder is present. So do the example
-//! trees of the other dialects (Spore's Figure 1, the MBT squad soldier, the BST Grunt).
+//! trees of the other dialects (Spore's Figure 1, the MBT squad soldier, the BST Grunt); the
+//! MBT and BST agents get events between ticks on `btvm bench`'s schedule
+//! (`EventSchedule`), delivered to the vm and native code by `EventId`.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -18,7 +20,9 @@ use std::time::Duration;
 use btvm::{AgentId, Batch, EngineKind, Host, Limits, Status};
 use btvm_compiler::bench::demo_tree;
 use btvm_compiler::bench::handwritten::{DemoState, HandWritten};
-use btvm_compiler::bench::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
+use btvm_compiler::bench::measure::{
+    restart_stopped, run_bench, BenchConfig, BenchEngine, EventSchedule, HostKind,
+};
 use btvm_compiler::bench::synthetic::SyntheticHost;
 use btvm_compiler::bench::world::World;
 use btvm_compiler::ir::Tree;
@@ -134,6 +138,9 @@ fn tree_group<H: Host>(
     );
     let program = btvm_compiler::lower::lower(tree, &Limits::default()).expect("the tree lowers");
 
+    // Lifecycle (MBT) and selection (BST) agents get events between ticks on `btvm bench`'s
+    // schedule (none for trees of other models).
+    let events = EventSchedule::for_tree(tree);
     let mut group = c.benchmark_group(name);
     group
         .throughput(Throughput::Elements(u64::from(AGENTS)))
@@ -147,9 +154,16 @@ fn tree_group<H: Host>(
         let mut h = host();
         let mut now = 0;
         let mut scopes = Scopes::new();
+        let mut tick = 0u32;
         group.bench_function("reference", |b| {
             b.iter(|| {
                 now += 100;
+                tick += 1;
+                for (a, st) in states.iter_mut().enumerate() {
+                    if let Some(e) = events.event(a as u32, tick) {
+                        interp.event(st, &mut h, &events.names()[e], now);
+                    }
+                }
                 for st in &mut states {
                     black_box(interp.tick_with_scopes(st, &mut h, now, &mut scopes));
                     // A game restarts a tree that stopped (Drag[en]gine `context.reset()`, an
@@ -163,28 +177,29 @@ fn tree_group<H: Host>(
     }
     let cursor = !program.rules().is_empty();
     let lifecycle = matches!(tree.config.model, btvm_compiler::ir::Model::Lifecycle);
+    let ids = events.ids(&program);
     for engine in [EngineKind::Vm, EngineKind::Native] {
         let mut batch = Batch::with_engine(&program, AGENTS, engine).expect("main entry");
         assert!(batch.fallback().is_none(), "native code is not available");
         let mut h = host();
         let mut now = 0;
+        let mut tick = 0u32;
         group.bench_function(engine.name(), |b| {
             b.iter(|| {
                 now += 100;
+                tick += 1;
+                for a in 0..batch.len() {
+                    if let Some(Some(id)) = events.event(a as u32, tick).and_then(|e| ids.get(e)) {
+                        batch
+                            .event_by_id(a, &mut h, *id, now)
+                            .expect("agent a exists");
+                    }
+                }
                 let failed = black_box(batch.tick(&mut h, now)).contains(&Status::Failure);
                 // Only a failed tick can stop a cursor tree; an MBT tree stops when its root
                 // finishes either way (as in `btvm bench`).
                 if (cursor && failed) || lifecycle {
-                    for i in 0..batch.len() {
-                        let halted = batch.state(i).is_some_and(|st| program.halt(st).is_some());
-                        if halted && lifecycle {
-                            batch.reset_agent(i);
-                        } else if halted {
-                            if let Some(st) = batch.state_mut(i) {
-                                program.reset(st);
-                            }
-                        }
-                    }
+                    restart_stopped(&mut batch, &program, lifecycle, 0..AGENTS as usize);
                 }
             })
         });

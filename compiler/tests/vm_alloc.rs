@@ -619,8 +619,10 @@ fn lowered(name: &str, text: &str) -> Program {
     btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers")
 }
 
-#[test]
-fn lifecycle_and_selection_ticks_allocate_nothing_on_either_engine() {
+/// Runs `run` on the lifecycle and the selection tree (given the tree's name, its program,
+/// the events to send it and the engine kind) on both engines, each time with a fresh host;
+/// then the host must have seen messages (lifecycle) or selections (selection).
+fn on_event_models(mut run: impl FnMut(&str, &Program, &[&str], EngineKind, &mut Quiet)) {
     for (name, text, events) in [
         (
             "lifecycle",
@@ -636,112 +638,105 @@ fn lifecycle_and_selection_ticks_allocate_nothing_on_either_engine() {
                 logs: 0,
                 selects: 0,
             };
-            let mut engine = Engine::new(&p, kind);
-            assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
-            let mut states: Vec<Vec<u8>> = (0..8).map(|_| p.new_state()).collect();
-            let var = p
-                .var_index("a")
-                .or(p.var_index("alive"))
-                .expect("a variable");
-            let (mut halted, mut flipped) = (0, 0);
-            let ((), allocs, deallocs) = counted(|| {
-                for tick in 0..300i64 {
-                    let now = tick * 37;
-                    for (i, state) in states.iter_mut().enumerate() {
-                        let agent = AgentId(i as u32);
-                        if p.halt(state).is_some() {
-                            halted += 1;
-                            engine.reset_agent(state);
-                        }
-                        let e = events[(tick as usize + i) % events.len()];
-                        if (tick + i as i64) % 3 == 0 {
-                            engine
-                                .event(state, agent, &mut host, e, now)
-                                .expect("event");
-                        }
-                        if (tick + 2 * i as i64) % 11 == 0 {
-                            let v = p.var(state, var).expect("a variable");
-                            p.set_var(state, var, !v).expect("set");
-                            flipped += 1;
-                        }
-                        let s = engine.tick(state, agent, &mut host, now).expect("tick");
-                        host.inner.roots[s as usize] += 1;
-                    }
-                }
-            });
-            assert_eq!(
-                (allocs, deallocs),
-                (0, 0),
-                "{name} on {kind:?}: ticks, events, sets or resets allocated or freed"
-            );
-            assert!(flipped > 0);
+            run(name, &p, &events, kind, &mut host);
             if name == "lifecycle" {
-                for (i, imp) in p.imports().iter().enumerate() {
-                    assert!(host.inner.calls[i] > 0, "`{}` was never called", imp.name);
-                }
                 assert!(host.logs > 0, "nothing was logged");
-                assert!(halted > 0, "no agent stopped");
             } else {
                 assert!(host.selects > 0, "nothing was selected");
-                assert!(host.inner.roots[0] > 0 && host.inner.roots[1] > 0);
             }
         }
     }
 }
 
 #[test]
+fn lifecycle_and_selection_ticks_allocate_nothing_on_either_engine() {
+    on_event_models(|name, p, events, kind, host| {
+        let mut engine = Engine::new(p, kind);
+        assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
+        let mut states: Vec<Vec<u8>> = (0..8).map(|_| p.new_state()).collect();
+        let var = p
+            .var_index("a")
+            .or(p.var_index("alive"))
+            .expect("a variable");
+        let (mut halted, mut flipped) = (0, 0);
+        let ((), allocs, deallocs) = counted(|| {
+            for tick in 0..300i64 {
+                let now = tick * 37;
+                for (i, state) in states.iter_mut().enumerate() {
+                    let agent = AgentId(i as u32);
+                    if p.halt(state).is_some() {
+                        halted += 1;
+                        engine.reset_agent(state);
+                    }
+                    let e = events[(tick as usize + i) % events.len()];
+                    if (tick + i as i64) % 3 == 0 {
+                        engine.event(state, agent, host, e, now).expect("event");
+                    }
+                    if (tick + 2 * i as i64) % 11 == 0 {
+                        let v = p.var(state, var).expect("a variable");
+                        p.set_var(state, var, !v).expect("set");
+                        flipped += 1;
+                    }
+                    let s = engine.tick(state, agent, host, now).expect("tick");
+                    host.inner.roots[s as usize] += 1;
+                }
+            }
+        });
+        assert_eq!(
+            (allocs, deallocs),
+            (0, 0),
+            "{name} on {kind:?}: ticks, events, sets or resets allocated or freed"
+        );
+        assert!(flipped > 0);
+        if name == "lifecycle" {
+            for (i, imp) in p.imports().iter().enumerate() {
+                assert!(host.inner.calls[i] > 0, "`{}` was never called", imp.name);
+            }
+            assert!(halted > 0, "no agent stopped");
+        } else {
+            assert!(host.inner.roots[0] > 0 && host.inner.roots[1] > 0);
+        }
+    });
+}
+
+#[test]
 fn batch_events_ticks_and_resets_allocate_nothing_on_either_engine() {
-    for (name, text, events) in [
-        (
-            "lifecycle",
-            LIFECYCLE_TREE,
-            ["EnemySeen", "Go", "Hurt", "Alarm"],
-        ),
-        ("selection", SELECTION_TREE, ["A", "B", "A", "nobody"]),
-    ] {
-        let p = lowered(name, text);
-        for kind in [EngineKind::Vm, EngineKind::Native] {
-            let mut host = Quiet {
-                inner: FixedHost::new(),
-                logs: 0,
-                selects: 0,
-            };
-            let mut batch = Batch::with_engine(&p, 8, kind).expect("main entry");
-            assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
-            let mut delivered = 0;
-            let ((), allocs, deallocs) = counted(|| {
-                for tick in 0..300i64 {
-                    let now = tick * 37;
-                    for i in 0..batch.len() {
-                        if (tick + i as i64) % 3 == 0 {
-                            let e = events[(tick as usize + i) % events.len()];
-                            batch.event(i, &mut host, e, now).expect("event");
-                            delivered += 1;
+    on_event_models(|name, p, events, kind, host| {
+        let mut batch = Batch::with_engine(p, 8, kind).expect("main entry");
+        assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
+        let mut delivered = 0;
+        // Every other event goes by the id resolved here, before counting.
+        let ids: Vec<_> = events.iter().map(|e| p.event_id(e)).collect();
+        let ((), allocs, deallocs) = counted(|| {
+            for tick in 0..300i64 {
+                let now = tick * 37;
+                for i in 0..batch.len() {
+                    if (tick + i as i64) % 3 == 0 {
+                        let k = (tick as usize + i) % events.len();
+                        match ids[k].filter(|_| (tick + i as i64) % 2 == 0) {
+                            Some(id) => batch.event_by_id(i, host, id, now).expect("event"),
+                            None => batch.event(i, host, events[k], now).expect("event"),
                         }
-                    }
-                    for &s in batch.tick(&mut host, now) {
-                        host.inner.roots[s as usize] += 1;
-                    }
-                    for i in 0..batch.len() {
-                        if batch.state(i).is_some_and(|st| p.halt(st).is_some()) {
-                            batch.reset_agent(i);
-                        }
+                        delivered += 1;
                     }
                 }
-                // An agent past the batch is an error, without allocating either.
-                assert!(batch.event(8, &mut host, events[0], 0).is_err());
-            });
-            assert_eq!(
-                (allocs, deallocs),
-                (0, 0),
-                "{name} on {kind:?}: batch events, ticks or resets allocated or freed"
-            );
-            assert!(delivered > 0);
-            if name == "lifecycle" {
-                assert!(host.logs > 0, "nothing was logged");
-            } else {
-                assert!(host.selects > 0, "nothing was selected");
+                for &s in batch.tick(host, now) {
+                    host.inner.roots[s as usize] += 1;
+                }
+                for i in 0..batch.len() {
+                    if batch.state(i).is_some_and(|st| p.halt(st).is_some()) {
+                        batch.reset_agent(i);
+                    }
+                }
             }
-        }
-    }
+            // An agent past the batch is an error, without allocating either.
+            assert!(batch.event(8, host, events[0], 0).is_err());
+        });
+        assert_eq!(
+            (allocs, deallocs),
+            (0, 0),
+            "{name} on {kind:?}: batch events, ticks or resets allocated or freed"
+        );
+        assert!(delivered > 0);
+    });
 }

@@ -13,6 +13,11 @@ use btvm::{
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::native;
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
+use fixtures::{BST_ALL, HEADER_BST, HEADER_MBT, MBT_ALL};
+
 /// Actions with arguments, host functions, `&&`/`||`/`!`, a cooldown, a parallel with
 /// `@random` (seeded per agent id, so agent ids must be global in every chunk), a shared
 /// subtree included twice and a second entry.
@@ -119,6 +124,13 @@ fn mix(mut x: u64) -> u64 {
 }
 
 impl Recorder {
+    /// A recorder bound to `p`'s imports.
+    fn bound_to(p: &Program) -> Self {
+        let mut host = Self::default();
+        p.bind(&mut host).expect("bind");
+        host
+    }
+
     fn record(&mut self, call: &Call<'_>) -> u64 {
         let agent = call.agent.0;
         let nth = match self.last {
@@ -216,30 +228,39 @@ struct Outcome {
     states: Vec<Vec<u8>>,
 }
 
+impl Outcome {
+    /// Calls `tick` for each of the `TICKS` ticks: it ticks every agent once, returns their
+    /// statuses and moves the host calls made into the per-agent logs it is given. The caller
+    /// fills in the final state blocks.
+    fn record(agents: usize, mut tick: impl FnMut(i64, &mut [Vec<Rec>]) -> Vec<Status>) -> Self {
+        let mut calls = vec![Vec::new(); agents];
+        let statuses = (0..TICKS).map(|t| tick(t, &mut calls)).collect();
+        Outcome {
+            statuses,
+            calls,
+            states: Vec::new(),
+        }
+    }
+}
+
 /// The reference: every agent its own state block and `Vm::tick`, agents in *reverse* id order
 /// (agents share nothing, so the order must not matter).
 fn one_by_one(p: &Program, agents: usize) -> Outcome {
-    let mut host = Recorder::default();
-    p.bind(&mut host).expect("bind");
+    let mut host = Recorder::bound_to(p);
     let mut vm = Vm::new(p);
     let mut states: Vec<Vec<u8>> = (0..agents).map(|_| p.new_state()).collect();
-    let mut calls = vec![Vec::new(); agents];
-    let mut statuses = Vec::new();
-    for tick in 0..TICKS {
+    let mut out = Outcome::record(agents, |tick, calls| {
         let mut row = vec![Status::Failure; agents];
         for i in (0..agents).rev() {
             row[i] = vm
                 .tick(&mut states[i], AgentId(i as u32), &mut host, now(tick))
                 .expect("tick");
-            host.drain_into(&mut calls);
+            host.drain_into(calls);
         }
-        statuses.push(row);
-    }
-    Outcome {
-        statuses,
-        calls,
-        states,
-    }
+        row
+    });
+    out.states = states;
+    out
 }
 
 fn states_of(batch: &Batch<'_>) -> Vec<Vec<u8>> {
@@ -249,37 +270,26 @@ fn states_of(batch: &Batch<'_>) -> Vec<Vec<u8>> {
 }
 
 fn batched(p: &Program, agents: usize, kind: EngineKind) -> Outcome {
-    let mut host = Recorder::default();
-    p.bind(&mut host).expect("bind");
+    let mut host = Recorder::bound_to(p);
     let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
     assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
     assert_eq!(batch.len(), agents);
     assert_eq!(batch.is_empty(), agents == 0);
-    let mut calls = vec![Vec::new(); agents];
-    let mut statuses = Vec::new();
-    for tick in 0..TICKS {
+    let mut out = Outcome::record(agents, |tick, calls| {
         let row = batch.tick(&mut host, now(tick)).to_vec();
         assert_eq!(row, batch.statuses());
-        host.drain_into(&mut calls);
-        statuses.push(row);
-    }
-    Outcome {
-        statuses,
-        calls,
-        states: states_of(&batch),
-    }
+        host.drain_into(calls);
+        row
+    });
+    out.states = states_of(&batch);
+    out
 }
 
 fn par_batched(p: &Program, agents: usize, hosts: usize, kind: EngineKind) -> Outcome {
-    let mut hs: Vec<Recorder> = (0..hosts).map(|_| Recorder::default()).collect();
-    for h in &mut hs {
-        p.bind(h).expect("bind");
-    }
+    let mut hs: Vec<Recorder> = (0..hosts).map(|_| Recorder::bound_to(p)).collect();
     let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
-    let mut calls = vec![Vec::new(); agents];
-    let mut statuses = Vec::new();
     let chunk = agents.div_ceil(hosts).max(1);
-    for tick in 0..TICKS {
+    let mut out = Outcome::record(agents, |tick, calls| {
         let row = batch.par_tick(&mut hs, now(tick)).to_vec();
         assert_eq!(row, batch.statuses());
         for (k, h) in hs.iter_mut().enumerate() {
@@ -294,15 +304,12 @@ fn par_batched(p: &Program, agents: usize, hosts: usize, kind: EngineKind) -> Ou
                 assert!(last <= Some(*agent), "agents out of id order in host {k}");
                 last = Some(*agent);
             }
-            h.drain_into(&mut calls);
+            h.drain_into(calls);
         }
-        statuses.push(row);
-    }
-    Outcome {
-        statuses,
-        calls,
-        states: states_of(&batch),
-    }
+        row
+    });
+    out.states = states_of(&batch);
+    out
 }
 
 #[track_caller]
@@ -419,8 +426,7 @@ fn a_state_block_of_the_wrong_size_is_an_error() {
     for (name, p) in programs() {
         let size = p.state_size();
         assert!(size > 0, "{name}");
-        let mut host = Recorder::default();
-        p.bind(&mut host).expect("bind");
+        let mut host = Recorder::bound_to(&p);
         let mut vm = Vm::new(&p);
         for len in [0, size - 1, size + 1, 2 * size] {
             let mut state = vec![0xa5u8; len];
@@ -523,98 +529,28 @@ fn bind_fails_on_the_first_import_the_host_rejects() {
     assert_eq!(rec.bound.len(), p.imports().len());
 }
 
-const HEADER_MBT: &str = "btvm 1;\ndialect mbt;\nmodel lifecycle;\nroot-finish stop;\nabort terminate;\nprecision double;\n";
-const HEADER_BST: &str = "btvm 1;\ndialect bst;\nmodel selection;\nroot-finish rerun;\nabort abandon;\nprecision double;\n";
-
-/// A lifecycle tree driven by events: signal bindings, timestamps, a state machine with event
-/// transitions, a WaitForEvent and a SendEvent, a group scope two agents of the batch may hold
-/// at once, and a root that can finish (the agent is then reset).
-const MBT_EVENTS: &str = r#"
-import action Move 0..255 long;
-import action Shoot 0..0 long;
-import action Aim 0..1;
-import function lua_0 0..0 script "return 1";
-var alive: bool = true;
-var seen: bool = false;
-timestamp Seen on "EnemySeen" exclusive Lost;
-timestamp Lost on "EnemyLost";
-signal "EnemySeen" seen = true;
-signal "EnemyLost" seen = false;
-signal "Hurt" alive = !$alive;
-
-root main = priority on-change {
-    case ($seen) {
-        logstatus start "fight" success "won" failure "lost" {
-            parallel success=all failure=any remember {
-                loop 3 until failure { action Shoot() }
-                groupscope "squad" 2 {
-                    hooks enter lua_0() exit Aim(1) {
-                        action Move(to="cover")
-                    }
-                }
-                sequence remember {
-                    waitevent "Go" -> success
-                    send "Done" -> success
-                    condition (@valid(Seen) && @elapsed(Seen) > 100 || !@ever(Lost))
-                }
-            }
-        }
+/// A lifecycle tree driven by events: [`fixtures::MBT_ALL`] (signal bindings, timestamps, a
+/// state machine with event transitions, a WaitForEvent and a SendEvent, a group scope two
+/// agents of the batch may hold at once, a root that can finish: the agent is then reset)
+/// without its endless loop of drawn waits, and with a short action in place of its logged
+/// never-ending wait.
+fn mbt_events() -> String {
+    let mut tree = MBT_ALL.to_string();
+    for (from, to) in [
+        (
+            "                loop forever until success { wait 150 100 -> failure }\n",
+            "",
+        ),
+        (
+            r#"logstatus start "stuck" { wait -1 0 -> success }"#,
+            "action Aim(2)",
+        ),
+    ] {
+        assert_eq!(tree.matches(from).count(), 1, "MBT_ALL has `{from}` once");
+        tree = tree.replace(from, to);
     }
-    case (true) {
-        statemachine {
-            state @"Idle" on "Alarm" -> 1 {
-                selector remember {
-                    guard on-entry (@random <= 0.5) { action Move(to="patrol") }
-                    map success success running { action Move(to="home") }
-                }
-            }
-            state @"Alert" on "Calm" -> 0 on "Alarm" -> 1 {
-                sequence remember {
-                    log "alert"
-                    waituntil (!$alive)
-                    action Aim(2)
-                }
-            }
-        }
-    }
+    tree
 }
-"#;
-
-/// A selection tree driven by its signals.
-const BST_EVENTS: &str = r#"
-var a: bool = false;
-var b: bool = true;
-var c: bool = false;
-signal "A" a = !$a;
-signal "B" b = !$b;
-signal "C" c = $a ^^ $b;
-
-root main = priority every-tick {
-    case ($a && $c) { select "Both" }
-    case (true) {
-        statemachine @"sm" {
-            state @"s0" when ($a) -> 1 when ($b) -> 2 {
-                sequence remember {
-                    case ($c) { select "C0" }
-                    case (!$b) { select "NotB" }
-                    case (true) { select "Rest" }
-                }
-            }
-            state @"s1" when ($b) -> 2 when (true) -> 0 {
-                statemachine {
-                    state when ($c) -> 1 { select "Inner0" }
-                    state when (!$c) -> 0 { select "Inner1" }
-                }
-            }
-            state @"s2" when (!$b) -> 0 when ($c) -> 2 {
-                priority every-tick {
-                    case ($c) { select "Deep" }
-                }
-            }
-        }
-    }
-}
-"#;
 
 /// Every event either tree uses, and one neither does.
 const EVENTS: [&str; 10] = [
@@ -641,73 +577,92 @@ fn event_programs() -> Vec<(&'static str, Program)> {
     vec![
         (
             "mbt",
-            program("mbt.btn", &format!("{HEADER_MBT}{MBT_EVENTS}")),
+            program("mbt.btn", &format!("{HEADER_MBT}{}", mbt_events())),
         ),
-        (
-            "bst",
-            program("bst.btn", &format!("{HEADER_BST}{BST_EVENTS}")),
-        ),
+        ("bst", program("bst.btn", &format!("{HEADER_BST}{BST_ALL}"))),
     ]
+}
+
+/// How a test delivers events: by name (`event`), or resolved once with `Program::event_id`
+/// (`event_by_id`; a name the program does not use resolves to nothing and is skipped, as
+/// delivering it by name does nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Deliver {
+    ByName,
+    ById,
 }
 
 /// The reference for events: one `Engine` of `kind` (so every agent shares its group scopes)
 /// ticking the agents one at a time in id order, each agent's event (with `Engine::event`)
 /// just before its tick; agents whose tree stopped are reset after the tick. Without
 /// `events`, none is delivered.
-fn engine_with_events(p: &Program, agents: usize, kind: EngineKind, events: bool) -> Outcome {
-    let mut host = Recorder::default();
-    p.bind(&mut host).expect("bind");
+fn engine_with_events(
+    p: &Program,
+    agents: usize,
+    kind: EngineKind,
+    events: Option<Deliver>,
+) -> Outcome {
+    let mut host = Recorder::bound_to(p);
     let mut engine = Engine::new(p, kind);
     assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
     let mut states: Vec<Vec<u8>> = (0..agents).map(|_| p.new_state()).collect();
-    let mut calls = vec![Vec::new(); agents];
-    let mut statuses = Vec::new();
-    for tick in 0..TICKS {
+    let mut out = Outcome::record(agents, |tick, calls| {
         let mut row = vec![Status::Failure; agents];
         for (i, state) in states.iter_mut().enumerate() {
-            if let Some(e) = event_at(i, tick).filter(|_| events) {
-                engine
-                    .event(state, AgentId(i as u32), &mut host, e, now(tick) - 7)
-                    .expect("event");
+            let (agent, at) = (AgentId(i as u32), now(tick) - 7);
+            match (event_at(i, tick), events) {
+                (Some(e), Some(Deliver::ByName)) => {
+                    engine.event(state, agent, &mut host, e, at).expect("event");
+                }
+                (Some(e), Some(Deliver::ById)) => {
+                    if let Some(id) = p.event_id(e) {
+                        engine
+                            .event_by_id(state, agent, &mut host, id, at)
+                            .expect("event");
+                    }
+                }
+                _ => {}
             }
             row[i] = engine
                 .tick(state, AgentId(i as u32), &mut host, now(tick))
                 .expect("tick");
-            host.drain_into(&mut calls);
+            host.drain_into(calls);
         }
         for state in &mut states {
             if p.halt(state).is_some() {
                 engine.reset_agent(state);
             }
         }
-        statuses.push(row);
-    }
-    Outcome {
-        statuses,
-        calls,
-        states,
-    }
+        row
+    });
+    out.states = states;
+    out
 }
 
 /// A batch of `kind`: before each tick every agent's event with `Batch::event` (through the
 /// host of its chunk), then `par_tick` over `hosts` hosts (`tick` with 0); agents whose tree
 /// stopped are reset.
-fn batch_with_events(p: &Program, agents: usize, kind: EngineKind, hosts: usize) -> Outcome {
-    let mut hs: Vec<Recorder> = (0..hosts.max(1)).map(|_| Recorder::default()).collect();
-    for h in &mut hs {
-        p.bind(h).expect("bind");
-    }
+fn batch_with_events(
+    p: &Program,
+    agents: usize,
+    kind: EngineKind,
+    hosts: usize,
+    deliver: Deliver,
+) -> Outcome {
+    let mut hs: Vec<Recorder> = (0..hosts.max(1)).map(|_| Recorder::bound_to(p)).collect();
     let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
     assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
     let chunk = agents.div_ceil(hs.len()).max(1);
-    let mut calls = vec![Vec::new(); agents];
-    let mut statuses = Vec::new();
-    for tick in 0..TICKS {
+    let mut out = Outcome::record(agents, |tick, calls| {
         for i in 0..agents {
-            if let Some(e) = event_at(i, tick) {
-                batch
-                    .event(i, &mut hs[i / chunk], e, now(tick) - 7)
-                    .expect("event");
+            let Some(e) = event_at(i, tick) else {
+                continue;
+            };
+            let (h, at) = (&mut hs[i / chunk], now(tick) - 7);
+            match (deliver, p.event_id(e)) {
+                (Deliver::ByName, _) => batch.event(i, h, e, at).expect("event"),
+                (Deliver::ById, Some(id)) => batch.event_by_id(i, h, id, at).expect("event"),
+                (Deliver::ById, None) => {}
             }
         }
         let row = if hosts == 0 {
@@ -721,15 +676,12 @@ fn batch_with_events(p: &Program, agents: usize, kind: EngineKind, hosts: usize)
             }
         }
         for h in &mut hs {
-            h.drain_into(&mut calls);
+            h.drain_into(calls);
         }
-        statuses.push(row);
-    }
-    Outcome {
-        statuses,
-        calls,
-        states: states_of(&batch),
-    }
+        row
+    });
+    out.states = states_of(&batch);
+    out
 }
 
 #[test]
@@ -737,27 +689,35 @@ fn batch_events_match_engine_events_one_agent_at_a_time() {
     const AGENTS: usize = 9;
     for (name, p) in event_programs() {
         for kind in [EngineKind::Vm, EngineKind::Native] {
-            let want = engine_with_events(&p, AGENTS, kind, true);
+            let want = engine_with_events(&p, AGENTS, kind, Some(Deliver::ByName));
             // The events matter: without them the agents do something else.
-            let idle = engine_with_events(&p, AGENTS, kind, false);
+            let idle = engine_with_events(&p, AGENTS, kind, None);
             assert_ne!(
                 want.calls, idle.calls,
                 "{name} on {kind}: the events changed no host call"
             );
             assert_ne!(want.states, idle.states, "{name} on {kind}");
+            // Resolving the names once delivers the same events.
+            assert_same(
+                &format!("{name}, Engine::event_by_id on {kind}"),
+                &engine_with_events(&p, AGENTS, kind, Some(Deliver::ById)),
+                &want,
+            );
             for hosts in [0usize, 1, 2, 4] {
-                let got = batch_with_events(&p, AGENTS, kind, hosts);
-                assert_same(
-                    &format!("{name}, Batch::event then tick with {hosts} hosts on {kind}"),
-                    &got,
-                    &want,
-                );
+                for deliver in [Deliver::ByName, Deliver::ById] {
+                    let got = batch_with_events(&p, AGENTS, kind, hosts, deliver);
+                    assert_same(
+                        &format!("{name}, {deliver:?} then tick with {hosts} hosts on {kind}"),
+                        &got,
+                        &want,
+                    );
+                }
             }
         }
         // The two engines agree with each other too.
         assert_eq!(
-            engine_with_events(&p, AGENTS, EngineKind::Vm, true),
-            engine_with_events(&p, AGENTS, EngineKind::Native, true),
+            engine_with_events(&p, AGENTS, EngineKind::Vm, Some(Deliver::ByName)),
+            engine_with_events(&p, AGENTS, EngineKind::Native, Some(Deliver::ByName)),
             "{name}: the vm and native code disagree"
         );
     }
@@ -778,6 +738,36 @@ fn batch_events_to_an_agent_past_the_batch_fail_and_other_models_ignore_them() {
                 );
             }
             assert_eq!(batch.event(2, &mut host, "nobody", 0), Ok(()));
+            // By id: a name the program does not use resolves to nothing; an id is checked
+            // against the agent count first, then against the batch's program.
+            assert_eq!(p.event_id("nobody"), None, "{name}");
+            let id = EVENTS.iter().find_map(|e| p.event_id(e)).expect("an event");
+            assert_eq!(
+                batch.event_by_id(3, &mut host, id, 0),
+                Err(VmError::NoAgent(3))
+            );
+            let (_, other) = event_programs()
+                .into_iter()
+                .find(|(n, _)| *n != name)
+                .expect("two event programs");
+            let foreign = EVENTS
+                .iter()
+                .find_map(|e| other.event_id(e))
+                .expect("an event");
+            assert_ne!(foreign, id, "{name}");
+            assert_eq!(
+                batch.event_by_id(2, &mut host, foreign, 0),
+                Err(VmError::ForeignEvent),
+                "{name} on {kind}"
+            );
+            let mut engine = Engine::new(&p, kind);
+            let mut state = p.new_state();
+            assert_eq!(
+                engine.event_by_id(&mut state, AgentId(0), &mut host, foreign, 0),
+                Err(VmError::ForeignEvent),
+                "{name} on {kind}"
+            );
+            assert_eq!(state, p.new_state());
             assert_eq!(states_of(&batch), before, "{name} on {kind}");
             assert!(host.log.is_empty());
         }

@@ -136,9 +136,38 @@ impl<'p> Batch<'p> {
         if i >= self.statuses.len() {
             return Err(VmError::NoAgent(i));
         }
-        let Some(func) = crate::lifecycle_exec::event_function(self.program, event) else {
-            return Ok(());
-        };
+        match crate::lifecycle_exec::event_function(self.program, event) {
+            Some(func) => self.run_event(i, host, func, now),
+            None => Ok(()),
+        }
+    }
+
+    /// Delivers an event resolved once with [`Program::event_id`](crate::Program::event_id)
+    /// to agent `i`, exactly as [`Batch::event`] delivers it by name, without comparing
+    /// strings. An id from another program is [`VmError::ForeignEvent`]; an `i` past the last
+    /// agent is [`VmError::NoAgent`]. Never allocates.
+    pub fn event_by_id<H: Host + ?Sized>(
+        &mut self,
+        i: usize,
+        host: &mut H,
+        event: crate::EventId,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        if i >= self.statuses.len() {
+            return Err(VmError::NoAgent(i));
+        }
+        let func = crate::lifecycle_exec::event_id_function(self.program, event)?;
+        self.run_event(i, host, func, now)
+    }
+
+    /// Runs event function `func` for agent `i`.
+    fn run_event<H: Host + ?Sized>(
+        &mut self,
+        i: usize,
+        host: &mut H,
+        func: u32,
+        now: Millis,
+    ) -> Result<(), VmError> {
         let size = self.size;
         let Some(state) = self.states.get_mut(i * size..(i + 1) * size) else {
             return Err(VmError::NoAgent(i));

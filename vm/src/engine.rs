@@ -277,6 +277,21 @@ impl<'p> Engine<'p> {
         self.run_function(func, state, agent, host, now).map(|_| ())
     }
 
+    /// Delivers an event resolved once with [`Program::event_id`], exactly as
+    /// [`Engine::event`] delivers it by name, without comparing strings. An id from another
+    /// program is [`VmError::ForeignEvent`]. Never allocates.
+    pub fn event_by_id<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        event: crate::EventId,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        let func = crate::lifecycle_exec::event_id_function(self.program, event)?;
+        self.run_function(func, state, agent, host, now).map(|_| ())
+    }
+
     /// Resets an agent: the group scopes it holds (lifecycle model) are left, without any
     /// terminate calls, and its state becomes fresh (all zeroes). Other agents of this engine
     /// may then enter those scopes.

@@ -44,6 +44,8 @@ pub enum VmError {
     UnknownVariable(u32),
     /// A batch has no agent of that index.
     NoAgent(usize),
+    /// An [`EventId`](crate::EventId) delivered with an engine or batch of another program.
+    ForeignEvent,
 }
 
 impl fmt::Display for VmError {
@@ -54,6 +56,7 @@ impl fmt::Display for VmError {
                 "the state block has {found} bytes; the program needs {expected}"
             ),
             VmError::NoAgent(i) => write!(f, "the batch has no agent {i}"),
+            VmError::ForeignEvent => f.write_str("the event id belongs to another program"),
             VmError::NoEntry(name) if name.is_empty() => f.write_str("the program has no entry"),
             VmError::NoEntry(name) => write!(f, "the program has no entry `{name}`"),
             VmError::UnknownImport { name, kind } => {
@@ -186,6 +189,18 @@ impl<'p> Vm<'p> {
         now: Millis,
     ) -> Result<(), VmError> {
         self.engine.event(state, agent, host, event, now)
+    }
+
+    /// Delivers an event resolved with [`Program::event_id`] (see [`Engine::event_by_id`]).
+    pub fn event_by_id<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        event: crate::EventId,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        self.engine.event_by_id(state, agent, host, event, now)
     }
 
     /// Resets the agent, leaving the group scopes it holds (see [`Engine::reset_agent`]).

@@ -18,6 +18,20 @@ pub struct ImportId(pub u32);
 #[repr(transparent)]
 pub struct StrId(pub u32);
 
+/// One event of one program, looked up by name once with
+/// [`Program::event_id`](crate::Program::event_id), so that delivering it
+/// ([`Engine::event_by_id`](crate::Engine::event_by_id),
+/// [`Batch::event_by_id`](crate::Batch::event_by_id)) compares no strings. It carries its
+/// program's fingerprint: delivering it with another program's engine is
+/// [`VmError::ForeignEvent`](crate::VmError::ForeignEvent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EventId {
+    /// The fingerprint of the program the event belongs to.
+    pub(crate) program: u64,
+    /// The index of the event's function in that program.
+    pub(crate) function: u32,
+}
+
 impl fmt::Display for AgentId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)

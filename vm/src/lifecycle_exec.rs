@@ -477,7 +477,26 @@ pub(crate) fn event_function(program: &Program, name: &str) -> Option<u32> {
         .and_then(|i| u32::try_from(i).ok())
 }
 
+/// The function of event `id`, if `id` was resolved on `program`.
+pub(crate) fn event_id_function(program: &Program, id: crate::EventId) -> Result<u32, VmError> {
+    if id.program != program.fingerprint() {
+        return Err(VmError::ForeignEvent);
+    }
+    Ok(id.function)
+}
+
 impl Program {
+    /// The event named `name`, resolved once for delivery with
+    /// [`Engine::event_by_id`](crate::Engine::event_by_id) or
+    /// [`Batch::event_by_id`](crate::Batch::event_by_id); `None` when the program never uses
+    /// that event (delivering it by name would do nothing).
+    pub fn event_id(&self, name: &str) -> Option<crate::EventId> {
+        event_function(self, name).map(|function| crate::EventId {
+            program: self.fingerprint(),
+            function,
+        })
+    }
+
     /// Whether the program uses group scopes (their counters are shared by the agents of an
     /// engine or batch).
     pub fn uses_scopes(&self) -> bool {

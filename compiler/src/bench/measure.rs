@@ -170,27 +170,66 @@ fn mix(agent: u32, tick: u32) -> u64 {
 /// and which), picked from every event name the tree uses — the names of the program's event
 /// functions ([`crate::lower::event_names`]). Each is delivered at that tick's time, before the
 /// tick, in agent order, so every engine gets the same events. No names (so no events) for
-/// trees of other models.
+/// trees of other models. `btvm bench` and the criterion benches use the same schedule.
 #[derive(Clone, Debug, Default)]
-struct EventInputs {
+pub struct EventSchedule {
     names: Vec<String>,
 }
 
-impl EventInputs {
-    fn for_tree(tree: &Tree) -> EventInputs {
-        EventInputs {
+impl EventSchedule {
+    /// The schedule of `tree`'s events.
+    pub fn for_tree(tree: &Tree) -> EventSchedule {
+        EventSchedule {
             names: crate::lower::event_names(tree),
         }
     }
 
-    /// The event `agent` gets before tick `tick`, if any.
-    fn event(&self, agent: u32, tick: u32) -> Option<&str> {
+    /// The event names, in the order [`EventSchedule::event`] indexes them.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Whether the schedule has no events at all.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The event names resolved on `program` (for [`btvm::Batch::event_by_id`]), in the same
+    /// order; `None` for a name the program does not use.
+    pub fn ids(&self, program: &btvm::Program) -> Vec<Option<btvm::EventId>> {
+        self.names.iter().map(|n| program.event_id(n)).collect()
+    }
+
+    /// The index into [`EventSchedule::names`] of the event `agent` gets before tick `tick`,
+    /// if any.
+    pub fn event(&self, agent: u32, tick: u32) -> Option<usize> {
         if self.names.is_empty() {
             return None;
         }
         let h = mix(agent ^ 0x2f6b_3c1d, tick);
         h.is_multiple_of(8)
-            .then(|| self.names[((h >> 8) % self.names.len() as u64) as usize].as_str())
+            .then(|| ((h >> 8) % self.names.len() as u64) as usize)
+    }
+}
+
+/// Restarts the agents of `batch` at `indices` whose tree stopped, as a game does
+/// (Drag\[en\]gine `context.reset()`; an MBT root that finished, which also leaves the group
+/// scopes the agent held). `lifecycle` says whether `program` is on the lifecycle (MBT) model.
+pub fn restart_stopped(
+    batch: &mut btvm::Batch<'_>,
+    program: &btvm::Program,
+    lifecycle: bool,
+    indices: impl IntoIterator<Item = usize>,
+) {
+    for i in indices {
+        let halted = batch.state(i).is_some_and(|st| program.halt(st).is_some());
+        if halted && lifecycle {
+            batch.reset_agent(i);
+        } else if halted {
+            if let Some(st) = batch.state_mut(i) {
+                program.reset(st);
+            }
+        }
     }
 }
 
@@ -355,7 +394,7 @@ pub fn run_bench(
         threads,
         host,
         cfg,
-        &EventInputs::for_tree(tree),
+        &EventSchedule::for_tree(tree),
     )
 }
 
@@ -366,7 +405,7 @@ fn run_with(
     threads: usize,
     host: HostKind,
     cfg: &BenchConfig,
-    events: &EventInputs,
+    events: &EventSchedule,
 ) -> Result<BenchRow, Diagnostic> {
     let agents = cfg.agents as usize;
     match engine {
@@ -389,10 +428,10 @@ fn run_with(
                 };
                 // Every event before the tick, in agent order, as the vm path delivers them.
                 // Events touch no group scope, so `event` needs no scope table.
-                if !events.names.is_empty() {
+                if !events.is_empty() {
                     for (a, state) in states.iter_mut().enumerate() {
                         if let Some(e) = events.event(a as u32, t) {
-                            interp.event(state, h, e, now);
+                            interp.event(state, h, &events.names[e], now);
                         }
                     }
                 }
@@ -475,6 +514,7 @@ fn run_with(
                 .build()
                 .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
             let mut finished = Vec::with_capacity(agents);
+            let ids = events.ids(&program);
             let start = Instant::now();
             pool.install(|| -> Result<(), btvm::VmError> {
                 for t in 0..cfg.ticks {
@@ -497,15 +537,15 @@ fn run_with(
                             }
                         }
                     }
-                    if !events.names.is_empty() {
+                    if !events.is_empty() {
                         // Through the host that ticks the agent (`par_tick`'s chunks).
                         let chunk = batch.len().div_ceil(hosts.len().max(1)).max(1);
                         for a in 0..batch.len() {
                             let Some(e) = events.event(a as u32, t) else {
                                 continue;
                             };
-                            if let Some(h) = hosts.get(a / chunk) {
-                                batch.event(a, h, e, now)?;
+                            if let (Some(h), Some(Some(id))) = (hosts.get(a / chunk), ids.get(e)) {
+                                batch.event_by_id(a, h, *id, now)?;
                             }
                         }
                     }
@@ -531,16 +571,7 @@ fn run_with(
                             finished.push(i);
                         }
                     }
-                    for &i in &finished {
-                        let halted = batch.state(i).is_some_and(|st| program.halt(st).is_some());
-                        if halted && lifecycle {
-                            batch.reset_agent(i);
-                        } else if halted {
-                            if let Some(st) = batch.state_mut(i) {
-                                program.reset(st);
-                            }
-                        }
-                    }
+                    restart_stopped(&mut batch, &program, lifecycle, finished.iter().copied());
                 }
                 Ok(())
             })
@@ -690,25 +721,24 @@ mod tests {
                 .map(|f| f.name.as_str())
                 .collect();
             assert!(functions.len() > 5, "{name}: {functions:?}");
-            assert_eq!(EventInputs::for_tree(&tree).names, functions, "{name}");
+            assert_eq!(EventSchedule::for_tree(&tree).names, functions, "{name}");
         }
         // Other models have none.
         let demo = super::super::demo_tree().expect("the demo loads");
-        assert!(EventInputs::for_tree(&demo).names.is_empty());
+        assert!(EventSchedule::for_tree(&demo).names.is_empty());
     }
 
     #[test]
     fn about_an_eighth_of_the_agents_get_an_event_each_tick_and_every_name_comes_up() {
         let (_, tree) = examples().into_iter().next().expect("the grunt");
-        let events = EventInputs::for_tree(&tree);
+        let events = EventSchedule::for_tree(&tree);
         let mut seen = vec![0u32; events.names.len()];
         let mut got = 0u32;
         for tick in 0..20 {
             for agent in 0..1000 {
                 if let Some(e) = events.event(agent, tick) {
                     got += 1;
-                    let k = events.names.iter().position(|n| n == e).expect("a name");
-                    seen[k] += 1;
+                    seen[e] += 1;
                 }
             }
         }
@@ -718,7 +748,7 @@ mod tests {
         );
         assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
         assert_eq!(events.event(3, 4), events.event(3, 4));
-        assert_eq!(EventInputs::default().event(3, 4), None);
+        assert_eq!(EventSchedule::default().event(3, 4), None);
     }
 
     #[test]
@@ -737,13 +767,13 @@ mod tests {
         ];
         for (name, tree) in examples() {
             let host = HostKind::for_tree(&tree);
-            let checksum = |engine, threads, events: &EventInputs| {
+            let checksum = |engine, threads, events: &EventSchedule| {
                 run_with(&tree, engine, threads, host, &cfg, events)
                     .unwrap_or_else(|d| panic!("{name} on {}: {}", engine.name(), d.message))
                     .checksum
             };
-            let events = EventInputs::for_tree(&tree);
-            let none = EventInputs::default();
+            let events = EventSchedule::for_tree(&tree);
+            let none = EventSchedule::default();
             let with: Vec<u64> = runs.iter().map(|&(e, t)| checksum(e, t, &events)).collect();
             let without: Vec<u64> = runs.iter().map(|&(e, t)| checksum(e, t, &none)).collect();
             for (k, &(e, t)) in runs.iter().enumerate() {
