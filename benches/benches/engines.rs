@@ -11,17 +11,18 @@
 //! corpus (`../shared/corpus/unvanquished/`) when that folder is present. So do the example
 //! trees of the other dialects (Spore's Figure 1, the MBT squad soldier, the BST Grunt); the
 //! MBT and BST agents get events between ticks on `btvm bench`'s schedule
-//! (`EventSchedule`), delivered to the vm and native code by `EventId`.
+//! (`EventSchedule`), delivered to the vm and native code by `EventId`, and the Spore agents
+//! their decision flags and stimuli (`DeciderSchedule`).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use btvm::{AgentId, Batch, EngineKind, Host, Limits, Status};
+use btvm::{AgentId, Batch, EngineKind, Host, Limits, Status, Stimulus};
 use btvm_compiler::bench::demo_tree;
 use btvm_compiler::bench::handwritten::{DemoState, HandWritten};
 use btvm_compiler::bench::measure::{
-    restart_stopped, run_bench, BenchConfig, BenchEngine, EventSchedule, HostKind,
+    restart_stopped, run_bench, BenchConfig, BenchEngine, DeciderSchedule, EventSchedule, HostKind,
 };
 use btvm_compiler::bench::synthetic::SyntheticHost;
 use btvm_compiler::bench::world::World;
@@ -138,9 +139,10 @@ fn tree_group<H: Host>(
     );
     let program = btvm_compiler::lower::lower(tree, &Limits::default()).expect("the tree lowers");
 
-    // Lifecycle (MBT) and selection (BST) agents get events between ticks on `btvm bench`'s
-    // schedule (none for trees of other models).
+    // Between ticks, on `btvm bench`'s schedules: lifecycle (MBT) and selection (BST) agents
+    // get events, decider (Spore) agents new decision flags and stimuli.
     let events = EventSchedule::for_tree(tree);
+    let decider = DeciderSchedule::for_tree(tree);
     let mut group = c.benchmark_group(name);
     group
         .throughput(Throughput::Elements(u64::from(AGENTS)))
@@ -160,8 +162,17 @@ fn tree_group<H: Host>(
                 now += 100;
                 tick += 1;
                 for (a, st) in states.iter_mut().enumerate() {
-                    if let Some(e) = events.event(a as u32, tick) {
+                    let a = a as u32;
+                    if let Some(e) = events.event(a, tick) {
                         interp.event(st, &mut h, &events.names()[e], now);
+                    }
+                    if let Some(inp) = decider {
+                        if let Some(w) = inp.flags(a, tick) {
+                            interp.set_decision_flags(st, w);
+                        }
+                        if let Some((bit, ms)) = inp.stimulus(a, tick) {
+                            interp.add_stimulus(st, bit, Stimulus::new(now, Some(ms), 0));
+                        }
                     }
                 }
                 for st in &mut states {
@@ -194,6 +205,9 @@ fn tree_group<H: Host>(
                             .event_by_id(a, &mut h, *id, now)
                             .expect("agent a exists");
                     }
+                }
+                if let Some(inp) = decider {
+                    inp.apply_to_batch(&mut batch, &program, tick, now);
                 }
                 let failed = black_box(batch.tick(&mut h, now)).contains(&Status::Failure);
                 // Only a failed tick can stop a cursor tree; an MBT tree stops when its root

@@ -118,23 +118,25 @@ impl HostKind {
 /// What the game gives a decider (Spore) tree between ticks, as S09 describes: each agent's
 /// DecisionFlags word changes every 10 ticks (a tenth of the agents each tick), and a sixteenth
 /// of the agents get a stimulus each tick, lasting 300 to 1,000 ms. Hashed from (agent, tick),
-/// so every engine gets the same inputs; `None` for trees of other models.
+/// so every engine gets the same inputs; `None` for trees of other models. `btvm bench` and the
+/// criterion benches use the same schedule.
 #[derive(Clone, Copy, Debug)]
-struct DeciderInputs {
+pub struct DeciderSchedule {
     flags: u32,
     stimuli: u32,
 }
 
-impl DeciderInputs {
-    fn for_tree(tree: &Tree) -> Option<DeciderInputs> {
-        matches!(tree.config.model, crate::ir::Model::Decider { .. }).then(|| DeciderInputs {
+impl DeciderSchedule {
+    /// The schedule of `tree`'s flags and stimuli; `None` unless it is a decider tree.
+    pub fn for_tree(tree: &Tree) -> Option<DeciderSchedule> {
+        matches!(tree.config.model, crate::ir::Model::Decider { .. }).then(|| DeciderSchedule {
             flags: tree.flags.len() as u32,
             stimuli: tree.stimuli.len() as u32,
         })
     }
 
     /// The new flag word of `agent` before tick `tick`, if it changes then.
-    fn flags(&self, agent: u32, tick: u32) -> Option<u32> {
+    pub fn flags(&self, agent: u32, tick: u32) -> Option<u32> {
         if self.flags == 0 || tick % 10 != agent % 10 {
             return None;
         }
@@ -147,7 +149,7 @@ impl DeciderInputs {
     }
 
     /// The stimulus `agent` gets before tick `tick`, if any: its bit and how long it lasts.
-    fn stimulus(&self, agent: u32, tick: u32) -> Option<(u32, Millis)> {
+    pub fn stimulus(&self, agent: u32, tick: u32) -> Option<(u32, Millis)> {
         let h = mix(agent ^ 0x5bd1_e995, tick);
         (self.stimuli > 0 && h.is_multiple_of(16)).then(|| {
             (
@@ -155,6 +157,32 @@ impl DeciderInputs {
                 300 + ((h >> 20) % 701) as Millis,
             )
         })
+    }
+
+    /// Gives every agent of `batch` (running `program`) its inputs before tick `tick`, at
+    /// time `now`.
+    pub fn apply_to_batch(
+        &self,
+        batch: &mut Batch<'_>,
+        program: &btvm::Program,
+        tick: u32,
+        now: Millis,
+    ) {
+        for a in 0..batch.len() {
+            let flags = self.flags(a as u32, tick);
+            let stimulus = self.stimulus(a as u32, tick);
+            if flags.is_none() && stimulus.is_none() {
+                continue;
+            }
+            if let Some(st) = batch.state_mut(a) {
+                if let Some(w) = flags {
+                    program.set_decision_flags(st, w);
+                }
+                if let Some((bit, ms)) = stimulus {
+                    program.add_stimulus(st, bit, btvm::Stimulus::new(now, Some(ms), 0));
+                }
+            }
+        }
     }
 }
 
@@ -416,7 +444,7 @@ fn run_with(
                 .collect();
             let mut hosts = Hosts::new(host, tree, agents, 1);
             let mut tally = Tally::default();
-            let inputs = DeciderInputs::for_tree(tree);
+            let inputs = DeciderSchedule::for_tree(tree);
             // One group-scope table for the whole population, as a batch shares its engine's.
             let mut scopes = Scopes::new();
             let start = Instant::now();
@@ -508,7 +536,7 @@ fn run_with(
             let mut tally = Tally::default();
             let cursor = !program.rules().is_empty();
             let lifecycle = matches!(tree.config.model, crate::ir::Model::Lifecycle);
-            let inputs = DeciderInputs::for_tree(tree);
+            let inputs = DeciderSchedule::for_tree(tree);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
@@ -520,22 +548,7 @@ fn run_with(
                 for t in 0..cfg.ticks {
                     let now = Millis::from(t) * cfg.step_ms;
                     if let Some(inp) = inputs {
-                        for a in 0..batch.len() {
-                            let flags = inp.flags(a as u32, t);
-                            let stimulus = inp.stimulus(a as u32, t);
-                            if flags.is_none() && stimulus.is_none() {
-                                continue;
-                            }
-                            if let Some(st) = batch.state_mut(a) {
-                                if let Some(w) = flags {
-                                    program.set_decision_flags(st, w);
-                                }
-                                if let Some((bit, ms)) = stimulus {
-                                    let s = btvm::Stimulus::new(now, Some(ms), 0);
-                                    program.add_stimulus(st, bit, s);
-                                }
-                            }
-                        }
+                        inp.apply_to_batch(&mut batch, &program, t, now);
                     }
                     if !events.is_empty() {
                         // Through the host that ticks the agent (`par_tick`'s chunks).
