@@ -196,7 +196,7 @@ fn mix(agent: u32, tick: u32) -> u64 {
 /// What the game tells a lifecycle (MBT) or selection (BST) tree between ticks: before each
 /// tick, about an eighth of the agents get one event (a hash of (agent, tick) decides whether,
 /// and which), picked from every event name the tree uses — the names of the program's event
-/// functions ([`crate::lower::event_names`]). Each is delivered at that tick's time, before the
+/// functions (`lower::event_names`). Each is delivered at that tick's time, before the
 /// tick, in agent order, so every engine gets the same events. No names (so no events) for
 /// trees of other models. `btvm bench` and the criterion benches use the same schedule.
 #[derive(Clone, Debug, Default)]
