@@ -5,8 +5,8 @@
 //! Every implementation ticks the same tree over the same [`Agent`] records: the leaves call
 //! [`Agent::attack`] and friends, the random changes are [`Agent::mutate`] and the root
 //! statuses are folded with [`fold`]. One criterion iteration is one tick of every agent:
-//! mutate, tick, fold, agent by agent (btvm mutates all agents, ticks the batch, then folds the
-//! statuses in agent order, which gives the same checksum: an agent's tick reads only itself).
+//! mutate, tick, fold, agent by agent (btvm's host mutates each agent in the batch's tick loop,
+//! through `Host::before_tick`, then the statuses are folded in agent order).
 //! Divide the time of one iteration by 100,000 for nanoseconds per agent-tick.
 //!
 //! Before anything is timed, each implementation runs a checking pass (1,000 agents, 32 warm-up
@@ -339,7 +339,6 @@ fn fight_or_flight(c: &mut Criterion) {
         let mut host = FightHost::new(0, AGENTS);
         program.bind(&mut host).expect("the host binds the tree");
         bench_step(&mut group, &format!("btvm {kind}"), |chk| {
-            host.agents.iter_mut().for_each(Agent::mutate);
             batch
                 .tick(&mut host, 0)
                 .iter()

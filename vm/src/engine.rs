@@ -116,8 +116,9 @@ impl<'p> Code<'p> {
         }
     }
 
-    /// Runs function `func` for consecutive agents `first..` (one state block of
-    /// `program.state_size()` bytes per status, contiguous in `states`).
+    /// Ticks function `func` for consecutive agents `first..` (one state block of
+    /// `program.state_size()` bytes per status, contiguous in `states`), telling the host
+    /// before each agent ([`Host::before_tick`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_many<H: Host + ?Sized>(
         self,
@@ -133,12 +134,22 @@ impl<'p> Code<'p> {
         match self {
             #[cfg(feature = "jit")]
             Code::Native(code) => crate::native::run_many(
-                code, program, scratch, func, states, first, statuses, host, now,
+                code,
+                program,
+                scratch,
+                func,
+                states,
+                first,
+                statuses,
+                host,
+                now,
+                crate::native::BeforeTick::Call,
             ),
             _ => {
                 let size = program.state_size();
                 for (i, status) in statuses.iter_mut().enumerate() {
                     let agent = AgentId(first.wrapping_add(i as u32));
+                    host.before_tick(agent);
                     *status = match states.get_mut(i * size..(i + 1) * size) {
                         Some(state) => exec::run(program, scratch, func, state, agent, host, now),
                         None => Status::Failure,
@@ -238,6 +249,9 @@ impl<'p> Engine<'p> {
             .program
             .main()
             .ok_or_else(|| VmError::NoEntry(String::new()))?;
+        if state.len() == self.program.state_size() {
+            host.before_tick(agent);
+        }
         self.run_function(func, state, agent, host, now)
     }
 

@@ -138,4 +138,14 @@ pub trait Host {
     fn select(&mut self, agent: AgentId, behavior: &str) {
         let _ = (agent, behavior);
     }
+    /// Is told that `agent`'s tree is about to be ticked: called once per agent and tick,
+    /// before any other call of that tick, by every engine's tick (the vm, native code and
+    /// the reference interpreter; [`Batch::tick`](crate::Batch::tick) and
+    /// [`Batch::par_tick`](crate::Batch::par_tick) agent by agent, in the same loop as the
+    /// ticks), never for events. A host that updates its agents before they think (senses,
+    /// timers) does it here rather than in a pass of its own over every agent, so each agent's
+    /// data is brought into the cache once per tick. The default does nothing.
+    fn before_tick(&mut self, agent: AgentId) {
+        let _ = agent;
+    }
 }

@@ -282,6 +282,18 @@ impl Host for FightHost {
             _ => Value::Int(0),
         }
     }
+
+    /// The workload's random changes, agent by agent in the engine's tick loop, as the
+    /// shared document's loop does them.
+    #[inline]
+    fn before_tick(&mut self, agent: btvm::AgentId) {
+        let Some(i) = agent.0.checked_sub(self.first) else {
+            return;
+        };
+        if let Some(a) = self.agents.get_mut(i as usize) {
+            a.mutate();
+        }
+    }
 }
 
 /// The tree written by hand: nested `if`s over a one-byte resume state (which action is
@@ -356,9 +368,10 @@ pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time:
 
 /// Runs the tree on a compiled engine over `agents` agents (split over `threads` hosts and the
 /// parallel batch tick when `threads > 1`) for `warmup` untimed and `ticks` timed ticks;
-/// returns the checksum of the timed ticks and their duration. Each tick first mutates every
-/// agent, then ticks the whole batch, then folds the statuses in agent order, which gives the
-/// same checksum as mutating and ticking agent by agent (an agent's tick reads only itself).
+/// returns the checksum of the timed ticks and their duration. Each tick ticks the whole
+/// batch, whose loop has the host mutate each agent just before its tree runs
+/// ([`Host::before_tick`]), then folds the statuses in agent order, which gives the same
+/// checksum as folding agent by agent.
 pub fn run_engine(
     program: &btvm::Program,
     kind: btvm::EngineKind,
@@ -388,17 +401,9 @@ pub fn run_engine(
         .map_err(|e| e.to_string())?;
     let step = |chk: u64| {
         let statuses = if threads == 1 {
-            hosts[0].agents.iter_mut().for_each(Agent::mutate);
             batch.tick(&mut hosts[0], 0)
         } else {
-            // Each thread mutates its own hosts' agents, then the batch ticks in parallel.
-            pool.install(|| {
-                use rayon::prelude::*;
-                hosts
-                    .par_iter_mut()
-                    .for_each(|h| h.agents.iter_mut().for_each(Agent::mutate));
-                batch.par_tick(&mut hosts, 0)
-            })
+            pool.install(|| batch.par_tick(&mut hosts, 0))
         };
         statuses.iter().fold(chk, |c, &s| fold(c, s))
     };
@@ -423,7 +428,6 @@ pub fn run_reference(
         }
     }
     let step = |chk: u64| {
-        host.agents.iter_mut().for_each(Agent::mutate);
         states
             .iter_mut()
             .fold(chk, |c, st| fold(c, interp.tick(st, &mut host, 0)))
@@ -452,7 +456,6 @@ pub fn resident_per_agent(
     let mut batch = btvm::Batch::with_engine(program, agents, kind).ok()?;
     let mut host = FightHost::new(0, agents);
     program.bind(&mut host).ok()?;
-    host.agents.iter_mut().for_each(Agent::mutate);
     let _ = batch.tick(&mut host, 0);
     let after = resident_bytes()?;
     Some(after.saturating_sub(before) as f64 / f64::from(agents.max(1)))

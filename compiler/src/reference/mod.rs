@@ -450,6 +450,7 @@ impl<'t> Interpreter<'t> {
         let Some(root) = self.tree.main_root() else {
             return Status::Failure;
         };
+        host.before_tick(state.agent);
         match self.tree.config.model {
             Model::Lifecycle => lifecycle::Tick {
                 interp: self,
@@ -482,18 +483,21 @@ impl<'t> Interpreter<'t> {
         observer: &mut dyn Observer,
     ) -> Status {
         match (self.tree.config.model, self.tree.main_root()) {
-            (Model::Decider { redecide_limit }, Some(root)) => decider::Tick {
-                interp: self,
-                state,
-                host,
-                now,
-                limit: redecide_limit,
-                redecides: 0,
-                stimuli: 0,
-                observer: Some(observer),
-                depth: 0,
+            (Model::Decider { redecide_limit }, Some(root)) => {
+                host.before_tick(state.agent);
+                decider::Tick {
+                    interp: self,
+                    state,
+                    host,
+                    now,
+                    limit: redecide_limit,
+                    redecides: 0,
+                    stimuli: 0,
+                    observer: Some(observer),
+                    depth: 0,
+                }
+                .run_observed(root)
             }
-            .run_observed(root),
             _ => self.tick(state, host, now),
         }
     }

@@ -551,8 +551,20 @@ pub(crate) fn run<H: Host + ?Sized>(
         &mut status,
         host,
         now,
+        BeforeTick::Skip,
     );
     status[0]
+}
+
+/// Whether [`run_many`] tells the host before each agent ([`Host::before_tick`]): for the
+/// ticks of a batch, not for one agent's entry or event (whose caller does it when it is a
+/// tick).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BeforeTick {
+    /// Call `Host::before_tick` before each agent.
+    Call,
+    /// Do not.
+    Skip,
 }
 
 /// Runs bytecode function `func` natively for consecutive agents `first..` whose state blocks
@@ -569,6 +581,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
     statuses: &mut [Status],
     host: &mut H,
     now: Millis,
+    before: BeforeTick,
 ) {
     let size = program.state_size();
     let (Some(&entry), Some(f)) = (
@@ -617,6 +630,11 @@ pub(crate) fn run_many<H: Host + ?Sized>(
     for (i, status) in statuses.iter_mut().enumerate() {
         ctx.agent = first.wrapping_add(i as u32);
         ctx.steps = 0;
+        if let BeforeTick::Call = before {
+            host_ref.before_tick(AgentId(ctx.agent));
+            // Taken again after the host was used directly.
+            ctx.host = (&mut host_ref as *mut &mut H).cast();
+        }
         // In bounds: `states` holds `size` bytes per status (checked above). With a zero-byte
         // state the pointer is never dereferenced (no offset passes the translator's checks).
         let state = base.wrapping_add(i * size);
