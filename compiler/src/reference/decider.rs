@@ -298,6 +298,30 @@ pub(super) struct Tick<'a, 't> {
     pub depth: u32,
 }
 
+impl<'a, 't> Tick<'a, 't> {
+    /// A tick at its start: no redecide yet, no stimulus read, at the root.
+    pub fn begin(
+        interp: &'a Interpreter<'t>,
+        state: &'a mut AgentState,
+        host: &'a mut dyn Host,
+        now: Millis,
+        limit: u32,
+        observer: Option<&'a mut dyn Observer>,
+    ) -> Self {
+        Tick {
+            interp,
+            state,
+            host,
+            now,
+            limit,
+            redecides: 0,
+            stimuli: 0,
+            observer,
+            depth: 0,
+        }
+    }
+}
+
 impl Tick<'_, '_> {
     fn tree(&self) -> &Tree {
         self.interp.tree

@@ -485,18 +485,8 @@ impl<'t> Interpreter<'t> {
         match (self.tree.config.model, self.tree.main_root()) {
             (Model::Decider { redecide_limit }, Some(root)) => {
                 host.before_tick(state.agent);
-                decider::Tick {
-                    interp: self,
-                    state,
-                    host,
-                    now,
-                    limit: redecide_limit,
-                    redecides: 0,
-                    stimuli: 0,
-                    observer: Some(observer),
-                    depth: 0,
-                }
-                .run_observed(root)
+                decider::Tick::begin(self, state, host, now, redecide_limit, Some(observer))
+                    .run_observed(root)
             }
             _ => self.tick(state, host, now),
         }
@@ -546,18 +536,9 @@ impl<'t> Interpreter<'t> {
                 .step(),
                 None => Status::Failure,
             },
-            Model::Decider { redecide_limit } => decider::Tick {
-                interp: self,
-                state,
-                host,
-                now,
-                limit: redecide_limit,
-                redecides: 0,
-                stimuli: 0,
-                observer: None,
-                depth: 0,
+            Model::Decider { redecide_limit } => {
+                decider::Tick::begin(self, state, host, now, redecide_limit, None).run(root)
             }
-            .run(root),
             _ => Status::Failure,
         }
     }
