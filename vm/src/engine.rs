@@ -149,9 +149,11 @@ impl<'p> Code<'p> {
                 let size = program.state_size();
                 for (i, status) in statuses.iter_mut().enumerate() {
                     let agent = AgentId(first.wrapping_add(i as u32));
-                    host.before_tick(agent);
                     *status = match states.get_mut(i * size..(i + 1) * size) {
-                        Some(state) => exec::run(program, scratch, func, state, agent, host, now),
+                        Some(state) => {
+                            host.before_tick(agent);
+                            exec::run(program, scratch, func, state, agent, host, now)
+                        }
                         None => Status::Failure,
                     };
                 }
