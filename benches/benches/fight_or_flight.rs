@@ -1,6 +1,7 @@
 //! The fight-or-flight workload (`../shared/bench/fight-or-flight.md`) at 100,000 agents, in one
-//! run for the hand-written baseline, btvm's vm and native code, and two peer behavior-tree
-//! libraries: bonsai-bt and behavior-tree-lite.
+//! run for the hand-written baseline (also with its leaves called through the `Host` interface,
+//! the floor of any engine), btvm's vm and native code, and two peer behavior-tree libraries:
+//! bonsai-bt and behavior-tree-lite.
 //!
 //! Every implementation ticks the same tree over the same [`Agent`] records: the leaves call
 //! [`Agent::attack`] and friends, the random changes are [`Agent::mutate`] and the root
@@ -21,8 +22,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use btvm::{Batch, EngineKind, Limits, Status};
-use btvm_compiler::bench::fight::{self, fold, Agent, FightHost, HandWritten, CHECKSUM_START};
+use btvm::{Batch, EngineKind, Host, Limits, Status};
+use btvm_compiler::bench::fight::{
+    self, fold, Agent, FightHost, HandWritten, HandWrittenHost, LeafIds, CHECKSUM_START,
+};
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
 };
@@ -278,6 +281,11 @@ fn fight_or_flight(c: &mut Criterion) {
 
     // The checking pass: the same work everywhere (bonsai-bt approximates; printed only).
     let (expected, _) = fight::run_handwritten(n, warm, ticks);
+    let (via_host, _) = fight::run_handwritten_host(&program, n, warm, ticks).expect("it binds");
+    assert_eq!(
+        via_host, expected,
+        "hand-written through the host vs hand-written"
+    );
     for kind in [EngineKind::Vm, EngineKind::Native] {
         let (chk, _) = fight::run_engine(&program, kind, n, 1, warm, ticks).expect("btvm runs");
         assert_eq!(chk, expected, "btvm {kind} vs hand-written");
@@ -330,6 +338,22 @@ fn fight_or_flight(c: &mut Criterion) {
             pop.iter_mut().fold(chk, |c, (a, hw)| {
                 a.mutate();
                 fold(c, hw.tick(a))
+            })
+        });
+    }
+    {
+        // The same logic with its leaves called through the Host interface, as the engines
+        // call them: the floor of any engine on this workload.
+        let ids = LeafIds::resolve(program.imports()).expect("the tree's leaves");
+        let mut host = FightHost::new(0, AGENTS);
+        program.bind(&mut host).expect("the host binds the tree");
+        let mut trees = vec![HandWrittenHost::default(); AGENTS as usize];
+        let strings = program.strings();
+        bench_step(&mut group, "hand-written, Host API", |chk| {
+            trees.iter_mut().enumerate().fold(chk, |c, (i, t)| {
+                let agent = btvm::AgentId(i as u32);
+                host.before_tick(agent);
+                fold(c, t.tick(&mut host, agent, &ids, strings))
             })
         });
     }

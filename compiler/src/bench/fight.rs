@@ -337,6 +337,123 @@ impl HandWritten {
     }
 }
 
+/// The import ids of the tree's leaves in a program's import table, resolved by name once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeafIds {
+    attack: ImportId,
+    flee: ImportId,
+    heal: ImportId,
+    roam: ImportId,
+    enemy_visible: ImportId,
+    ammo: ImportId,
+    health: ImportId,
+}
+
+impl LeafIds {
+    /// Finds every leaf of [`TREE`] in `imports`; fails naming the first one missing.
+    pub fn resolve(imports: &[Import]) -> Result<LeafIds, String> {
+        let id = |name: &str| {
+            imports
+                .iter()
+                .position(|i| i.name == name)
+                .map(|i| ImportId(i as u32))
+                .ok_or_else(|| format!("the program imports no `{name}`"))
+        };
+        Ok(LeafIds {
+            attack: id("attack")?,
+            flee: id("flee")?,
+            heal: id("heal")?,
+            roam: id("roam")?,
+            enemy_visible: id("enemy_visible")?,
+            ammo: id("ammo")?,
+            health: id("health")?,
+        })
+    }
+}
+
+/// [`HandWritten`]'s logic with the leaves reached through a [`Host`], as the engines reach
+/// them: every condition is a [`Host::function`] call and every action a [`Host::action`]
+/// call, with the program's import ids, a [`Call`] each, and the phase an engine passes
+/// (`continue` for the action holding the current-action slot, `enter` otherwise).
+///
+/// It is the floor of any engine on this workload: what is left of the time once the tree
+/// logic costs nothing beyond hand-written `if`s, but the leaves are host calls. The distance
+/// between [`HandWritten`] and this is the price of the host interface, which no engine avoids.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandWrittenHost {
+    /// As [`HandWritten::resume`].
+    pub resume: u8,
+    /// The current-action slot: 0 when empty, else the action that returned running last and
+    /// has not finished since (1 `attack`, 2 `flee`, 3 `heal`, 4 `roam`).
+    pub current: u8,
+}
+
+impl HandWrittenHost {
+    /// One tick of `agent`, whose leaves `host` answers.
+    #[inline]
+    pub fn tick<H: Host + ?Sized>(
+        &mut self,
+        host: &mut H,
+        agent: btvm::AgentId,
+        ids: &LeafIds,
+        strings: &btvm::Strings,
+    ) -> Status {
+        let fight = match self.resume {
+            1 => Some(self.act(host, agent, 1, ids.attack, strings)),
+            2 => Some(self.act(host, agent, 2, ids.flee, strings)),
+            _ if cond(host, agent, ids.enemy_visible, strings).truthy()
+                && cond(host, agent, ids.ammo, strings).as_f64() > 0.0 =>
+            {
+                Some(if cond(host, agent, ids.health, strings).as_f64() > 30.0 {
+                    let s = self.act(host, agent, 1, ids.attack, strings);
+                    self.resume = if s == Status::Running { 1 } else { 0 };
+                    s
+                } else {
+                    let s = self.act(host, agent, 2, ids.flee, strings);
+                    self.resume = if s == Status::Running { 2 } else { 0 };
+                    s
+                })
+            }
+            _ => None,
+        };
+        if let Some(s) = fight {
+            if s != Status::Running {
+                self.resume = 0;
+            }
+            return s;
+        }
+        if cond(host, agent, ids.health, strings).as_f64() < 50.0 {
+            return self.act(host, agent, 3, ids.heal, strings);
+        }
+        self.act(host, agent, 4, ids.roam, strings)
+    }
+
+    /// Calls action `me` (1–4, as [`HandWrittenHost::current`] numbers them) and keeps the
+    /// current-action slot as the running-list model does.
+    #[inline]
+    fn act<H: Host + ?Sized>(
+        &mut self,
+        host: &mut H,
+        agent: btvm::AgentId,
+        me: u8,
+        import: ImportId,
+        strings: &btvm::Strings,
+    ) -> Status {
+        let phase = if self.current == me {
+            btvm::Phase::Continue
+        } else {
+            btvm::Phase::Enter
+        };
+        let s = host.action(&Call::new(agent, import, phase, &[], 0, strings));
+        if s == Status::Running {
+            self.current = me;
+        } else if self.current == me {
+            self.current = 0;
+        }
+        s
+    }
+}
+
 /// Runs `step` (one tick of every agent, folding into the checksum it is given) `warmup` times
 /// untimed, then `ticks` times timed; returns the timed ticks' checksum and duration.
 fn timed(warmup: u32, ticks: u32, mut step: impl FnMut(u64) -> u64) -> (u64, std::time::Duration) {
@@ -364,6 +481,49 @@ pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time:
         })
     };
     timed(warmup, ticks, step)
+}
+
+/// A condition function's value, called as the engines call it.
+#[inline]
+fn cond<H: Host + ?Sized>(
+    host: &mut H,
+    agent: btvm::AgentId,
+    import: ImportId,
+    strings: &btvm::Strings,
+) -> Value {
+    host.function(&Call::new(
+        agent,
+        import,
+        btvm::Phase::Enter,
+        &[],
+        0,
+        strings,
+    ))
+}
+
+/// Runs [`HandWrittenHost`] over `agents` agents against a [`FightHost`] bound to `program`'s
+/// import table (the host mutates each agent in [`Host::before_tick`], as in the engines' batch
+/// loop) for `warmup` untimed and `ticks` timed ticks; returns the checksum of the timed ticks
+/// and their duration.
+pub fn run_handwritten_host(
+    program: &btvm::Program,
+    agents: u32,
+    warmup: u32,
+    ticks: u32,
+) -> Result<(u64, std::time::Duration), String> {
+    let ids = LeafIds::resolve(program.imports())?;
+    let mut host = FightHost::new(0, agents);
+    program.bind(&mut host).map_err(|e| e.to_string())?;
+    let strings = program.strings();
+    let mut trees = vec![HandWrittenHost::default(); agents as usize];
+    let step = |chk: u64| {
+        trees.iter_mut().enumerate().fold(chk, |chk, (i, t)| {
+            let agent = btvm::AgentId(i as u32);
+            host.before_tick(agent);
+            fold(chk, t.tick(&mut host, agent, &ids, strings))
+        })
+    };
+    Ok(timed(warmup, ticks, step))
 }
 
 /// Runs the tree on a compiled engine over `agents` agents (split over `threads` hosts and the
@@ -476,6 +636,11 @@ mod tests {
         let (hand, _) = run_handwritten(n, warm, ticks);
         let (reference, _) = run_reference(&t, n, warm, ticks).unwrap();
         assert_eq!(reference, hand, "reference vs hand-written");
+        let (via_host, _) = run_handwritten_host(&program, n, warm, ticks).unwrap();
+        assert_eq!(
+            via_host, hand,
+            "hand-written through the host vs hand-written"
+        );
         for kind in [btvm::EngineKind::Vm, btvm::EngineKind::Native] {
             for threads in [1, 2] {
                 let (c, _) = run_engine(&program, kind, n, threads, warm, ticks).unwrap();
@@ -496,6 +661,69 @@ mod tests {
         let success = f64::from(counts[1]) / total;
         assert!((0.35..0.7).contains(&success), "{counts:?}");
         assert!(counts[2] > 0 && counts[1] > 0, "{counts:?}");
+    }
+
+    /// A [`FightHost`] that logs every call an implementation makes of it.
+    struct Logged {
+        host: FightHost,
+        log: Vec<(u32, &'static str, u32, btvm::Phase)>,
+    }
+
+    impl Host for Logged {
+        fn bind_import(&mut self, id: ImportId, import: &Import) -> bool {
+            self.host.bind_import(id, import)
+        }
+        fn action(&mut self, call: &Call<'_>) -> Status {
+            self.log
+                .push((call.agent.0, "action", call.import.0, call.phase));
+            self.host.action(call)
+        }
+        fn function(&mut self, call: &Call<'_>) -> Value {
+            self.log
+                .push((call.agent.0, "function", call.import.0, call.phase));
+            self.host.function(call)
+        }
+        fn before_tick(&mut self, agent: btvm::AgentId) {
+            self.log.push((agent.0, "before", 0, btvm::Phase::Enter));
+            self.host.before_tick(agent);
+        }
+    }
+
+    /// The hand-written tree that calls through the host makes the very calls the vm makes
+    /// (agent, import, phase, in order), so its row is the engines' floor and not a cheaper
+    /// variant of the work.
+    #[test]
+    fn the_hand_written_tree_through_the_host_calls_as_the_vm_does() {
+        let t = tree().expect("the tree parses");
+        let program = crate::lower::lower(&t, &btvm::Limits::default()).expect("the tree lowers");
+        let ids = LeafIds::resolve(program.imports()).unwrap();
+        let n = 200;
+        let logged = || Logged {
+            host: FightHost::new(0, n),
+            log: Vec::new(),
+        };
+        let (mut by_vm, mut by_hand) = (logged(), logged());
+        program.bind(&mut by_vm).unwrap();
+        program.bind(&mut by_hand).unwrap();
+        let mut batch = btvm::Batch::with_engine(&program, n, btvm::EngineKind::Vm).unwrap();
+        let mut trees = vec![HandWrittenHost::default(); n as usize];
+        for _ in 0..40 {
+            let _ = batch.tick(&mut by_vm, 0);
+            for (i, tr) in trees.iter_mut().enumerate() {
+                let agent = btvm::AgentId(i as u32);
+                by_hand.before_tick(agent);
+                tr.tick(&mut by_hand, agent, &ids, program.strings());
+            }
+        }
+        let continued = |l: &Logged| {
+            l.log
+                .iter()
+                .filter(|c| c.3 == btvm::Phase::Continue)
+                .count()
+        };
+        assert!(continued(&by_vm) > 0, "some action is continued");
+        assert_eq!(by_hand.log.len(), by_vm.log.len());
+        assert!(by_hand.log == by_vm.log, "the call logs differ");
     }
 
     #[test]

@@ -13,6 +13,9 @@ use crate::EngineArg;
 /// Untimed ticks before the timed ones (as the shared document specifies).
 const WARMUP: u32 = 32;
 
+/// The row of the hand-written tree that calls its leaves through the `Host` interface.
+const HAND_HOST: &str = "hand-written, Host API";
+
 struct Row {
     name: &'static str,
     threads: usize,
@@ -104,6 +107,15 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
     if baseline {
         let r = fight::run_handwritten(agents, WARMUP, ticks);
         rows.push(row("hand-written", 1, agents, ticks, r, agent + 1));
+        // The same logic calling its leaves through the Host interface, as engines do: the
+        // floor of any engine on this workload.
+        match fight::run_handwritten_host(&program, agents, WARMUP, ticks) {
+            Ok(r) => rows.push(row(HAND_HOST, 1, agents, ticks, r, agent + 2)),
+            Err(e) => {
+                out.error(&e);
+                return ExitCode::FAILURE;
+            }
+        }
     }
     for engine in engines {
         let result = match engine {
@@ -206,7 +218,7 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
         rows.first().map_or(0, |r| r.checksum)
     );
     println!(
-        "{:<14} {:>7} {:>14} {:>16} {:>12} {:>12} {:>8}",
+        "{:<22} {:>7} {:>14} {:>16} {:>12} {:>12} {:>8}",
         "implementation",
         "threads",
         "ns/agent-tick",
@@ -221,7 +233,7 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
             _ => "-".to_string(),
         };
         println!(
-            "{:<14} {:>7} {:>14.1} {:>16.0} {:>12} {:>12} {:>8}",
+            "{:<22} {:>7} {:>14.1} {:>16.0} {:>12} {:>12} {:>8}",
             r.name,
             r.threads,
             r.ns,
