@@ -308,16 +308,23 @@ impl HandWritten {
     /// One tick of one agent.
     #[inline]
     pub fn tick(&mut self, a: &mut Agent) -> Status {
+        self.tick_with(a)
+    }
+
+    /// One tick whose leaves `leaves` answers: the tree's logic, written once for the
+    /// baseline ([`Agent`] itself) and for [`HandWrittenHost`].
+    #[inline]
+    fn tick_with(&mut self, leaves: &mut impl Leaves) -> Status {
         // fight: a memory sequence; resuming skips the conditions already passed.
         let fight = match self.resume {
-            1 => Some(a.attack()),
-            2 => Some(a.flee()),
-            _ if a.enemy_visible && a.ammo > 0 => Some(if a.health > 30 {
-                let s = a.attack();
+            1 => Some(leaves.attack()),
+            2 => Some(leaves.flee()),
+            _ if leaves.enemy_visible() && leaves.has_ammo() => Some(if leaves.healthy() {
+                let s = leaves.attack();
                 self.resume = if s == Status::Running { 1 } else { 0 };
                 s
             } else {
-                let s = a.flee();
+                let s = leaves.flee();
                 self.resume = if s == Status::Running { 2 } else { 0 };
                 s
             }),
@@ -330,10 +337,63 @@ impl HandWritten {
             return s;
         }
         // heal, then roam.
-        if a.health < 50 {
-            return a.heal();
+        if leaves.hurt() {
+            return leaves.heal();
         }
-        a.roam()
+        leaves.roam()
+    }
+}
+
+/// The tree's leaves as the hand-written logic sees them: its three conditions and four
+/// actions.
+trait Leaves {
+    /// `enemy_visible()`.
+    fn enemy_visible(&mut self) -> bool;
+    /// `ammo() > 0`.
+    fn has_ammo(&mut self) -> bool;
+    /// `health() > 30`.
+    fn healthy(&mut self) -> bool;
+    /// `health() < 50`.
+    fn hurt(&mut self) -> bool;
+    fn attack(&mut self) -> Status;
+    fn flee(&mut self) -> Status;
+    fn heal(&mut self) -> Status;
+    fn roam(&mut self) -> Status;
+}
+
+/// The baseline's leaves: the agent's fields and methods, read and called directly.
+impl Leaves for Agent {
+    #[inline]
+    fn enemy_visible(&mut self) -> bool {
+        self.enemy_visible
+    }
+    #[inline]
+    fn has_ammo(&mut self) -> bool {
+        self.ammo > 0
+    }
+    #[inline]
+    fn healthy(&mut self) -> bool {
+        self.health > 30
+    }
+    #[inline]
+    fn hurt(&mut self) -> bool {
+        self.health < 50
+    }
+    #[inline]
+    fn attack(&mut self) -> Status {
+        Agent::attack(self)
+    }
+    #[inline]
+    fn flee(&mut self) -> Status {
+        Agent::flee(self)
+    }
+    #[inline]
+    fn heal(&mut self) -> Status {
+        Agent::heal(self)
+    }
+    #[inline]
+    fn roam(&mut self) -> Status {
+        Agent::roam(self)
     }
 }
 
@@ -381,8 +441,8 @@ impl LeafIds {
 /// between [`HandWritten`] and this is the price of the host interface, which no engine avoids.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HandWrittenHost {
-    /// As [`HandWritten::resume`].
-    pub resume: u8,
+    /// The tree's own state, as in the baseline.
+    pub tree: HandWritten,
     /// The current-action slot: 0 when empty, else the action that returned running last and
     /// has not finished since (1 `attack`, 2 `flee`, 3 `heal`, 4 `roam`).
     pub current: u8,
@@ -398,59 +458,85 @@ impl HandWrittenHost {
         ids: &LeafIds,
         strings: &btvm::Strings,
     ) -> Status {
-        let fight = match self.resume {
-            1 => Some(self.act(host, agent, 1, ids.attack, strings)),
-            2 => Some(self.act(host, agent, 2, ids.flee, strings)),
-            _ if cond(host, agent, ids.enemy_visible, strings).truthy()
-                && cond(host, agent, ids.ammo, strings).as_f64() > 0.0 =>
-            {
-                Some(if cond(host, agent, ids.health, strings).as_f64() > 30.0 {
-                    let s = self.act(host, agent, 1, ids.attack, strings);
-                    self.resume = if s == Status::Running { 1 } else { 0 };
-                    s
-                } else {
-                    let s = self.act(host, agent, 2, ids.flee, strings);
-                    self.resume = if s == Status::Running { 2 } else { 0 };
-                    s
-                })
-            }
-            _ => None,
-        };
-        if let Some(s) = fight {
-            if s != Status::Running {
-                self.resume = 0;
-            }
-            return s;
-        }
-        if cond(host, agent, ids.health, strings).as_f64() < 50.0 {
-            return self.act(host, agent, 3, ids.heal, strings);
-        }
-        self.act(host, agent, 4, ids.roam, strings)
+        self.tree.tick_with(&mut ViaHost {
+            host,
+            agent,
+            ids,
+            strings,
+            current: &mut self.current,
+        })
+    }
+}
+
+/// The leaves of one agent's tick as host calls.
+struct ViaHost<'a, H: ?Sized> {
+    host: &'a mut H,
+    agent: btvm::AgentId,
+    ids: &'a LeafIds,
+    strings: &'a btvm::Strings,
+    current: &'a mut u8,
+}
+
+impl<H: Host + ?Sized> ViaHost<'_, H> {
+    /// A condition function's value.
+    #[inline]
+    fn function(&mut self, import: ImportId) -> Value {
+        let call = Call::new(self.agent, import, btvm::Phase::Enter, &[], 0, self.strings);
+        self.host.function(&call)
     }
 
     /// Calls action `me` (1–4, as [`HandWrittenHost::current`] numbers them) and keeps the
     /// current-action slot as the running-list model does.
     #[inline]
-    fn act<H: Host + ?Sized>(
-        &mut self,
-        host: &mut H,
-        agent: btvm::AgentId,
-        me: u8,
-        import: ImportId,
-        strings: &btvm::Strings,
-    ) -> Status {
-        let phase = if self.current == me {
+    fn act(&mut self, me: u8, import: ImportId) -> Status {
+        let phase = if *self.current == me {
             btvm::Phase::Continue
         } else {
             btvm::Phase::Enter
         };
-        let s = host.action(&Call::new(agent, import, phase, &[], 0, strings));
+        let call = Call::new(self.agent, import, phase, &[], 0, self.strings);
+        let s = self.host.action(&call);
         if s == Status::Running {
-            self.current = me;
-        } else if self.current == me {
-            self.current = 0;
+            *self.current = me;
+        } else if *self.current == me {
+            *self.current = 0;
         }
         s
+    }
+}
+
+impl<H: Host + ?Sized> Leaves for ViaHost<'_, H> {
+    #[inline]
+    fn enemy_visible(&mut self) -> bool {
+        self.function(self.ids.enemy_visible).truthy()
+    }
+    #[inline]
+    fn has_ammo(&mut self) -> bool {
+        self.function(self.ids.ammo).as_f64() > 0.0
+    }
+    #[inline]
+    fn healthy(&mut self) -> bool {
+        self.function(self.ids.health).as_f64() > 30.0
+    }
+    #[inline]
+    fn hurt(&mut self) -> bool {
+        self.function(self.ids.health).as_f64() < 50.0
+    }
+    #[inline]
+    fn attack(&mut self) -> Status {
+        self.act(1, self.ids.attack)
+    }
+    #[inline]
+    fn flee(&mut self) -> Status {
+        self.act(2, self.ids.flee)
+    }
+    #[inline]
+    fn heal(&mut self) -> Status {
+        self.act(3, self.ids.heal)
+    }
+    #[inline]
+    fn roam(&mut self) -> Status {
+        self.act(4, self.ids.roam)
     }
 }
 
@@ -481,24 +567,6 @@ pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time:
         })
     };
     timed(warmup, ticks, step)
-}
-
-/// A condition function's value, called as the engines call it.
-#[inline]
-fn cond<H: Host + ?Sized>(
-    host: &mut H,
-    agent: btvm::AgentId,
-    import: ImportId,
-    strings: &btvm::Strings,
-) -> Value {
-    host.function(&Call::new(
-        agent,
-        import,
-        btvm::Phase::Enter,
-        &[],
-        0,
-        strings,
-    ))
 }
 
 /// Runs [`HandWrittenHost`] over `agents` agents against a [`FightHost`] bound to `program`'s
