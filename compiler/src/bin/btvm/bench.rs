@@ -47,7 +47,9 @@ pub struct BenchArgs {
     /// so the engines' own costs dominate).
     #[arg(long, value_enum)]
     host: Option<HostArg>,
-    /// Leave out the hand-written Rust baseline (timed only for the embedded demo).
+    /// Leave out the hand-written Rust baselines: the embedded demo's bot (timed only without
+    /// FILE), and for fight-or-flight the tree written by hand, reading the agents directly and
+    /// calling its leaves through `Host`.
     #[arg(long)]
     no_baseline: bool,
     /// Also report compile times: lowering to bytecode and compiling to native code, for the
@@ -56,7 +58,8 @@ pub struct BenchArgs {
     compile_stats: bool,
     /// The workload: the embedded demo (or FILE), or `fight-or-flight`, the workload shared with
     /// other libraries (../shared/bench/fight-or-flight.md), timed against its hand-written
-    /// baseline with checksums compared.
+    /// baseline (and that tree calling its leaves through `Host`, the floor of any engine) with
+    /// checksums compared.
     #[arg(long, value_enum, default_value_t = Workload::Demo)]
     workload: Workload,
     /// With `--workload fight-or-flight`: also time the vm and native code at 10^4, 10^5 and
