@@ -93,6 +93,23 @@ fn check_of_several_files_fails_if_any_fails() {
 }
 
 #[test]
+fn check_refuses_what_the_trees_model_refuses() {
+    // A selection (BST) tree parses and passes the checker, but only the lifecycle model has
+    // timestamps: `check` says so, with the position, as `compile` and `run` would.
+    let bad = temp(
+        "stamp.btn",
+        "btvm 1;\ndialect bst;\nmodel selection;\nvar c: bool = false;\ntimestamp T;\n\
+         root main = priority every-tick {\n    case ($c && @valid(T)) { select \"A\" }\n}\n",
+    );
+    let out = btvm(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("queries a timestamp"), "{err}");
+    assert!(err.contains("stamp.btn:7:5"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
 fn run_prints_the_trace() {
     let out = btvm(&[
         "run",

@@ -389,4 +389,42 @@ mod tests {
         assert!(d[0].message.contains("budget"), "{}", d[0].message);
         assert!(lower(&tree(100), &Limits::default()).is_ok());
     }
+
+    /// Found by the `compile` fuzz target (2026-11-25): a selection (BST) tree whose signal
+    /// value queried a timestamp. Only the lifecycle model keeps timestamps, and the model
+    /// check looked at the nodes' expressions only, so the lowering emitted a timestamp read
+    /// the verifier refused ("timestamp 0 of 0"). The signal is now refused with a positioned
+    /// `Unsupported` error, as a node querying a timestamp already was; the lifecycle model
+    /// still accepts both.
+    #[test]
+    fn a_signal_querying_a_timestamp_outside_the_lifecycle_model_is_refused() {
+        let tree = |model: &str, value: &str, case: &str| {
+            let src = format!(
+                "btvm 1;\ndialect bst;\nmodel {model};\nvar c: bool = false;\n\
+                 timestamp T;\nsignal \"E\" c = {value};\n\
+                 root main = priority every-tick {{ case ({case}) {{ select \"A\" }} }}\n"
+            );
+            crate::syntax::native::parse(FileId(0), &src, &Limits::default()).unwrap()
+        };
+        let limits = Limits::default();
+        for (value, case, refused) in [
+            ("@elapsed(T) > 1", "$c", "signal \"E\""),
+            ("!@valid(T)", "$c", "signal \"E\""),
+            ("!$c", "$c && @ever(T)", "`case`"),
+        ] {
+            let d = lower(&tree("selection", value, case), &limits).unwrap_err();
+            assert_eq!(d[0].kind, ErrorKind::Unsupported, "{}", d[0].message);
+            assert!(
+                d[0].message.contains(refused) && d[0].message.contains("timestamp"),
+                "{}",
+                d[0].message
+            );
+        }
+        assert!(lower(&tree("selection", "!$c", "$c"), &limits).is_ok());
+        let lifecycle = "btvm 1;\ndialect mbt;\nmodel lifecycle;\nvar c: bool = false;\n\
+                         timestamp T;\nsignal \"E\" c = @elapsed(T) > 1;\n\
+                         root main = condition (@valid(T))\n";
+        let t = crate::syntax::native::parse(FileId(0), lifecycle, &limits).unwrap();
+        assert!(lower(&t, &limits).is_ok());
+    }
 }

@@ -554,21 +554,29 @@ pub(crate) fn check_kinds(
     check_model_kinds(tree, model, false, supported)
 }
 
-/// [`check_kinds`], accepting timestamp queries when `timestamps` is set.
+/// [`check_kinds`], accepting timestamp queries when `timestamps` is set. Without them, a
+/// signal whose value queries a timestamp is refused too: nothing would keep the timestamp.
 pub(crate) fn check_model_kinds(
     tree: &Tree,
     model: &str,
     timestamps: bool,
     supported: impl Fn(&NodeKind) -> bool,
 ) -> Result<(), Diagnostic> {
+    let queries_timestamp = |e: &crate::ir::Expr| {
+        let mut found = false;
+        e.walk(|x| found |= matches!(x, crate::ir::Expr::Timestamp(..)));
+        found
+    };
+    let no_timestamps = |what: String, span| {
+        Diagnostic::new(
+            ErrorKind::Unsupported,
+            span,
+            format!("{what} queries a timestamp, which the {model} model does not have"),
+        )
+        .with_note("timestamps are part of the lifecycle (MBT) model only")
+    };
     for n in &tree.nodes {
-        let uses_tables = !timestamps
-            && n.kind.exprs().iter().any(|e| {
-                let mut bad = false;
-                e.walk(|x| bad |= matches!(x, crate::ir::Expr::Timestamp(..)));
-                bad
-            });
-        if !supported(&n.kind) || uses_tables {
+        if !supported(&n.kind) {
             return Err(Diagnostic::new(
                 ErrorKind::Unsupported,
                 n.span,
@@ -576,6 +584,20 @@ pub(crate) fn check_model_kinds(
                     "`{}` with these knobs is not part of the {model} model",
                     n.kind.keyword()
                 ),
+            ));
+        }
+        if !timestamps && n.kind.exprs().into_iter().any(queries_timestamp) {
+            return Err(no_timestamps(format!("`{}`", n.kind.keyword()), n.span));
+        }
+    }
+    if !timestamps {
+        if let Some(sig) = tree.signals.iter().find(|s| queries_timestamp(&s.value)) {
+            let span = tree
+                .main_root()
+                .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
+            return Err(no_timestamps(
+                format!("the value of signal \"{}\"", sig.event.escape_debug()),
+                span,
             ));
         }
     }
