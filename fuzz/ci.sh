@@ -32,6 +32,8 @@ for target in $(cargo fuzz list); do
     rate=$(grep -m1 '^stat::average_exec_per_sec' "$log" | awk '{print $2}')
     echo "-- $target: ${runs:-?} executions in ${secs}s (${rate:-?}/s), no crash"
   else
+    # The panic message comes first: the tail alone is libFuzzer's report and a backtrace.
+    grep -m1 -A3 'panicked at' "$log" >&2 || true
     tail -60 "$log" >&2
     echo "fuzz target $target failed; the input is in fuzz/artifacts/$target/" >&2
     exit 1
