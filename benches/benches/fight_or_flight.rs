@@ -22,10 +22,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use btvm::{Batch, EngineKind, Host, Limits, Status};
-use btvm_compiler::bench::fight::{
-    self, fold, Agent, FightHost, HandWritten, HandWrittenHost, LeafIds, CHECKSUM_START,
-};
+use btvm::{Batch, EngineKind, Limits, Status};
+use btvm_compiler::bench::fight::{self, fold, Agent, FightHost, HandWritten, CHECKSUM_START};
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
 };
@@ -344,18 +342,8 @@ fn fight_or_flight(c: &mut Criterion) {
     {
         // The same logic with its leaves called through the Host interface, as the engines
         // call them: the floor of any engine on this workload.
-        let ids = LeafIds::resolve(program.imports()).expect("the tree's leaves");
-        let mut host = FightHost::new(0, AGENTS);
-        program.bind(&mut host).expect("the host binds the tree");
-        let mut trees = vec![HandWrittenHost::default(); AGENTS as usize];
-        let strings = program.strings();
-        bench_step(&mut group, "hand-written, Host API", |chk| {
-            trees.iter_mut().enumerate().fold(chk, |c, (i, t)| {
-                let agent = btvm::AgentId(i as u32);
-                host.before_tick(agent);
-                fold(c, t.tick(&mut host, agent, &ids, strings))
-            })
-        });
+        let mut floor = fight::HostFloor::new(&program, AGENTS).expect("the host binds the tree");
+        bench_step(&mut group, "hand-written, Host API", |chk| floor.step(chk));
     }
     for kind in [EngineKind::Vm, EngineKind::Native] {
         let mut batch = Batch::with_engine(&program, AGENTS, kind).expect("main entry");

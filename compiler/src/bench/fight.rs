@@ -569,29 +569,57 @@ pub fn run_handwritten(agents: u32, warmup: u32, ticks: u32) -> (u64, std::time:
     timed(warmup, ticks, step)
 }
 
-/// Runs [`HandWrittenHost`] over `agents` agents against a [`FightHost`] bound to `program`'s
-/// import table (the host mutates each agent in [`Host::before_tick`], as in the engines' batch
-/// loop) for `warmup` untimed and `ticks` timed ticks; returns the checksum of the timed ticks
-/// and their duration.
+/// A population ticked by [`HandWrittenHost`]: a [`FightHost`] bound to a program's import
+/// table and one tree state per agent. Each [`HostFloor::step`] ticks every agent as the
+/// engines' batch loop does (the host mutates the agent in [`Host::before_tick`], then the
+/// tree runs) and folds the statuses in agent order.
+pub struct HostFloor<'p> {
+    host: FightHost,
+    trees: Vec<HandWrittenHost>,
+    ids: LeafIds,
+    strings: &'p btvm::Strings,
+}
+
+impl<'p> HostFloor<'p> {
+    /// `agents` fresh agents for `program` (the fight-or-flight tree, lowered).
+    pub fn new(program: &'p btvm::Program, agents: u32) -> Result<HostFloor<'p>, String> {
+        let ids = LeafIds::resolve(program.imports())?;
+        let mut host = FightHost::new(0, agents);
+        program.bind(&mut host).map_err(|e| e.to_string())?;
+        Ok(HostFloor {
+            host,
+            trees: vec![HandWrittenHost::default(); agents as usize],
+            ids,
+            strings: program.strings(),
+        })
+    }
+
+    /// One tick of every agent, folded into `chk`.
+    pub fn step(&mut self, chk: u64) -> u64 {
+        let HostFloor {
+            host,
+            trees,
+            ids,
+            strings,
+        } = self;
+        trees.iter_mut().enumerate().fold(chk, |chk, (i, t)| {
+            let agent = btvm::AgentId(i as u32);
+            host.before_tick(agent);
+            fold(chk, t.tick(host, agent, ids, strings))
+        })
+    }
+}
+
+/// Runs [`HostFloor`] over `agents` agents for `warmup` untimed and `ticks` timed ticks;
+/// returns the checksum of the timed ticks and their duration.
 pub fn run_handwritten_host(
     program: &btvm::Program,
     agents: u32,
     warmup: u32,
     ticks: u32,
 ) -> Result<(u64, std::time::Duration), String> {
-    let ids = LeafIds::resolve(program.imports())?;
-    let mut host = FightHost::new(0, agents);
-    program.bind(&mut host).map_err(|e| e.to_string())?;
-    let strings = program.strings();
-    let mut trees = vec![HandWrittenHost::default(); agents as usize];
-    let step = |chk: u64| {
-        trees.iter_mut().enumerate().fold(chk, |chk, (i, t)| {
-            let agent = btvm::AgentId(i as u32);
-            host.before_tick(agent);
-            fold(chk, t.tick(&mut host, agent, &ids, strings))
-        })
-    };
-    Ok(timed(warmup, ticks, step))
+    let mut floor = HostFloor::new(program, agents)?;
+    Ok(timed(warmup, ticks, |chk| floor.step(chk)))
 }
 
 /// Runs the tree on a compiled engine over `agents` agents (split over `threads` hosts and the
