@@ -171,6 +171,7 @@ fn binding_an_unknown_import_names_it() {
         min_args: 0,
         max_args: 0,
         long_running: false,
+        claims: btvm::SlotClaims::default(),
         script: None,
     });
     let err = World::new(1).bind(&imports).unwrap_err();
@@ -182,6 +183,7 @@ fn binding_an_unknown_import_names_it() {
         min_args: 0,
         max_args: 0,
         long_running: false,
+        claims: btvm::SlotClaims::default(),
         script: None,
     }];
     let err = World::new(1).bind(&wrong_kind).unwrap_err();

@@ -174,6 +174,7 @@ fn tree() -> impl Strategy<Value = btvm_compiler::ir::Tree> {
                 min_args: 0,
                 max_args: 0,
                 long_running: true,
+                claims: btvm::SlotClaims::default(),
                 script: None,
             });
         }
@@ -184,6 +185,7 @@ fn tree() -> impl Strategy<Value = btvm_compiler::ir::Tree> {
                 min_args: 0,
                 max_args: 1,
                 long_running: false,
+                claims: btvm::SlotClaims::default(),
                 script: None,
             });
         }

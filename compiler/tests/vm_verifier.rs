@@ -1182,9 +1182,37 @@ fn file_level_errors_have_their_kinds() {
     assert_eq!(kind(b"btvmprog\x01\x00", &limits()), K::BadMagic);
 
     let mut b = bytes.clone();
-    for version in [0u16, 1, 2, 3, 4, 6] {
+    for version in [0u16, 1, 2, 3, 4, 5, 7] {
         b[8..10].copy_from_slice(&version.to_le_bytes());
         assert_eq!(kind(&b, &limits()), K::BadVersion);
+    }
+
+    // An action's slot claims byte (name, kind, min, max, long, claims) with a bit beyond
+    // success/failure/running is refused, and every valid set round-trips.
+    let (at, import) = p
+        .imports()
+        .iter()
+        .enumerate()
+        .find(|(_, i)| i.kind == btvm::ImportKind::Action)
+        .expect("TREE_ALL has an action");
+    let mut name = (import.name.len() as u32).to_le_bytes().to_vec();
+    name.extend_from_slice(import.name.as_bytes());
+    let start = bytes
+        .windows(name.len())
+        .position(|w| w == name.as_slice())
+        .expect("the import's name is in the file");
+    let claims_at = start + name.len() + 4;
+    assert_eq!(bytes[claims_at], import.claims.bits());
+    let mut b = bytes.clone();
+    b[claims_at] = 0x08;
+    patch_fingerprint(&mut b);
+    assert_eq!(kind(&b, &limits()), K::BadOperand);
+    for bits in 0..=7u8 {
+        let mut b = bytes.clone();
+        b[claims_at] = bits;
+        patch_fingerprint(&mut b);
+        let q = Program::decode(&b, &limits()).expect("any claim set decodes");
+        assert_eq!(q.imports()[at].claims.bits(), bits);
     }
 
     let mut b = bytes.clone();

@@ -309,8 +309,9 @@ impl<'p> Engine<'p> {
     }
 
     /// Resets an agent: the group scopes it holds (lifecycle model) are left, without any
-    /// terminate calls, and its state becomes fresh (all zeroes). Other agents of this engine
-    /// may then enter those scopes.
+    /// terminate calls, and its state is reset as [`Program::reset`] says (fresh, except in the
+    /// running-list model, where cooldown timers survive). Other agents of this engine may then
+    /// enter those scopes.
     pub fn reset_agent(&mut self, state: &mut [u8]) {
         crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch.life, state);
         self.program.reset(state);

@@ -14,7 +14,7 @@ use std::fmt;
 use crate::cursor;
 use crate::decider_exec::{self, DeciderScratch, FIRST, SECOND};
 use crate::lifecycle_exec::{self, LifeScratch};
-use crate::program::{Field, Instr, Label, Layout, ProgramModel};
+use crate::program::{Field, Instr, Label, Layout, ProgramModel, ProgramParts};
 use crate::{
     AgentId, Call, Engine, EngineKind, Host, ImportId, Millis, Phase, Prng, Program, Status, Value,
 };
@@ -301,25 +301,27 @@ pub(crate) fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
 
 /// The bookkeeping of `act` once the host answered: `evaluate(action)` updates the
 /// current-action slot, then the running list (spec 4.1). `me` is the action ordinal plus one,
-/// `current` the slot's value before the call. Shared by the vm and the native trampolines, so
-/// the two engines cannot disagree on it.
+/// `claims` the outcomes on which the action claims the slot itself. Shared by the vm and the
+/// native trampolines, so the two engines cannot disagree on it.
 #[inline(always)]
 pub(crate) fn after_action(
     state: &mut [u8],
     l: &Layout,
     me: u32,
-    current: u32,
+    claims: crate::SlotClaims,
     bit: u32,
     status: Status,
 ) {
+    if claims.contains(status) {
+        write(state, l.current, me);
+    }
     match status {
         Status::Running => {
-            write(state, l.current, me);
             clear_list(state, l);
             add_to_list(state, l, bit);
         }
         Status::Success => {
-            if current == me {
+            if read(state, l.current) == me {
                 write(state, l.current, 0);
             }
             if listed(state, l, bit) {
@@ -327,11 +329,21 @@ pub(crate) fn after_action(
             }
         }
         Status::Failure => {
-            if current == me {
+            if read(state, l.current) == me {
                 write(state, l.current, 0);
             }
         }
     }
+}
+
+/// The slot claims of action import `import` (the default for an index out of range, which
+/// the verifier never lets through).
+#[inline(always)]
+pub(crate) fn claims_of(parts: &ProgramParts, import: u32) -> crate::SlotClaims {
+    parts
+        .imports
+        .get(import as usize)
+        .map_or(crate::SlotClaims::RUNNING, |i| i.claims)
 }
 
 fn target(l: Label) -> usize {
@@ -344,6 +356,7 @@ struct Site<'a> {
     now: Millis,
     strings: &'a crate::Strings,
     code: &'a [Instr],
+    parts: &'a ProgramParts,
 }
 
 /// `act` with its arguments `args`: the host call with its phase, the node's bookkeeping and
@@ -363,8 +376,7 @@ fn act<H: Host + ?Sized>(
     labels: [Label; 3],
 ) -> Result<usize, Status> {
     let me = action.0 + 1;
-    let current = read(state, l.current);
-    let phase = if current == me {
+    let phase = if read(state, l.current) == me {
         Phase::Continue
     } else {
         Phase::Enter
@@ -378,7 +390,7 @@ fn act<H: Host + ?Sized>(
         at.strings,
     );
     let status = host.action(&call);
-    after_action(state, l, me, current, bit.0, status);
+    after_action(state, l, me, claims_of(at.parts, import.0), bit.0, status);
     let [success, failure, running] = labels;
     climb(
         at.code,
@@ -570,6 +582,7 @@ pub(crate) fn run<H: Host + ?Sized>(
                     now,
                     strings,
                     code,
+                    parts,
                 };
                 let r = act(
                     host,
@@ -668,6 +681,7 @@ pub(crate) fn run<H: Host + ?Sized>(
                     now,
                     strings,
                     code,
+                    parts,
                 };
                 match code.get(pc) {
                     Some(&Instr::CallFn { import, argc: 1 }) => {

@@ -35,9 +35,83 @@ pub struct Import {
     /// Whether the action may return [`Status::Running`] (Unvanquished's "long-running"
     /// actions); informational for hosts and checkers.
     pub long_running: bool,
+    /// Running-list model: the outcomes on which the action claims the current-action slot
+    /// itself (`spec/semantics.md` 4.1). Ignored by every other model and for functions.
+    pub claims: SlotClaims,
     /// The source of a script import (MBT's Lua snippets, named `lua#K`): the host compiles
     /// it once, when it binds the import. `None` for ordinary imports.
     pub script: Option<String>,
+}
+
+/// The outcomes of an action call on which the action claims the running-list model's
+/// current-action slot (Unvanquished: the action sets `botMind->currentNode` to itself).
+///
+/// A claim is what makes the action's next call a `continue`: a claiming call that returns
+/// running keeps the slot; one that finishes releases it at once (the evaluator clears the slot
+/// of a node that finishes), so a claim on a finished outcome empties the slot, whoever held it
+/// before. A call whose outcome the action does not claim on leaves the slot as it was. The
+/// default, [`SlotClaims::RUNNING`], is the generic rule: an action holds the slot while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SlotClaims(u8);
+
+impl SlotClaims {
+    /// Never claims (Unvanquished `moveToGoal` and every short action).
+    pub const NONE: Self = Self(0);
+    /// Claims when it returns success.
+    pub const SUCCESS: Self = Self(1);
+    /// Claims when it returns failure.
+    pub const FAILURE: Self = Self(2);
+    /// Claims when it returns running (the default).
+    pub const RUNNING: Self = Self(4);
+    /// Every bit a claim set may have.
+    pub const ALL: Self = Self(7);
+
+    /// The set holding only `status`.
+    pub const fn of(status: Status) -> Self {
+        match status {
+            Status::Success => Self::SUCCESS,
+            Status::Failure => Self::FAILURE,
+            Status::Running => Self::RUNNING,
+        }
+    }
+
+    /// Both sets' outcomes.
+    pub const fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Whether a call returning `status` claims the slot.
+    #[inline(always)]
+    pub const fn contains(self, status: Status) -> bool {
+        self.0 & Self::of(status).0 != 0
+    }
+
+    /// The set as bits (success 1, failure 2, running 4), as program files store it.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The set with these bits, or `None` if a bit beyond [`SlotClaims::ALL`] is set.
+    pub const fn from_bits(bits: u8) -> Option<Self> {
+        if bits & !Self::ALL.0 == 0 {
+            Some(Self(bits))
+        } else {
+            None
+        }
+    }
+
+    /// The outcomes in the set, in the order success, failure, running.
+    pub fn statuses(self) -> impl Iterator<Item = Status> {
+        [Status::Success, Status::Failure, Status::Running]
+            .into_iter()
+            .filter(move |&s| self.contains(s))
+    }
+}
+
+impl Default for SlotClaims {
+    fn default() -> Self {
+        Self::RUNNING
+    }
 }
 
 /// The lifecycle phase of an action call, as the dialect defines it.

@@ -45,7 +45,7 @@ pub use decider::{DeciderView, GroupView, Stimulus};
 pub use engine::{Engine, EngineKind, Fallback};
 pub use exec::{Scratch, Vm, VmError};
 pub use halt::Halt;
-pub use host::{Call, Host, Import, ImportKind, Phase};
+pub use host::{Call, Host, Import, ImportKind, Phase, SlotClaims};
 pub use ids::{AgentId, EventId, ImportId, Millis, StrId};
 pub use limits::Limits;
 pub use prng::Prng;

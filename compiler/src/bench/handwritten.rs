@@ -27,15 +27,19 @@
 //!   after which the sequence goes on; so the list is cleared when the root succeeds and when
 //!   one of those two decorators finishes while its action is the listed one. A failure leaves
 //!   the list as it was (the "stale list" quirk).
-//! - The current-action slot is the action that returned running last; it survives being
-//!   pre-empted, and an action is called with [`Phase::Continue`] exactly when it holds it.
-//!   Short actions never hold it, so they are always entered.
+//! - The current-action slot is claimed by the actions themselves, on the outcomes their
+//!   import's slot claims name (`roam` on entry, `fight` when it runs, `changeGoal` on success,
+//!   `moveToGoal` never); it survives being pre-empted by an action that does not claim it, and
+//!   an action is called with [`Phase::Continue`] exactly when it holds it. Short actions never
+//!   hold it, so they are always entered.
 //! - Each `timer` decorator is one deadline: closed while `now <= deadline`, re-armed to
 //!   `now + ms` when its child fails.
 //! - Host function results are rounded to binary32 before use and float literals are binary32
 //!   values, as the dialect's single precision requires.
 
-use btvm::{AgentId, Call, Host, Import, ImportId, ImportKind, Millis, Phase, Program, Status};
+use btvm::{
+    AgentId, Call, Host, Import, ImportId, ImportKind, Millis, Phase, Program, SlotClaims, Status,
+};
 use btvm::{Strings, Value};
 
 use super::world::World;
@@ -193,6 +197,8 @@ fn find(table: &[Import], name: &str, kind: ImportKind) -> Result<ImportId, Stri
 #[derive(Clone, Debug)]
 pub struct HandWritten {
     imports: Imports,
+    /// Each import's slot claims (by import id), as the program's import table gives them.
+    claims: Vec<SlotClaims>,
     /// The strings `Value::Str` arguments refer to (the program's table).
     strings: Strings,
     /// The `"g_bot_buyWeapons"` argument of `cvar`.
@@ -210,6 +216,7 @@ impl HandWritten {
             .ok_or_else(|| format!("the string table has no \"{BUY_WEAPONS}\""))?;
         Ok(HandWritten {
             imports: Imports::resolve(imports)?,
+            claims: imports.iter().map(|i| i.claims).collect(),
             strings: strings.clone(),
             buy_weapons: Value::Str(id),
         })
@@ -311,8 +318,18 @@ impl<H: Host + ?Sized> Tick<'_, H> {
         self.func(import, args).truthy()
     }
 
+    /// Whether action `import` claims the current-action slot when it returns `status`.
+    #[inline]
+    fn claims(&self, import: ImportId, status: Status) -> bool {
+        self.hw
+            .claims
+            .get(import.0 as usize)
+            .is_some_and(|c| c.contains(status))
+    }
+
     /// Runs a short action: it finishes in the call that starts it, so it is always entered
-    /// and never holds the current-action slot.
+    /// and never holds the current-action slot; a claim on its outcome (`changeGoal`'s
+    /// success) empties the slot.
     #[inline]
     fn short(&mut self, import: ImportId, args: &[Value]) -> Status {
         let call = Call::new(
@@ -323,11 +340,16 @@ impl<H: Host + ?Sized> Tick<'_, H> {
             self.now,
             &self.hw.strings,
         );
-        self.host.action(&call)
+        let status = self.host.action(&call);
+        if self.claims(import, status) {
+            self.st.current = Long::None;
+        }
+        status
     }
 
-    /// Runs long-running action `me`: continued when it holds the current-action slot; when it
-    /// returns running it takes the slot and its branch becomes the running list.
+    /// Runs long-running action `me`: continued when it holds the current-action slot. A claim
+    /// on its outcome takes the slot, and a finished action leaves it empty if it held it; when
+    /// it returns running its branch becomes the running list.
     #[inline]
     fn long(&mut self, me: Long, import: ImportId, args: &[Value]) -> Status {
         let phase = if self.st.current == me {
@@ -337,8 +359,10 @@ impl<H: Host + ?Sized> Tick<'_, H> {
         };
         let call = Call::new(self.agent, import, phase, args, self.now, &self.hw.strings);
         let status = self.host.action(&call);
-        if status == Status::Running {
+        if self.claims(import, status) {
             self.st.current = me;
+        }
+        if status == Status::Running {
             self.st.resume = me;
         } else if self.st.current == me {
             self.st.current = Long::None;

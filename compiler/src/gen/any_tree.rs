@@ -544,6 +544,7 @@ fn imports_of(u: &mut Unstructured<'_>, kind: ImportKind, max: usize) -> Result<
                 min_args: u.arbitrary()?,
                 max_args: u.arbitrary()?,
                 long_running: u.arbitrary()?,
+                claims: super::running_list::slot_claims(u)?,
                 script: maybe(u, 1, 4, text)?,
             })
         })

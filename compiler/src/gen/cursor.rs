@@ -134,6 +134,7 @@ pub fn cursor_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> {
             min_args: 0,
             max_args: 3,
             long_running: true,
+            claims: btvm::SlotClaims::default(),
             script: None,
         })
         .collect();

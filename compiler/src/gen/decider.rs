@@ -128,6 +128,7 @@ pub fn decider_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> {
             min_args: 0,
             max_args: 0,
             long_running: true,
+            claims: btvm::SlotClaims::default(),
             script: None,
         })
         .chain(functions.into_iter().map(|name| Import {
@@ -136,6 +137,7 @@ pub fn decider_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> {
             min_args: 0,
             max_args: cfg.max_args.min(255) as u8,
             long_running: false,
+            claims: btvm::SlotClaims::default(),
             script: None,
         }))
         .collect();

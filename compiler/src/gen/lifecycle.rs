@@ -308,6 +308,7 @@ pub fn lifecycle_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tree> 
             min_args: 0,
             max_args,
             long_running: true,
+            claims: btvm::SlotClaims::default(),
             script: None,
         })
         .collect();

@@ -2,7 +2,7 @@
 //! reference interpreter, the vm and native code on them.
 
 use arbitrary::{Result, Unstructured};
-use btvm::{Import, ImportId, ImportKind};
+use btvm::{Import, ImportId, ImportKind, SlotClaims};
 
 use super::any_tree::{arg, mk, quorum, status_map};
 use super::draw::{maybe, one_of, pick, range, repeat, shuffle, weighted, Levels};
@@ -385,9 +385,18 @@ pub(super) fn imports_named(names: Vec<(String, bool)>, kind: ImportKind) -> Vec
             min_args: 0,
             max_args: 3,
             long_running,
+            claims: SlotClaims::default(),
             script: None,
         })
         .collect()
+}
+
+/// Any set of slot claims, the generic rule (claim while running) half the time.
+pub(super) fn slot_claims(u: &mut Unstructured<'_>) -> Result<SlotClaims> {
+    if u.arbitrary()? {
+        return Ok(SlotClaims::default());
+    }
+    Ok(SlotClaims::from_bits(u.int_in_range(0..=7)?).unwrap_or_default())
 }
 
 /// Whole trees of the Unvanquished running-list model: 1 to `max_roots` entries (so scenario
@@ -429,6 +438,9 @@ pub fn running_list_tree(u: &mut Unstructured<'_>, cfg: &RlConfig) -> Result<Tre
         ..TreeConfig::for_dialect(Dialect::Unvanquished)
     });
     let mut imports = imports_named(actions, ImportKind::Action);
+    for i in &mut imports {
+        i.claims = slot_claims(u)?;
+    }
     imports.extend(imports_named(functions, ImportKind::Function));
     shuffle(u, &mut imports)?;
     let remap = Remap::new(Scope::new(&imports, vars.len(), 0, subs.len()));

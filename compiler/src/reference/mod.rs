@@ -344,11 +344,17 @@ impl<'t> Interpreter<'t> {
         state.decider.guard
     }
 
-    /// Makes `state` fresh again (Drag\[en\]gine `reset()`: the cursor on the root, a stopped
-    /// tree running again). Group scopes the agent holds are not left: use
-    /// [`Interpreter::reset_with_scopes`] for trees that use them.
+    /// Resets `state` as the dialect's game does, exactly as [`btvm::Program::reset`]: in the
+    /// running-list model only the running list and the current action
+    /// ([`AgentState::reset_behavior`]); elsewhere the state becomes fresh (Drag\[en\]gine
+    /// `reset()`: the cursor on the root, a stopped tree running again). Group scopes the agent
+    /// holds are not left: use [`Interpreter::reset_with_scopes`] for trees that use them.
     pub fn reset(&self, state: &mut AgentState) {
-        *state = self.new_agent(state.agent);
+        if matches!(self.tree.config.model, Model::RunningList { .. }) {
+            state.reset_behavior();
+        } else {
+            *state = self.new_agent(state.agent);
+        }
     }
 
     /// [`Interpreter::reset`] that first leaves every group scope the agent holds in `scopes`,
@@ -640,6 +646,7 @@ mod tests {
             min_args: 0,
             max_args: 0,
             long_running: true,
+            claims: btvm::SlotClaims::default(),
             script: None,
         });
         NodeBuf::leaf(

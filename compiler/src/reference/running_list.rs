@@ -1,7 +1,8 @@
 //! The Unvanquished execution model, written to mirror the game's `BotEvaluateNode` and node
 //! runners (`spec/semantics.md`, "Running-list model").
 //!
-//! Per agent: a bounded list of running node identities, one current-action slot, and per-node
+//! Per agent: a bounded list of running node identities, one current-action slot (claimed by
+//! the actions themselves, on the outcomes their import's `claims` names), and per-node
 //! cooldown data. Nothing is ever told when it is abandoned.
 
 use btvm::{Call, Host, Millis, Phase, Status};
@@ -154,7 +155,10 @@ impl Tick<'_, '_> {
                     &self.interp.strings,
                 );
                 let s = self.host.action(&c);
-                if s == Status::Running {
+                // The action itself claims the slot on some outcomes (the game's actions set
+                // `currentNode`); `evaluate` then releases it if the action finished.
+                let claims = tree.imports.get(call.import.0 as usize).map(|i| i.claims);
+                if claims.unwrap_or_default().contains(s) {
                     self.state.current = Some(id);
                 }
                 s

@@ -225,8 +225,7 @@ pub(super) unsafe extern "C" fn act<H: Host + ?Sized>(
 ) -> u32 {
     // SAFETY: called by native code with the running tick's context and state block.
     let (state, layout) = unsafe { state_of(ctx, state) };
-    let current = crate::exec::read(state, layout.current);
-    let phase = if current == me {
+    let phase = if crate::exec::read(state, layout.current) == me {
         Phase::Continue
     } else {
         Phase::Enter
@@ -237,7 +236,9 @@ pub(super) unsafe extern "C" fn act<H: Host + ?Sized>(
             h.action(c)
         })
     };
-    crate::exec::after_action(state, layout, me, current, bit, status);
+    // SAFETY: the context's program is the one whose code runs, alive for the whole tick.
+    let claims = crate::exec::claims_of(unsafe { (*(*ctx).program).parts() }, import);
+    crate::exec::after_action(state, layout, me, claims, bit, status);
     status as u32
 }
 

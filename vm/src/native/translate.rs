@@ -1639,29 +1639,43 @@ impl Tx<'_, '_, '_> {
             .ins()
             .icmp_imm_u(IntCC::Equal, status, Status::Running as i64);
         self.b.ins().brif(is_running, run_blk, &[], done_blk, &[]);
-        // running: this action becomes the current one and the only listed node
+        // The action's own claims are known here, so each edge writes the slot it leaves.
+        let claims = crate::exec::claims_of(self.env.program.parts(), import);
+        // running: a claim makes it the current action; it becomes the only listed node
         self.b.switch_to_block(run_blk);
-        let mev = self.i32c(me);
-        self.write_field(self.layout.current, mev);
+        if claims.contains(Status::Running) {
+            let mev = self.i32c(me);
+            self.write_field(self.layout.current, mev);
+        }
         self.clear_list();
         self.add_to_list(bit);
         let tr = self.target(running);
         self.b.ins().jump(tr, &[]);
-        // finished: it is no longer the current action
+        // finished: a claim on this outcome empties the slot, else it is emptied if it held
+        // this action
         self.b.switch_to_block(done_blk);
-        if self.layout.current.width > 0 {
-            let zero = self.i32c(0);
-            let cleared = self.b.ins().select(is_me, zero, current);
-            self.write_field(self.layout.current, cleared);
-        }
         let is_success = self
             .b
             .ins()
             .icmp_imm_u(IntCC::Equal, status, Status::Success as i64);
-        let succ_blk = self.b.create_block();
-        let tf = self.target(failure);
-        self.b.ins().brif(is_success, succ_blk, &[], tf, &[]);
-        self.b.switch_to_block(succ_blk);
+        let (succ_blk, fail_blk) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(is_success, succ_blk, &[], fail_blk, &[]);
+        for (blk, outcome) in [(fail_blk, Status::Failure), (succ_blk, Status::Success)] {
+            self.b.switch_to_block(blk);
+            if self.layout.current.width > 0 {
+                let zero = self.i32c(0);
+                let cleared = if claims.contains(outcome) {
+                    zero
+                } else {
+                    self.b.ins().select(is_me, zero, current)
+                };
+                self.write_field(self.layout.current, cleared);
+            }
+            if outcome == Status::Failure {
+                let tf = self.target(failure);
+                self.b.ins().jump(tf, &[]);
+            }
+        }
         self.on_success(bit, success);
     }
 

@@ -8,12 +8,12 @@
 use super::error::{ProgramError, ProgramErrorKind};
 use super::isa::Instr;
 use super::{Field, Function, FunctionKind, Layout, ProgramModel, ProgramParts, Rule};
-use crate::{Import, ImportKind, Limits, StrId, Value};
+use crate::{Import, ImportKind, Limits, SlotClaims, StrId, Value};
 
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 5;
+pub const VERSION: u16 = 6;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -214,7 +214,12 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
             ImportKind::Action => 0,
             ImportKind::Function => 1,
         });
-        out.extend_from_slice(&[i.min_args, i.max_args, u8::from(i.long_running)]);
+        out.extend_from_slice(&[
+            i.min_args,
+            i.max_args,
+            u8::from(i.long_running),
+            i.claims.bits(),
+        ]);
         match &i.script {
             None => out.push(0),
             Some(code) => {
@@ -372,7 +377,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
     for _ in 0..n {
         strings.push(r.string()?);
     }
-    let n = r.count(9, "imports")?;
+    let n = r.count(10, "imports")?;
     let mut imports = Vec::with_capacity(n);
     for _ in 0..n {
         let name = r.string()?;
@@ -383,6 +388,13 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         };
         let (min_args, max_args) = (r.u8()?, r.u8()?);
         let long_running = r.flag()?;
+        let bits = r.u8()?;
+        let claims = SlotClaims::from_bits(bits).ok_or_else(|| {
+            r.error(
+                ProgramErrorKind::BadOperand,
+                format!("slot claims {bits:#x}"),
+            )
+        })?;
         let script = if r.flag()? { Some(r.string()?) } else { None };
         imports.push(Import {
             name,
@@ -390,6 +402,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             min_args,
             max_args,
             long_running,
+            claims,
             script,
         });
     }

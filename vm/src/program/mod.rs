@@ -433,12 +433,23 @@ impl Program {
         }
     }
 
-    /// Resets an agent: its state becomes fresh (all zeroes), as after [`Program::new_state`].
-    /// In the cursor model this is Drag\[en\]gine's `reset()`: the cursor returns to the root and
-    /// a stopped tree runs again. A lifecycle agent holding group scopes should be reset with
+    /// Resets an agent's behaviour state, as the dialect's game does.
+    ///
+    /// In the running-list model this is Unvanquished's `G_Bot_ResetBehaviorState`: the
+    /// current-action slot and the running list are cleared, and everything else (cooldown
+    /// timers, which the game keeps in the tree's nodes) survives. In every other model the
+    /// state becomes fresh (all zeroes), as after [`Program::new_state`]; in the cursor model
+    /// this is Drag\[en\]gine's `reset()`: the cursor returns to the root and a stopped tree
+    /// runs again. A lifecycle agent holding group scopes should be reset with
     /// [`Engine::reset_agent`](crate::Engine::reset_agent), which also leaves them.
     pub fn reset(&self, state: &mut [u8]) {
-        state.fill(0);
+        if self.parts.model == ProgramModel::RunningList {
+            let l = &self.parts.layout;
+            crate::exec::write(state, l.current, 0);
+            crate::exec::clear_list(state, l);
+        } else {
+            state.fill(0);
+        }
     }
 
     #[cfg(feature = "jit")]

@@ -152,6 +152,7 @@ impl<'a> Loader<'a> {
             min_args: args,
             max_args: args,
             long_running: kind == ImportKind::Action,
+            claims: btvm::SlotClaims::default(),
             script: None,
         });
         let i = self.imports.len() - 1;

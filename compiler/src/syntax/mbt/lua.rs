@@ -30,6 +30,7 @@ impl Snippets {
             min_args: 0,
             max_args: 0,
             long_running: false,
+            claims: btvm::SlotClaims::default(),
             script: Some(code.to_string()),
         });
         self.by_text.insert(code.to_string(), id);
@@ -64,6 +65,7 @@ mod tests {
             min_args: 0,
             max_args: 255,
             long_running: true,
+            claims: btvm::SlotClaims::default(),
             script: None,
         });
         let mut s = Snippets::default();

@@ -80,6 +80,7 @@ pub(super) fn import(tag: &str) -> Import {
         min_args: 0,
         max_args: 255,
         long_running: true,
+        claims: btvm::SlotClaims::default(),
         script: None,
     }
 }

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use btvm::{Import, ImportId, ImportKind, Limits, Status};
+use btvm::{Import, ImportId, ImportKind, Limits, SlotClaims, Status};
 use chumsky::error::{Error as ChumskyError, LabelError};
 use chumsky::extra::{self, ParserExtra, SimpleState};
 use chumsky::input::{Input as _, MapExtra, MappedInput};
@@ -1542,16 +1542,31 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
         .then_ignore(just(Tok::DotDot))
         .then(u8_lit("argument count"))
         .then(kw("long").or_not())
+        .then(
+            kw("claims")
+                .ignore_then(
+                    status()
+                        .separated_by(just(Tok::Comma))
+                        .collect::<Vec<_>>()
+                        .delimited_by(just(Tok::LParen), just(Tok::RParen)),
+                )
+                .or_not(),
+        )
         .then(kw("script").ignore_then(string()).or_not())
         .then_ignore(semi())
         .map(
-            |(((((kind, (name, span)), min_args), max_args), long), script)| {
+            |((((((kind, (name, span)), min_args), max_args), long), claims), script)| {
+                let claims = claims.map_or(SlotClaims::default(), |list| {
+                    list.into_iter()
+                        .fold(SlotClaims::NONE, |set, s| set.union(SlotClaims::of(s)))
+                });
                 let import = Import {
                     name,
                     kind,
                     min_args,
                     max_args,
                     long_running: long.is_some(),
+                    claims,
                     script,
                 };
                 (import, span)

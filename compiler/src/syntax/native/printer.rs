@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use btvm::{ImportId, ImportKind, Status};
+use btvm::{ImportId, ImportKind, SlotClaims, Status};
 
 use super::lexer::{is_ident, quote};
 use super::parser::EXPR_WORDS;
@@ -101,6 +101,10 @@ impl Printer<'_> {
             let _ = write!(self.out, " {}..{}", i.min_args, i.max_args);
             if i.long_running {
                 self.out.push_str(" long");
+            }
+            if i.claims != SlotClaims::default() {
+                let names: Vec<_> = i.claims.statuses().map(Status::name).collect();
+                let _ = write!(self.out, " claims({})", names.join(", "));
             }
             if let Some(code) = &i.script {
                 self.out.push_str(" script ");

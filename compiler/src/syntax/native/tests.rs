@@ -125,6 +125,7 @@ fn sample_tree() -> Tree {
         min_args,
         max_args,
         long_running,
+        claims: btvm::SlotClaims::default(),
         script: None,
     };
     let fight = b.import(import("fight", ImportKind::Action, 0, 0, true));
@@ -430,7 +431,7 @@ fn errors_have_kinds_and_positions() {
             "btvm 1; dialect mbt;\nimport action a 0..0\nroot m = yield",
             ErrorKind::Syntax,
             "3:1",
-            "expected `long`, `script` or `;`, found `root`",
+            "expected `long`, `claims`, `script` or `;`, found `root`",
         ),
         (
             "btvm 1; dialect mbt;\nimport action a 0..0;\nroot m = action b()",

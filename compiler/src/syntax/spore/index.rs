@@ -181,6 +181,7 @@ pub(super) fn index<'a>(file: FileId, ast: &'a File, b: &mut TreeBuilder) -> Ind
                     min_args: 0,
                     max_args: 0,
                     long_running: true,
+                    claims: btvm::SlotClaims::default(),
                     script: None,
                 });
                 ix.behaviors.insert(n.0.clone(), r);

@@ -337,6 +337,7 @@ impl Resolver<'_, '_> {
             min_args: n,
             max_args: n,
             long_running: false,
+            claims: btvm::SlotClaims::default(),
             script: None,
         });
         self.funcs.insert(name.to_string(), (id, argc, s));

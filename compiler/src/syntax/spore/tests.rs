@@ -802,6 +802,7 @@ fn load_reads_through_the_file_system() {
         min_args: 0,
         max_args: 0,
         long_running: true,
+        claims: btvm::SlotClaims::default(),
         script: None,
     };
 }

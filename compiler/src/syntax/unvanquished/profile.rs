@@ -13,7 +13,7 @@
 //!
 //! This file only holds data and lookups: it never parses and never builds nodes.
 
-use btvm::{Import, ImportKind};
+use btvm::{Import, ImportKind, SlotClaims};
 
 /// A predefined integer symbol (an object-like macro expanding to its value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +35,8 @@ pub struct ActionDef {
     pub max_args: u8,
     /// Whether the action can return running (the game's long-running actions).
     pub long_running: bool,
+    /// When the action claims the current-action slot itself (see [`ACTIONS`]).
+    pub claims: SlotClaims,
 }
 
 impl ActionDef {
@@ -46,6 +48,7 @@ impl ActionDef {
             min_args: self.min_args,
             max_args: self.max_args,
             long_running: self.long_running,
+            claims: self.claims,
             script: None,
         }
     }
@@ -69,6 +72,7 @@ impl FunctionDef {
             min_args: self.arity,
             max_args: self.arity,
             long_running: false,
+            claims: btvm::SlotClaims::default(),
             script: None,
         }
     }
@@ -201,47 +205,71 @@ const fn act(name: &'static str, min_args: u8, max_args: u8, long_running: bool)
         min_args,
         max_args,
         long_running,
+        claims: SlotClaims::NONE,
     }
 }
+
+impl ActionDef {
+    /// The same action with these slot claims.
+    const fn claiming(self, claims: SlotClaims) -> Self {
+        ActionDef { claims, ..self }
+    }
+}
+
+/// Claims the slot on entry, before its outcome is known: the entry call claims unless it fails
+/// (every such action's entry path has failure exits before the claim, and a failure after it
+/// leaves the slot empty either way only if it was this action's: btvm reads a failed entry as
+/// the early exit, **Definition**, `spec/semantics.md` 4.1).
+const ON_ENTRY: SlotClaims = SlotClaims::SUCCESS.union(SlotClaims::RUNNING);
+/// Claims only on the entry path that keeps running.
+const WHEN_RUNNING: SlotClaims = SlotClaims::RUNNING;
 
 /// The action table, in the game's (case-insensitive alphabetical) order.
 ///
 /// `long_running` marks the actions the game implements as able to return running. `evolve`
 /// lives in a file the research did not check; it is marked as not long-running.
+///
+/// `claims` is where each action sets `botMind->currentNode` itself (`src/sgame/sg_bot_ai.cpp`
+/// at Unvanquished commit `b11fa74849effcf00357665ae172cbc51c9d13fc`): `roam`, `flee`,
+/// `roamInRadius`, `stayHere`, `follow`, `heal`, `repair`, `extinguishFire`, `buy`, `equip`
+/// (`BotActionBuy`) and `buyPrimary` claim on entry once their early checks pass; `fight`,
+/// `moveTo` and `rush` claim on the entry path that returns running; `changeGoal` claims on
+/// every success; every other action never touches the slot (so `moveToGoal`, which can run,
+/// is entered on every call).
 pub const ACTIONS: &[ActionDef] = &[
     act("activateUpgrade", 1, 1, false),
     act("aimAtGoal", 0, 0, false),
     act("alternateStrafe", 0, 0, false),
     act("blackboardNoteTransient", 1, 1, false),
     act("buildNowChosenBuildable", 0, 0, false),
-    act("buy", 1, 4, true),
-    act("buyPrimary", 1, 1, true),
-    act("changeGoal", 1, 3, false),
+    act("buy", 1, 4, true).claiming(ON_ENTRY),
+    act("buyPrimary", 1, 1, true).claiming(ON_ENTRY),
+    act("changeGoal", 1, 3, false).claiming(SlotClaims::SUCCESS),
     act("classDodge", 0, 0, false),
     act("deactivateUpgrade", 1, 1, false),
-    act("equip", 0, 0, true),
+    act("equip", 0, 0, true).claiming(ON_ENTRY),
     act("evolve", 0, 0, false),
     act("evolveTo", 1, 1, false),
-    act("extinguishFire", 0, 0, true),
-    act("fight", 0, 0, true),
+    act("extinguishFire", 0, 0, true).claiming(ON_ENTRY),
+    act("fight", 0, 0, true).claiming(WHEN_RUNNING),
     act("fireWeapon", 0, 0, false),
-    act("flee", 0, 0, true),
-    act("follow", 1, 1, true),
+    act("flee", 0, 0, true).claiming(ON_ENTRY),
+    act("follow", 1, 1, true).claiming(ON_ENTRY),
     act("gesture", 0, 0, false),
-    act("heal", 0, 0, true),
+    act("heal", 0, 0, true).claiming(ON_ENTRY),
     act("jump", 0, 0, false),
     act("moveInDir", 1, 2, false),
-    act("moveTo", 1, 2, true),
+    act("moveTo", 1, 2, true).claiming(WHEN_RUNNING),
     act("moveToGoal", 0, 0, true),
     act("reload", 0, 0, false),
-    act("repair", 0, 0, true),
+    act("repair", 0, 0, true).claiming(ON_ENTRY),
     act("resetMyTimer", 0, 0, false),
     act("resetStuckTime", 0, 0, false),
-    act("roam", 0, 0, true),
-    act("roamInRadius", 2, 2, true),
-    act("rush", 0, 0, true),
+    act("roam", 0, 0, true).claiming(ON_ENTRY),
+    act("roamInRadius", 2, 2, true).claiming(ON_ENTRY),
+    act("rush", 0, 0, true).claiming(WHEN_RUNNING),
     act("say", 1, 2, false),
-    act("stayHere", 1, 1, true),
+    act("stayHere", 1, 1, true).claiming(ON_ENTRY),
     act("strafeDodge", 0, 0, false),
     act("suicide", 0, 0, false),
     act("teleport", 3, 3, false),
