@@ -70,10 +70,33 @@ pub struct Label {
     pub message: String,
 }
 
-/// One error, positioned in the source.
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Severity {
+    /// Loading fails.
+    #[default]
+    Error,
+    /// The original game loads the tree with a logged complaint, and so does btvm (unless
+    /// warnings are denied: [`LoadOptions::deny_warnings`](crate::load::LoadOptions)).
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`, as diagnostics print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One error or warning, positioned in the source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// The kind of error.
+    /// Error or warning.
+    pub severity: Severity,
+    /// The kind of error (for a warning: the kind of complaint).
     pub kind: ErrorKind,
     /// The main message.
     pub message: String,
@@ -89,12 +112,27 @@ impl Diagnostic {
     /// A new error of `kind` at `span`.
     pub fn new(kind: ErrorKind, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
+            severity: Severity::Error,
             kind,
             message: message.into(),
             span,
             labels: Vec::new(),
             notes: Vec::new(),
         }
+    }
+
+    /// A new warning of `kind` at `span`: what the original logs while it loads the tree
+    /// anyway.
+    pub fn warning(kind: ErrorKind, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::new(kind, span, message)
+        }
+    }
+
+    /// Whether this is a warning.
+    pub fn is_warning(&self) -> bool {
+        self.severity == Severity::Warning
     }
 
     /// Adds a secondary label.
@@ -112,7 +150,8 @@ impl Diagnostic {
         self
     }
 
-    /// Renders as `path:line:col: error: message` (one line, plus notes) without a snippet.
+    /// Renders as `path:line:col: error: message` (or `warning:`; one line, plus notes)
+    /// without a snippet.
     pub fn display<'a>(&'a self, sources: &'a SourceMap) -> impl fmt::Display + 'a {
         DisplayDiag {
             diag: self,
@@ -130,8 +169,9 @@ impl fmt::Display for DisplayDiag<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: error: {}",
+            "{}: {}: {}",
             self.sources.locate(self.diag.span),
+            self.diag.severity.name(),
             self.diag.message
         )?;
         for note in &self.diag.notes {
@@ -141,5 +181,6 @@ impl fmt::Display for DisplayDiag<'_> {
     }
 }
 
-/// The result of a loading step: a value, or every error found.
+/// The result of a loading step: a value, or every error found (followed, where the step
+/// reports them, by the warnings found before loading failed).
 pub type Result<T> = std::result::Result<T, Vec<Diagnostic>>;

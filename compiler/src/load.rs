@@ -3,7 +3,7 @@
 use btvm::Limits;
 use std::path::Path;
 
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::ir::{Dialect, Tree};
 use crate::source::{FileSystem, SourceMap, Span};
 use crate::syntax;
@@ -134,15 +134,50 @@ pub struct LoadOptions {
     pub limits: Limits,
     /// A game profile (MBT's GameSDK nodes); `None` loads the dialect's own nodes only.
     pub profile: Option<Profile>,
+    /// Make every warning an error: a tree the original loads with a logged complaint fails
+    /// to load (`--deny-warnings`).
+    pub deny_warnings: bool,
 }
 
-/// Loads, parses and checks the tree at `path`.
+/// A loaded tree and the warnings its loading gave: what the original game would log while
+/// loading it anyway (an Unvanquished parameter list with too many values, an unknown string
+/// escape, ...).
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The checked tree.
+    pub tree: Tree,
+    /// The warnings, in the order they were found (each [`Severity::Warning`]).
+    ///
+    /// [`Severity::Warning`]: crate::diag::Severity::Warning
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Loads, parses and checks the tree at `path`, dropping warnings (see [`load_reporting`]).
 pub fn load(
     path: &Path,
     fs: &dyn FileSystem,
     options: &LoadOptions,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
+    match load_reporting(path, fs, options, sources) {
+        Ok(loaded) => Ok(loaded.tree),
+        Err(mut diags) => {
+            diags.retain(|d| !d.is_warning());
+            Err(diags)
+        }
+    }
+}
+
+/// Loads, parses and checks the tree at `path`, with the warnings loading gave.
+///
+/// On failure the errors come first, then the warnings found before loading failed. With
+/// [`LoadOptions::deny_warnings`] a warning fails the load: it is returned as an error.
+pub fn load_reporting(
+    path: &Path,
+    fs: &dyn FileSystem,
+    options: &LoadOptions,
+    sources: &mut SourceMap,
+) -> crate::diag::Result<Loaded> {
     let sniffed = || {
         let is_xml = path
             .extension()
@@ -175,10 +210,23 @@ pub fn load(
             ))])
         }
     };
-    let limits = &options.limits;
-    let tree = front_end(format, path, fs, options, sources)?;
-    crate::check::check(&tree, limits)?;
-    Ok(tree)
+    let mut warnings = Vec::new();
+    let checked = front_end(format, path, fs, options, sources, &mut warnings)
+        .and_then(|tree| crate::check::check(&tree, &options.limits).map(|()| tree));
+    match checked {
+        Ok(_) if options.deny_warnings && !warnings.is_empty() => Err(warnings
+            .into_iter()
+            .map(|d| Diagnostic {
+                severity: Severity::Error,
+                ..d
+            })
+            .collect()),
+        Ok(tree) => Ok(Loaded { tree, warnings }),
+        Err(mut errors) => {
+            errors.append(&mut warnings);
+            Err(errors)
+        }
+    }
 }
 
 fn front_end(
@@ -187,12 +235,13 @@ fn front_end(
     fs: &dyn FileSystem,
     options: &LoadOptions,
     sources: &mut SourceMap,
+    warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
     let limits = &options.limits;
     match format {
         Format::Native => syntax::native::load(path, fs, limits, sources),
         Format::Dialect(Dialect::Unvanquished) => {
-            syntax::unvanquished::load(path, fs, limits, sources)
+            syntax::unvanquished::load_with_warnings(path, fs, limits, sources, warnings)
         }
         Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load(path, fs, limits, sources),
         Format::Dialect(Dialect::Spore) => syntax::spore::load(path, fs, limits, sources),

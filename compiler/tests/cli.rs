@@ -84,6 +84,29 @@ fn errors_on_very_long_lines_show_a_window_of_the_line() {
 }
 
 #[test]
+fn warnings_are_printed_and_can_be_denied() {
+    // The game loads `fight(1)` as `fight()`, logging "too many parameters": a warning.
+    let warned = temp("warned.bt", "sequence\n{\n    action fight(1)\n}\n");
+    let out = btvm(&["check", warned.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: too many parameters for `fight`"),
+        "{err}"
+    );
+    assert!(err.contains("warned.bt:3:12"), "{err}");
+    assert!(!err.contains("error"), "{err}");
+    let out = btvm(&["check", "--deny-warnings", warned.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("error: too many parameters"));
+    let scn = temp("warned.scn", "ticks 1\n");
+    let out = btvm(&["run", warned.to_str().unwrap(), "-s", scn.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("fight() enter -> success"));
+    assert!(text(&out.stderr).contains("warning:"));
+}
+
+#[test]
 fn check_of_several_files_fails_if_any_fails() {
     let bad = temp("bad2.bt", "sequence {");
     let out = btvm(&["check", &spec("examples/guard.bt"), bad.to_str().unwrap()]);

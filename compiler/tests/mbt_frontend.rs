@@ -32,6 +32,7 @@ fn try_load_with(
         format,
         limits,
         profile: gamesdk.then_some(Profile::GameSdk),
+        deny_warnings: false,
     };
     let mut sources = SourceMap::new();
     let r = load(Path::new(PATH), &fs, &options, &mut sources);

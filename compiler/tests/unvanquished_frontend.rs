@@ -62,6 +62,35 @@ fn assert_err(src: &str, kind: ErrorKind, line_col: &str) -> Diagnostic {
     d
 }
 
+/// Asserts the kind and the `line:col` of the first warning loading `src` gives (whether or not
+/// the load then fails): what the game only logs.
+#[track_caller]
+fn assert_warns(src: &str, kind: ErrorKind, line_col: &str) -> Diagnostic {
+    let mut fs = MemFs::new();
+    fs.insert("/t/main.bt", src.as_bytes().to_vec());
+    let mut sources = SourceMap::new();
+    let mut warnings = Vec::new();
+    let _ = btvm_compiler::syntax::unvanquished::load_with_warnings(
+        Path::new("/t/main.bt"),
+        &fs,
+        &Limits::default(),
+        &mut sources,
+        &mut warnings,
+    );
+    let Some(d) = warnings.first() else {
+        panic!("{src:?} gave no warning");
+    };
+    assert!(d.is_warning());
+    assert_eq!(d.kind, kind, "{src:?}: {}", d.message);
+    assert_eq!(
+        sources.locate(d.span).to_string(),
+        format!("/t/main.bt:{line_col}"),
+        "{}",
+        d.message
+    );
+    d.clone()
+}
+
 fn root(t: &Tree) -> &Node {
     t.node(t.main_root().unwrap())
 }
@@ -131,11 +160,11 @@ fn show_main(t: &Tree) -> String {
     show(t, t.main_root().unwrap())
 }
 
-/// The expression of `condition EXPR`.
+/// The expression of `condition EXPR` (given a child: a condition cannot end a file).
 fn expr_of(src: &str) -> String {
-    let t = load_src(&format!("condition {src}"));
+    let t = load_src(&format!("condition {src} {{ action roam() }}"));
     match &root(&t).kind {
-        NodeKind::Condition(e) => show_expr(&t, e),
+        NodeKind::Guard(g) => show_expr(&t, &g.cond),
         k => panic!("{k:?}"),
     }
 }
@@ -312,9 +341,12 @@ fn every_operator_has_its_own_level_and_groups_to_the_right() {
 
 #[test]
 fn expression_mapping_uses_ir_operators() {
-    let t = load_src("condition 1 < 2 && !3");
+    let t = load_src("condition 1 < 2 && !3 { action roam() }");
     match &root(&t).kind {
-        NodeKind::Condition(Expr::Binary(BinOp::And, a, b)) => {
+        NodeKind::Guard(btvm_compiler::ir::Guard {
+            cond: Expr::Binary(BinOp::And, a, b),
+            ..
+        }) => {
             assert!(matches!(**a, Expr::Binary(BinOp::Lt, _, _)));
             assert!(matches!(**b, Expr::Not(_)));
         }
@@ -426,11 +458,11 @@ fn function_macro_arguments_may_nest_parentheses_and_commas() {
     let t = load_src("#define ACT(n, a) action n a\nACT(moveTo, (E_GOAL, 100))");
     assert_eq!(show_main(&t), "moveTo(17, 100)");
     // A function-like macro name without `(` is just a name.
-    let t = load_src("#define team(x) x\ncondition team == 1");
-    assert_eq!(show_main(&t), "cond (team() == 1)");
+    let t = load_src("#define team(x) x\ncondition team == 1 { action roam() }");
+    assert_eq!(show_main(&t), "guard (team() == 1) { roam() }");
     // `#define F (x)` (space before the parenthesis) is object-like.
-    let t = load_src("#define F (1)\ncondition F");
-    assert_eq!(show_main(&t), "cond 1");
+    let t = load_src("#define F (1)\ncondition F { action roam() }");
+    assert_eq!(show_main(&t), "guard 1 { roam() }");
     // Wrong argument count.
     assert_err(
         "#define F(a, b) a\ncondition F(1)",
@@ -452,8 +484,9 @@ fn stringize_paste_and_enum() {
     assert_eq!(show_main(&t), "sequence { say(\"hi there\"); roam() }");
     let t = load_src("enum { A, B = 5, C, D = -2, E };\naction moveTo(C, E)");
     assert_eq!(show_main(&t), "moveTo(6, -1)");
-    assert_err("#define X ## a", ErrorKind::Preprocessor, "1:11");
-    assert_err("#define X(a) # b", ErrorKind::Preprocessor, "1:14");
+    // A malformed `#define` stops the precompiler (a warning).
+    assert_warns("#define X ## a", ErrorKind::Preprocessor, "1:11");
+    assert_warns("#define X(a) # b", ErrorKind::Preprocessor, "1:14");
 }
 
 #[test]
@@ -474,15 +507,15 @@ fn elif_else_and_nesting() {
     let src = |level: u32| {
         format!(
             "#define LEVEL {level}\n\
-             #if LEVEL == 1\n  action roam\n\
+             #if LEVEL == 1\n  action roam()\n\
              #elif LEVEL == 2\n\
-             # ifdef NOPE\n  action jump\n\
+             # ifdef NOPE\n  action jump()\n\
              # else\n\
-             #  if defined(LEVEL) && !defined NOPE && (LEVEL * 3 % 4) == 2\n  action rush\n\
-             #  else\n  action heal\n\
+             #  if defined(LEVEL) && !defined NOPE && (LEVEL * 3 % 4) == 2\n  action rush()\n\
+             #  else\n  action heal()\n\
              #  endif\n\
              # endif\n\
-             #elif LEVEL == 3\n  action flee\n\
+             #elif LEVEL == 3\n  action flee()\n\
              #endif\n"
         )
     };
@@ -490,24 +523,28 @@ fn elif_else_and_nesting() {
     assert_eq!(show_main(&load_src(&src(2))), "rush()");
     assert_eq!(show_main(&load_src(&src(3))), "flee()");
     let chain = |a: u32, b: u32| {
-        format!("#if {a}\naction roam\n#elif {b}\naction jump\n#else\naction fight\n#endif")
+        format!("#if {a}\naction roam()\n#elif {b}\naction jump()\n#else\naction fight()\n#endif")
     };
     assert_eq!(show_main(&load_src(&chain(0, 0))), "fight()");
     assert_eq!(show_main(&load_src(&chain(0, 1))), "jump()");
     assert_eq!(
-        show_main(&load_src("#if 1\naction roam\n#else\naction fight\n#endif")),
+        show_main(&load_src(
+            "#if 1\naction roam()\n#else\naction fight()\n#endif"
+        )),
         "roam()"
     );
     assert_eq!(
-        show_main(&load_src("#if 0\naction roam\n#else\naction fight\n#endif")),
+        show_main(&load_src(
+            "#if 0\naction roam()\n#else\naction fight()\n#endif"
+        )),
         "fight()"
     );
     // Skipped groups are tokenized but their directives other than conditionals do nothing,
     // and their expressions are not evaluated.
-    let t = load_src("#if 0\n#error no\n#if 1/0\n#endif\n#define X flee\n#endif\naction roam");
+    let t = load_src("#if 0\n#error no\n#if 1/0\n#endif\n#define X flee\n#endif\naction roam()");
     assert_eq!(show_main(&t), "roam()");
     // `#pragma` is ignored; a directive may sit after other tokens on a line.
-    let t = load_src("#pragma once\naction # define R roam\nR");
+    let t = load_src("#pragma once\naction # define R roam\nR()");
     assert_eq!(show_main(&t), "roam()");
 }
 
@@ -531,8 +568,8 @@ fn conditional_chains_where_the_game_differs_are_rejected() {
 #[test]
 fn self_referencing_macros_terminate() {
     // Direct self-reference: `team` stays a name and calls the function.
-    let t = load_src("#define team team\ncondition team == TEAM_ALIENS");
-    assert_eq!(show_main(&t), "cond (team() == 1)");
+    let t = load_src("#define team team\ncondition team == TEAM_ALIENS { action roam() }");
+    assert_eq!(show_main(&t), "guard (team() == 1) { roam() }");
     // Mutual recursion stops after one round.
     let d = assert_err(
         "#define A B\n#define B A\ncondition A",
@@ -541,11 +578,13 @@ fn self_referencing_macros_terminate() {
     );
     assert!(d.message.contains("`A`"), "{}", d.message);
     // A function-like macro calling itself.
-    let t = load_src("#define distanceTo(x) distanceTo(x)\ncondition distanceTo(E_GOAL) > 5");
-    assert_eq!(show_main(&t), "cond (distanceTo(17) > 5)");
+    let t = load_src(
+        "#define distanceTo(x) distanceTo(x)\ncondition distanceTo(E_GOAL) > 5 { action roam() }",
+    );
+    assert_eq!(show_main(&t), "guard (distanceTo(17) > 5) { roam() }");
     // Nested calls of the same macro in arguments do expand.
-    let t = load_src("#define P(x) (x)\ncondition P(P(P(1)))");
-    assert_eq!(show_main(&t), "cond 1");
+    let t = load_src("#define P(x) (x)\ncondition P(P(P(1))) { action roam() }");
+    assert_eq!(show_main(&t), "guard 1 { roam() }");
     // Recursion through arguments is cut off by the expansion budget.
     let mut limits = Limits::new();
     limits.max_expanded_tokens = 10_000;
@@ -595,16 +634,15 @@ fn include_directive_reads_relative_files() {
         ("bots/inc/more.h", "#ifndef TARGET\n#error no\n#endif"),
     ]);
     assert_eq!(show_main(&t), "moveTo(17, 42)");
-    let (d, at) = err_files(&[
-        ("main.bt", "#include \"a.h\"\naction roam"),
+    // A recursive `#include` is logged and skipped by the game's precompiler.
+    let t = load_ok(&[
+        ("main.bt", "#include \"a.h\"\naction roam()"),
         ("a.h", "#include \"main.bt\""),
     ]);
-    assert_eq!(
-        (d.kind, at.as_str()),
-        (ErrorKind::IncludeCycle, "/t/a.h:1:1")
-    );
+    assert_eq!(show_main(&t), "roam()");
+    // A file it cannot read stops it: nothing was read, so no node.
     let (d, at) = err_files(&[("main.bt", "\n #include \"none.h\"")]);
-    assert_eq!((d.kind, at.as_str()), (ErrorKind::Io, "/t/main.bt:2:2"));
+    assert_eq!((d.kind, at.as_str()), (ErrorKind::Syntax, "/t/main.bt:2:2"));
 }
 
 // ---- includes ------------------------------------------------------------------------------
@@ -617,7 +655,7 @@ fn a_behavior_included_twice_is_one_shared_subtree() {
             "selector { behavior sub behavior a behavior SUB }",
         ),
         ("a.bt", "sequence { behavior Sub action jump }"),
-        ("sub.bt", "action roam"),
+        ("sub.bt", "action roam()"),
     ]);
     assert_eq!(t.subtrees.len(), 2);
     let names: Vec<&str> = t.subtrees.iter().map(|s| s.name.as_str()).collect();
@@ -648,7 +686,7 @@ fn a_behavior_included_twice_is_one_shared_subtree() {
 fn behavior_names_resolve_case_insensitively_in_the_includers_directory() {
     let t = load_ok(&[
         ("bots/main.bt", "behavior Subroutine_X"),
-        ("bots/subroutine_x.bt", "action roam"),
+        ("bots/subroutine_x.bt", "action roam()"),
         ("subroutine_x.bt", "action jump"),
     ]);
     assert_eq!(show(&t, t.subtrees[0].node), "roam()");
@@ -738,7 +776,7 @@ fn include_depth_is_limited() {
     for i in 0..70 {
         files.push((format!("b{i}.bt"), format!("behavior b{}", i + 1)));
     }
-    files.push(("b70.bt".into(), "action roam".into()));
+    files.push(("b70.bt".into(), "action roam()".into()));
     let refs: Vec<(&str, &str)> = files
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
@@ -803,25 +841,23 @@ fn invert_without_parentheses() {
 
 #[test]
 fn lexical_errors() {
-    assert_err(
-        "selector {\n  action roam @\n}",
-        ErrorKind::BadToken,
-        "2:15",
-    );
-    assert_err("selector {\n  action roam é }", ErrorKind::BadToken, "2:15");
+    // A character that starts no token ends the file (a warning): `roam` is then the last
+    // token, without its `()`.
+    assert_err("selector {\n  action roam @\n}", ErrorKind::Syntax, "2:10");
+    assert_err("selector {\n  action roam é }", ErrorKind::Syntax, "2:10");
     assert_err("action moveTo(1.2.3)", ErrorKind::BadToken, "1:15");
-    assert_err(
+    assert_warns(
         "action say(\"hello)\n",
         ErrorKind::UnterminatedString,
         "1:12",
     );
-    assert_err("action say(\n\"abc", ErrorKind::UnterminatedString, "2:1");
-    assert_err(
+    assert_warns("action say(\n\"abc", ErrorKind::UnterminatedString, "2:1");
+    assert_warns(
         "action roam\n  /* this comment never ends",
         ErrorKind::UnterminatedComment,
         "2:3",
     );
-    assert_err("action say(\"a\\qb\")", ErrorKind::BadEscape, "1:14");
+    assert_warns("action say(\"a\\qb\")", ErrorKind::BadEscape, "1:14");
 }
 
 #[test]
@@ -873,36 +909,39 @@ fn encoding_and_size_errors() {
 
 #[test]
 fn preprocessor_errors() {
-    assert_err(
-        "#error stop here\naction roam",
+    // A directive the game's precompiler fails on stops it (a warning); what was read before
+    // is parsed: here nothing, then a bare `roam` at the end.
+    assert_warns(
+        "#error stop here\naction roam()",
         ErrorKind::Preprocessor,
         "1:1",
     );
-    assert_err("action roam\n  #frobnicate", ErrorKind::Preprocessor, "2:4");
+    assert_err("action roam\n  #frobnicate", ErrorKind::Syntax, "1:8");
+    assert_warns("action roam\n  #frobnicate", ErrorKind::Preprocessor, "2:4");
     assert_err("#line 5\naction roam", ErrorKind::Unsupported, "1:1");
     assert_err("#eval 1\naction roam", ErrorKind::Unsupported, "1:1");
     assert_err("action roam $evalint(1)", ErrorKind::Unsupported, "1:13");
-    assert_err("#if 1 / 0\n#endif", ErrorKind::Preprocessor, "1:7");
-    assert_err("#if UNKNOWN\n#endif", ErrorKind::Preprocessor, "1:5");
-    assert_err("#if 1\naction roam", ErrorKind::Preprocessor, "1:1");
-    assert_err("#endif\naction roam", ErrorKind::Preprocessor, "1:1");
-    assert_err(
+    assert_warns("#if 1 / 0\n#endif", ErrorKind::Preprocessor, "1:7");
+    assert_warns("#if UNKNOWN\n#endif", ErrorKind::Preprocessor, "1:5");
+    assert_warns("#if 1\naction roam", ErrorKind::Preprocessor, "1:1");
+    assert_warns("#endif\naction roam", ErrorKind::Preprocessor, "1:1");
+    assert_warns(
         "#if 1\n#else\n#else\n#endif",
         ErrorKind::Preprocessor,
         "3:1",
     );
-    assert_err(
+    assert_warns(
         "#if 1\n#else\n#elif 1\n#endif",
         ErrorKind::Preprocessor,
         "3:1",
     );
-    assert_err("#define\naction roam", ErrorKind::Preprocessor, "1:1");
-    assert_err("#define 3 x", ErrorKind::Preprocessor, "1:9");
-    assert_err("#define F(a, a) a", ErrorKind::Preprocessor, "1:14");
-    assert_err("#undef\n", ErrorKind::Preprocessor, "1:1");
-    assert_err("#\naction roam", ErrorKind::Preprocessor, "1:1");
-    assert_err("#endif junk", ErrorKind::Preprocessor, "1:8");
-    assert_err("#include nothing", ErrorKind::Preprocessor, "1:1");
+    assert_warns("#define\naction roam", ErrorKind::Preprocessor, "1:1");
+    assert_warns("#define 3 x", ErrorKind::Preprocessor, "1:9");
+    assert_warns("#define F(a, a) a", ErrorKind::Preprocessor, "1:14");
+    assert_warns("#undef\n", ErrorKind::Preprocessor, "1:1");
+    assert_warns("#\naction roam", ErrorKind::Preprocessor, "1:1");
+    assert_warns("#endif junk", ErrorKind::Preprocessor, "1:8");
+    assert_warns("#include nothing", ErrorKind::Preprocessor, "1:1");
     // A file included from inside a behavior counts towards the include depth too.
     let mut limits = Limits::new();
     limits.max_include_depth = 1;
@@ -928,7 +967,9 @@ fn grammar_errors() {
         ErrorKind::Syntax,
         "4:5",
     );
-    assert_err("selector { action roam", ErrorKind::Syntax, "1:23");
+    assert_err("selector { action roam()", ErrorKind::Syntax, "1:25");
+    // A bare zero-parameter action cannot end a file (the game looks for its `(`).
+    assert_err("selector { action roam", ErrorKind::Syntax, "1:19");
     assert_err("selector action roam", ErrorKind::Syntax, "1:10");
     assert_err("selector { roam }", ErrorKind::Syntax, "1:12");
     assert_err("", ErrorKind::Syntax, "1:1");
@@ -987,13 +1028,18 @@ fn names_and_arity() {
     assert!(d.message.contains("2 parameters"), "{}", d.message);
     let d = assert_err("action buy(1, 2, 3, 4, 5)", ErrorKind::Arity, "1:8");
     assert!(d.message.contains("1 to 4 parameters"), "{}", d.message);
-    assert_err("action roam(1)", ErrorKind::Arity, "1:8");
+    // Too many parameters for an action that takes none: logged, and dropped.
+    assert_warns("action roam(1)", ErrorKind::Arity, "1:8");
     assert_err(
         "condition percentHealth(E_SELF, 1) > 0.5",
         ErrorKind::Arity,
         "1:11",
     );
-    assert_err("condition team(1)", ErrorKind::Arity, "1:11");
+    assert_warns(
+        "condition team(1) { action roam() }",
+        ErrorKind::Arity,
+        "1:11",
+    );
     assert_err(
         "decorator timer() { action roam }",
         ErrorKind::Arity,
@@ -1005,7 +1051,8 @@ fn names_and_arity() {
         ErrorKind::Arity,
         "1:11",
     );
-    assert_err(
+    // `invert` takes none: its extra parameter is logged and dropped.
+    assert_warns(
         "decorator invert(1) { action roam }",
         ErrorKind::Arity,
         "1:11",
@@ -1133,8 +1180,8 @@ fn deep_macro_args() {
         ")".repeat(100_000)
     );
     assert_eq!(err(&macro_args).0.kind, ErrorKind::ExpansionTooLarge);
-    let t = load_src("#define F(x) x\ncondition F(F(F(1)))");
-    assert_eq!(show_main(&t), "cond 1");
+    let t = load_src("#define F(x) x\ncondition F(F(F(1))) { action roam() }");
+    assert_eq!(show_main(&t), "guard 1 { roam() }");
 }
 
 // ---- the real game files -----------------------------------------------------------------

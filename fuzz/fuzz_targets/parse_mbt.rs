@@ -22,6 +22,7 @@ fn load_as(fs: &MemFs, profile: Option<Profile>) -> Option<Tree> {
         format: Some(Format::Dialect(Dialect::Mbt)),
         limits: Limits::default(),
         profile,
+        deny_warnings: false,
     };
     let mut sources = SourceMap::new();
     match load(Path::new("/f/main.xml"), fs, &options, &mut sources) {

@@ -41,6 +41,7 @@ fn fixture() -> &'static (Tree, Scenario) {
             format: Some(Format::Dialect(Dialect::Dragengine)),
             limits: Limits::default(),
             profile: None,
+            deny_warnings: false,
         };
         let tree = load(
             "/f/main.debt".as_ref(),

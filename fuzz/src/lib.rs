@@ -55,6 +55,7 @@ pub fn load_input(data: &[u8], format: Format, ext: &str) {
         format: Some(format),
         limits: Limits::default(),
         profile: None,
+        deny_warnings: false,
     };
     let mut sources = SourceMap::new();
     match load(&main, &fs, &options, &mut sources) {

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{parse_scenario, run, EngineKind, Trace};
-use crate::load::{load, Format, LoadOptions, Profile};
+use crate::diag::Diagnostic;
+use crate::load::{load_reporting, Format, LoadOptions, Profile};
 use crate::source::{MemFs, SourceMap};
 
 /// What a case expects.
@@ -40,6 +41,10 @@ pub struct CaseFile {
     pub files: Vec<(String, String)>,
     /// What the case expects.
     pub expect: CaseExpectation,
+    /// The warnings loading must give, in order: each a kind (the `ErrorKind` name) and
+    /// optional text its message contains (`--- warning KIND`, repeatable). A case without
+    /// them must load without warnings.
+    pub warnings: Vec<(String, Option<String>)>,
 }
 
 /// A case with its path, ready to run.
@@ -70,6 +75,13 @@ impl CaseFile {
         let mut scenario = None;
         let mut trace = None;
         let mut error = None;
+        let mut warnings = Vec::new();
+        let first_line = |body: &str| {
+            body.lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(str::to_string)
+        };
         for (head, body) in sections {
             let mut words = head.split_whitespace();
             match (words.next(), words.next()) {
@@ -89,15 +101,13 @@ impl CaseFile {
                 (Some("scenario"), None) => scenario = Some(body),
                 (Some("trace"), None) => trace = Some(Trace::parse_expected(&body)),
                 (Some("error"), Some(kind)) => {
-                    let contains = body
-                        .lines()
-                        .map(str::trim)
-                        .find(|l| !l.is_empty())
-                        .map(str::to_string);
                     error = Some(CaseExpectation::Error {
                         kind: kind.to_string(),
-                        contains,
+                        contains: first_line(&body),
                     });
+                }
+                (Some("warning"), Some(kind)) => {
+                    warnings.push((kind.to_string(), first_line(&body)))
                 }
                 _ => return Err(format!("unknown section `--- {head}`")),
             }
@@ -118,6 +128,7 @@ impl CaseFile {
             tree,
             files,
             expect,
+            warnings,
         })
     }
 
@@ -146,16 +157,35 @@ impl CaseFile {
             profile: self.profile,
             ..LoadOptions::default()
         };
-        let loaded = load(&self.main_path(), &fs, &options, &mut sources);
-        let render = |ds: &[crate::diag::Diagnostic], sources: &SourceMap| {
+        let loaded = load_reporting(&self.main_path(), &fs, &options, &mut sources);
+        let render = |ds: &[Diagnostic], sources: &SourceMap| {
             ds.iter()
                 .map(|d| format!("{:?}: {}", d.kind, d.display(sources)))
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        match (&self.expect, loaded) {
+        let found = match &loaded {
+            Ok(l) => l.warnings.clone(),
+            Err(ds) => ds.iter().filter(|d| d.is_warning()).cloned().collect(),
+        };
+        let matches = |(kind, contains): &(String, Option<String>), d: &Diagnostic| {
+            format!("{:?}", d.kind) == *kind
+                && contains
+                    .as_ref()
+                    .is_none_or(|c| d.message.contains(c.as_str()))
+        };
+        if found.len() != self.warnings.len()
+            || !self.warnings.iter().zip(&found).all(|(w, d)| matches(w, d))
+        {
+            return Err(format!(
+                "expected the warnings {:?}, got:\n{}",
+                self.warnings,
+                render(&found, &sources)
+            ));
+        }
+        match (&self.expect, loaded.map(|l| l.tree)) {
             (CaseExpectation::Error { kind, contains }, Err(ds)) => {
-                let hit = ds.iter().any(|d| {
+                let hit = ds.iter().filter(|d| !d.is_warning()).any(|d| {
                     format!("{:?}", d.kind) == *kind
                         && contains
                             .as_ref()

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use btvm_compiler::ir::{Model, Tree};
-use btvm_compiler::load::{load, Format, LoadOptions, Profile};
+use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
 use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
 use btvm_compiler::source::{RealFs, SourceMap};
@@ -153,6 +153,10 @@ struct InputArgs {
     /// Drag[en]gine: rule runs per step before the step is a run-away error (default 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     runaway_limit: Option<u32>,
+    /// Make warnings errors: a tree the original game loads with a logged complaint (an
+    /// Unvanquished call with too many parameters, an unknown string escape, ...) fails.
+    #[arg(long)]
+    deny_warnings: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -256,10 +260,14 @@ fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree
     let options = LoadOptions {
         format: input.dialect,
         profile: input.profile,
+        deny_warnings: input.deny_warnings,
         ..LoadOptions::default()
     };
-    let mut tree = match load(path, &RealFs, &options, &mut sources) {
-        Ok(tree) => tree,
+    let mut tree = match load_reporting(path, &RealFs, &options, &mut sources) {
+        Ok(loaded) => {
+            out.emit(&sources, &loaded.warnings);
+            loaded.tree
+        }
         Err(diags) => {
             out.emit(&sources, &diags);
             return None;

@@ -1,6 +1,6 @@
 //! Rendering diagnostics like rustc: `error: message`, `--> file:line:col`, a source snippet.
 
-use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::diag::{Diagnostic, Severity};
 use btvm_compiler::source::SourceMap;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
@@ -64,7 +64,11 @@ impl Renderer {
                     files.add(id, ClipFile::new(name, &f.text, &spans));
                 }
             }
-            let mut cs = CsDiagnostic::error().with_message(&d.message);
+            let mut cs = match d.severity {
+                Severity::Error => CsDiagnostic::error(),
+                Severity::Warning => CsDiagnostic::warning(),
+            }
+            .with_message(&d.message);
             for (primary, span, message) in labels {
                 let id = span.file.0 as usize;
                 let Some(f) = files.get(id) else { continue };

@@ -41,6 +41,8 @@ pub(super) struct Loader<'a> {
     stack: Vec<Frame>,
     /// Nodes built so far.
     nodes: usize,
+    /// What the game logs while loading anyway.
+    warnings: &'a mut Vec<Diagnostic>,
 }
 
 struct Behavior {
@@ -63,6 +65,7 @@ impl<'a> Loader<'a> {
         fs: &'a dyn FileSystem,
         limits: &'a Limits,
         sources: &'a mut SourceMap,
+        warnings: &'a mut Vec<Diagnostic>,
     ) -> Self {
         Loader {
             fs,
@@ -73,6 +76,7 @@ impl<'a> Loader<'a> {
             main_key: String::new(),
             stack: Vec::new(),
             nodes: 0,
+            warnings,
         }
     }
 
@@ -103,7 +107,8 @@ impl<'a> Loader<'a> {
             sources: &mut *self.sources,
             include_depth: self.stack.len().saturating_sub(1) as u32,
         };
-        let pre = preprocess(ctx, file)?;
+        let mut pre = preprocess(ctx, file)?;
+        self.warnings.append(&mut pre.warnings);
         let limits = *self.limits;
         parse_file(&pre.tokens, pre.eof, base_depth, limits, self)
     }
@@ -132,6 +137,10 @@ impl<'a> Loader<'a> {
 impl Env for Loader<'_> {
     fn import(&mut self, import: Import) -> ImportId {
         self.builder.import(import)
+    }
+
+    fn warn(&mut self, warning: Diagnostic) {
+        self.warnings.push(warning);
     }
 
     fn count_node(&mut self, span: Span) -> PResult<()> {

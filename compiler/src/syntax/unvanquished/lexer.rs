@@ -17,7 +17,7 @@
 use std::rc::Rc;
 
 use super::token::{Number, Punct, Token, TokenKind};
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::source::{FileId, Span};
 
 /// Reads the tokens of one file, one at a time.
@@ -25,6 +25,10 @@ pub(super) struct Lexer {
     text: Rc<str>,
     pos: usize,
     file: FileId,
+    /// The tokenizer failed: the game's `PS_ReadToken` returned false, which ends this file.
+    ended: bool,
+    /// What the game's tokenizer logs (drained by the preprocessor).
+    pub(super) warnings: Vec<Diagnostic>,
 }
 
 /// What [`Lexer::skip_space`] found before the next token.
@@ -36,7 +40,13 @@ struct Space {
 impl Lexer {
     /// A lexer at the start of `text`, the contents of `file`.
     pub(super) fn new(file: FileId, text: Rc<str>) -> Lexer {
-        Lexer { text, pos: 0, file }
+        Lexer {
+            text,
+            pos: 0,
+            file,
+            ended: false,
+            warnings: Vec::new(),
+        }
     }
 
     /// An empty span at the end of the file.
@@ -57,7 +67,31 @@ impl Lexer {
     }
 
     /// The next token, or `None` at the end of the file.
+    ///
+    /// Where the game's tokenizer fails (an unterminated comment or string, a character that
+    /// starts no token) the file ends there, as in the game, and the complaint is a warning;
+    /// the malformed numbers btvm rejects on purpose are errors.
     pub(super) fn next_token(&mut self) -> Result<Option<Token>, Diagnostic> {
+        if self.ended {
+            return Ok(None);
+        }
+        match self.read_token() {
+            Err(d) if ends_file(&d) => {
+                self.ended = true;
+                self.warnings.push(Diagnostic {
+                    severity: Severity::Warning,
+                    ..d.with_note(
+                        "the game's tokenizer stops reading this file here; the tokens before \
+                         it are used",
+                    )
+                });
+                Ok(None)
+            }
+            r => r,
+        }
+    }
+
+    fn read_token(&mut self) -> Result<Option<Token>, Diagnostic> {
         let space = self.skip_space()?;
         let start = self.pos;
         if start >= self.bytes().len() {
@@ -150,7 +184,7 @@ impl Lexer {
         Err(Diagnostic::new(
             ErrorKind::BadToken,
             self.span(self.pos, end),
-            format!("unexpected character {:?}", ch),
+            format!("{UNEXPECTED} {:?}", ch),
         )
         .with_note("the game's tokenizer accepts names, numbers, strings and C punctuation only"))
     }
@@ -245,6 +279,7 @@ impl Lexer {
     fn quoted(&mut self, quote: u8) -> Result<TokenKind, Diagnostic> {
         let open = self.pos;
         let mut out = String::new();
+        let mut cut = false;
         self.pos += 1;
         loop {
             let c = self.at(self.pos);
@@ -261,7 +296,13 @@ impl Lexer {
                 ));
             }
             if c == b'\\' {
-                out.push(self.escape()?);
+                let ch = self.escape()?;
+                // The game's strings are C strings: a NUL (`\0`, an unknown escape) ends the
+                // value, though the token runs on to its closing quote.
+                cut |= ch == '\0';
+                if !cut {
+                    out.push(ch);
+                }
             } else if c == quote {
                 self.pos += 1;
                 // Join the next literal of the same kind if only space and comments come between.
@@ -277,7 +318,9 @@ impl Lexer {
                 }
             } else {
                 let ch = self.text[self.pos..].chars().next().unwrap_or('\u{fffd}');
-                out.push(ch);
+                if !cut {
+                    out.push(ch);
+                }
                 self.pos += ch.len_utf8();
             }
         }
@@ -322,31 +365,59 @@ impl Lexer {
                 ))
             }
             _ => {
+                // `PS_ReadEscapeCharacter` logs "unknown escape char" (a notice) and stores 0,
+                // and the character after the `\` is read again as part of the string.
                 let ch = self.text[self.pos..].chars().next().unwrap_or('\u{fffd}');
                 let end = if c == b'\n' {
                     self.pos
                 } else {
                     self.pos + ch.len_utf8()
                 };
-                return Err(Diagnostic::new(
-                    ErrorKind::BadEscape,
-                    self.span(start, end),
-                    format!("unknown escape sequence `\\{}`", ch.escape_default()),
-                )
-                .with_note(
-                    "valid escapes: \\\\ \\n \\r \\t \\v \\b \\f \\a \\' \\\" \\? \\xHH (hex) \\DDD (decimal)",
-                ));
+                self.warnings.push(
+                    Diagnostic::warning(
+                        ErrorKind::BadEscape,
+                        self.span(start, end),
+                        format!("unknown escape sequence `\\{}`", ch.escape_default()),
+                    )
+                    .with_note(
+                        "the game stores a NUL there, so the string ends before it; valid \
+                         escapes: \\\\ \\n \\r \\t \\v \\b \\f \\a \\' \\\" \\? \\xHH \\DDD",
+                    ),
+                );
+                return Ok('\0');
             }
         };
         self.pos = first;
         let mut value: u32 = 0;
-        while let Some(d) = (self.at(self.pos) as char).to_digit(radix) {
+        // The game's `\x` takes every letter as a digit (`g` is 16, `z` 35).
+        let digits = if radix == 16 { 36 } else { 10 };
+        while let Some(d) = (self.at(self.pos) as char).to_digit(digits) {
             value = (value * radix + d).min(0x100);
             self.pos += 1;
+        }
+        if value > 0xFF {
+            self.warnings.push(Diagnostic::warning(
+                ErrorKind::BadEscape,
+                self.span(start, self.pos),
+                "too large value in escape character; 255 is stored",
+            ));
         }
         // A byte value; above 0x7F it is read as the Latin-1 character of that code.
         Ok(char::from(value.min(0xFF) as u8))
     }
+}
+
+/// The start of the message for a character that starts no token.
+const UNEXPECTED: &str = "unexpected character";
+
+/// Whether the game's tokenizer, failing this way, ends the file (`PS_ReadToken` returns
+/// false): unterminated comments and strings and characters that start no token. Malformed
+/// numbers, which btvm rejects on purpose, are not among them.
+fn ends_file(d: &Diagnostic) -> bool {
+    matches!(
+        d.kind,
+        ErrorKind::UnterminatedComment | ErrorKind::UnterminatedString
+    ) || (d.kind == ErrorKind::BadToken && d.message.starts_with(UNEXPECTED))
 }
 
 /// The value of a float spelling, computed the way the game's tokenizer does: integer digits
@@ -382,12 +453,25 @@ mod tests {
     use super::*;
 
     fn lex(src: &str) -> Result<Vec<TokenKind>, Diagnostic> {
+        lex_warned(src).map(|(k, _)| k)
+    }
+
+    /// The tokens and the warnings.
+    fn lex_warned(src: &str) -> Result<(Vec<TokenKind>, Vec<Diagnostic>), Diagnostic> {
         let mut l = Lexer::new(FileId(0), src.into());
         let mut out = Vec::new();
         while let Some(t) = l.next_token()? {
             out.push(t.kind);
         }
-        Ok(out)
+        Ok((out, l.warnings))
+    }
+
+    /// The tokens of a file the game's tokenizer stops reading, and the one warning saying why.
+    fn cut(src: &str) -> (Vec<TokenKind>, Diagnostic) {
+        let (k, mut w) = lex_warned(src).unwrap();
+        assert_eq!(w.len(), 1, "{src:?}: {w:?}");
+        assert!(w[0].is_warning());
+        (k, w.remove(0))
     }
 
     fn num(src: &str) -> Number {
@@ -422,16 +506,21 @@ mod tests {
         assert_eq!(k[1], TokenKind::Literal("q".into()));
         let k = lex(r#""\x1234\999\n\?""#).unwrap();
         assert_eq!(k[0], TokenKind::Str("\u{ff}\u{ff}\n?".into()));
-        assert_eq!(lex(r#""\q""#).unwrap_err().kind, ErrorKind::BadEscape);
+        // An unknown escape and `\0` store a NUL: the string ends there (a warning).
+        let (k, w) = cut(r#""ab\qcd" x"#);
         assert_eq!(
-            lex("\"ab\ncd\"").unwrap_err().kind,
-            ErrorKind::UnterminatedString
+            k,
+            [TokenKind::Str("ab".into()), TokenKind::Name("x".into())]
         );
-        assert_eq!(lex("\"ab").unwrap_err().kind, ErrorKind::UnterminatedString);
-        assert_eq!(
-            lex("\"ab\\").unwrap_err().kind,
-            ErrorKind::UnterminatedString
-        );
+        assert_eq!(w.kind, ErrorKind::BadEscape);
+        assert_eq!(lex(r#""ab\0cd""#).unwrap()[0], TokenKind::Str("ab".into()));
+        // `\x` reads letters past `f` as digits: 4 * 16 + 16 is `P`.
+        assert_eq!(lex(r#""\x4g""#).unwrap()[0], TokenKind::Str("P".into()));
+        // An unterminated string ends the file, keeping the tokens before it.
+        let (k, w) = cut("a \"ab\ncd\"");
+        assert_eq!((k.len(), w.kind), (1, ErrorKind::UnterminatedString));
+        assert_eq!(cut("\"ab").1.kind, ErrorKind::UnterminatedString);
+        assert_eq!(cut("\"ab\\").1.kind, ErrorKind::UnterminatedString);
     }
 
     #[test]
@@ -440,11 +529,15 @@ mod tests {
         assert_eq!(k[1], TokenKind::Punct(Punct::RShiftAssign));
         assert_eq!(k[3], TokenKind::Punct(Punct::Ellipsis));
         assert_eq!(k.len(), 6);
-        let e = lex("a /* open").unwrap_err();
-        assert_eq!((e.kind, e.span.start), (ErrorKind::UnterminatedComment, 2));
-        let e = lex("a @").unwrap_err();
-        assert_eq!((e.kind, e.span.start), (ErrorKind::BadToken, 2));
-        assert_eq!(lex("é").unwrap_err().span.end, 2);
+        // Where the game's tokenizer fails, the file ends with a warning.
+        let (k, e) = cut("a /* open");
+        assert_eq!(
+            (k.len(), e.kind, e.span.start),
+            (1, ErrorKind::UnterminatedComment, 2)
+        );
+        let (k, e) = cut("a @ b");
+        assert_eq!((k.len(), e.kind, e.span.start), (1, ErrorKind::BadToken, 2));
+        assert_eq!(cut("é").1.span.end, 2);
     }
 
     #[test]

@@ -56,21 +56,35 @@ mod token;
 
 use std::path::Path;
 
+use crate::diag::Diagnostic;
 use crate::ir::Tree;
 use crate::source::{FileSystem, SourceMap};
 
-/// Loads the `.bt` file at `path` and every file it includes, through `fs`.
-///
-/// Every file read is added to `sources`, so diagnostics can be located even when loading
-/// fails. The tree has the entry `main` and, when the main file starts with a `selectClass`
-/// block, the entry `selectClass`; every behavior is a shared subtree.
+/// Loads the `.bt` file at `path` and every file it includes, through `fs`, dropping the
+/// warnings (see [`load_with_warnings`]).
 pub fn load(
     path: &Path,
     fs: &dyn FileSystem,
     limits: &btvm::Limits,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    include::Loader::new(fs, limits, sources)
+    load_with_warnings(path, fs, limits, sources, &mut Vec::new())
+}
+
+/// Loads the `.bt` file at `path` and every file it includes, through `fs`.
+///
+/// Every file read is added to `sources`, so diagnostics can be located even when loading
+/// fails. The tree has the entry `main` and, when the main file starts with a `selectClass`
+/// block, the entry `selectClass`; every behavior is a shared subtree. What the game logs
+/// while loading the tree anyway is pushed onto `warnings`.
+pub fn load_with_warnings(
+    path: &Path,
+    fs: &dyn FileSystem,
+    limits: &btvm::Limits,
+    sources: &mut SourceMap,
+    warnings: &mut Vec<Diagnostic>,
+) -> crate::diag::Result<Tree> {
+    include::Loader::new(fs, limits, sources, warnings)
         .load(path)
         .map_err(|d| vec![d])
 }

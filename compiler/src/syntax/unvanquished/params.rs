@@ -1,8 +1,11 @@
 //! Parameter lists `( … )` of actions, condition functions and decorators, and how number
 //! tokens become literals.
 //!
-//! As in the game, a parameter list holds NUMBER, STRING, `,` and `-` tokens only: commas are
-//! optional, the count is the number of values, and `-` negates the next value. A number is
+//! As in the game (`parseFunctionParameters` in `src/sgame/sg_bot_parse.cpp`, Unvanquished
+//! `b11fa74849effcf00357665ae172cbc51c9d13fc`), a parameter list holds NUMBER, STRING, `,`
+//! and `-`-punctuation tokens only: commas are optional, the count is the number of values, and
+//! any punctuation starting with `-` negates the next value. A list the game gives up on is
+//! [`ParamList::Dropped`]; the caller decides whether that fails the load. A number is
 //! boxed as an int when its (truncated) int value converts to the same `float` as its float
 //! value (so `1.0` is the int 1), else as a float rounded to binary32, because the game stores
 //! it in a C `float`.
@@ -27,29 +30,49 @@ pub(super) struct Param {
     pub span: Span,
 }
 
+/// What the game makes of a parameter list.
+pub(super) enum ParamList {
+    /// The values, and the span of the whole list.
+    Values(Vec<Param>, Span),
+    /// The game's `parseFunctionParameters` gives up: a token that is neither a value, `,` nor
+    /// punctuation starting with `-` (the list up to its `)` is skipped), or a `(` whose `)` is
+    /// never found (reading goes on after the `(`). What the game logs, as a diagnostic.
+    Dropped(Diagnostic),
+}
+
 impl Parser<'_> {
-    /// Reads `( … )`; the current token must be the `(`. Returns the values and the span of the
-    /// whole list.
-    pub(super) fn params(&mut self) -> PResult<(Vec<Param>, Span)> {
+    /// Reads `( … )` as the game's `parseFunctionParameters` does; the current token must be
+    /// the `(`. The matching `)` is found first by counting every token whose text starts
+    /// with `(` or `)` (strings included, as in the game's `findCloseParen`); inside, numbers
+    /// and strings are the values, `,` is skipped, and any punctuation starting with `-`
+    /// (`-`, `--`, `-=`, `->`) negates the next value.
+    pub(super) fn params(&mut self) -> PResult<ParamList> {
         let open = self.here();
-        self.pos += 1;
-        let mut params = Vec::new();
-        let mut minus: Option<Span> = None;
-        loop {
-            let Some(tok) = self.peek() else {
-                return Err(Diagnostic::new(
+        let Some(close) = self.close_paren() else {
+            self.pos += 1;
+            return Ok(ParamList::Dropped(
+                Diagnostic::new(
                     ErrorKind::Syntax,
                     open,
-                    "this `(` is never closed with `)`",
-                ));
-            };
-            self.pos += 1;
+                    "could not find the `)` matching this `(`",
+                )
+                .with_note(
+                    "the game counts every token starting with `(` or `)`, strings included",
+                ),
+            ));
+        };
+        let list = open.to(self.toks[close].span);
+        let body = self.pos + 1..close;
+        self.pos = close + 1;
+        let mut params = Vec::new();
+        let mut minus: Option<Span> = None;
+        for at in body {
+            let tok = &self.toks[at];
             let negative = minus.is_some();
             let span = minus.map_or(tok.span, |m| m.to(tok.span));
             match &tok.kind {
-                TokenKind::Punct(Punct::RParen) => return Ok((params, open.to(tok.span))),
                 TokenKind::Punct(Punct::Comma) => {}
-                TokenKind::Punct(Punct::Minus) => minus = Some(tok.span),
+                TokenKind::Punct(p) if p.as_str().starts_with('-') => minus = Some(tok.span),
                 TokenKind::Number(n) => {
                     params.push(Param {
                         lit: box_number(n, negative, tok.span)?,
@@ -76,10 +99,34 @@ impl Parser<'_> {
                             "`{n}` is not a predefined symbol or a macro defined before this line"
                         ));
                     }
-                    return Err(d);
+                    return Ok(ParamList::Dropped(d));
                 }
             }
         }
+        Ok(ParamList::Values(params, list))
+    }
+
+    /// The index of the `)` matching the `(` at the current position, by the game's rule.
+    fn close_paren(&self) -> Option<usize> {
+        let mut depth = 0usize;
+        for at in self.pos.. {
+            let tok = self.toks.get(at)?;
+            let first = match &tok.kind {
+                TokenKind::Punct(Punct::LParen) => Some('('),
+                TokenKind::Punct(Punct::RParen) => Some(')'),
+                TokenKind::Str(s) => s.chars().next(),
+                _ => None,
+            };
+            match first {
+                Some('(') => depth += 1,
+                Some(')') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth == 0 {
+                return Some(at);
+            }
+        }
+        None
     }
 }
 

@@ -22,10 +22,10 @@
 
 use btvm::{Import, ImportId, Limits, Status};
 
-use super::params::Param;
+use super::params::{Param, ParamList};
 use super::profile::{self, DecoratorDef, DecoratorKind};
 use super::token::{Punct, Token, TokenKind};
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::ir::{
     Arg, CallExpr, Composite, Cooldown, Expr, Guard, GuardEval, Lit, NodeBuf, NodeKind, Parallel,
     Quorum, Resume, StatusMap, SubtreeId,
@@ -47,6 +47,8 @@ pub(super) trait Env {
     fn include(&mut self, name: &Token, site: Span, depth: u32) -> PResult<(SubtreeId, u32)>;
     /// Counts one more node against `Limits::max_nodes`.
     fn count_node(&mut self, span: Span) -> PResult<()>;
+    /// Records a warning: what the game logs while it loads the tree anyway.
+    fn warn(&mut self, warning: Diagnostic);
 }
 
 /// One parsed file.
@@ -107,7 +109,8 @@ pub(super) fn parse_file(
 
 /// The parser state (shared with `expr.rs` and `params.rs`).
 pub(super) struct Parser<'t> {
-    toks: &'t [Token],
+    /// The file's tokens.
+    pub(super) toks: &'t [Token],
     /// Index of the next token.
     pub(super) pos: usize,
     eof: Span,
@@ -349,8 +352,14 @@ impl<'t> Parser<'t> {
         Ok(NodeBuf::leaf(NodeKind::Action(call), self.span_from(start)))
     }
 
-    /// The parameters after a name (`name_tok` consumed): `( … )`, or nothing when the callee
-    /// takes none. Checks the count against `min..=max`.
+    /// The parameters after a name (`name_tok` consumed), as the game reads them
+    /// (`parseFunctionParameters` and its callers in `src/sgame/sg_bot_parse.cpp`):
+    ///
+    /// - no `(`: no parameters, if the callee takes none and a token follows; at the end of the
+    ///   file the game looks for a `(` anyway and the load fails;
+    /// - a list the game gives up on (a bad token in it, an unmatched `(`), too few or too many
+    ///   values: the game logs it and the call gets no parameters, which fails the load only
+    ///   when the callee requires some; otherwise it is a warning and the values are dropped.
     pub(super) fn call_params(
         &mut self,
         name_tok: &Token,
@@ -358,37 +367,75 @@ impl<'t> Parser<'t> {
         min: u8,
         max: u8,
     ) -> PResult<Vec<Param>> {
-        let (params, span) = if self.at(Punct::LParen) {
-            self.params()?
-        } else if min == 0 {
-            (Vec::new(), name_tok.span)
-        } else {
-            return Err(Diagnostic::new(
-                ErrorKind::Arity,
-                name_tok.span,
-                format!("`{name}` takes {}, but none were given", count(min, max)),
-            )
-            .with_note(format!("write `{name}( … )`")));
-        };
-        let n = params.len();
-        if n < usize::from(min) || n > usize::from(max) {
-            return Err(Diagnostic::new(
-                ErrorKind::Arity,
-                name_tok.span.to(span),
-                format!(
-                    "`{name}` takes {}, but {n} {} given",
-                    count(min, max),
-                    if n == 1 { "was" } else { "were" }
-                ),
-            ));
+        if !self.at(Punct::LParen) {
+            if min > 0 {
+                return Err(Diagnostic::new(
+                    ErrorKind::Arity,
+                    name_tok.span,
+                    format!("`{name}` takes {}, but none were given", count(min, max)),
+                )
+                .with_note(format!("write `{name}( … )`")));
+            }
+            if self.peek().is_none() {
+                return Err(Diagnostic::new(
+                    ErrorKind::Syntax,
+                    name_tok.span,
+                    format!("expected `(` after `{name}`, found end of file"),
+                )
+                .with_note(format!(
+                    "the game drops the parentheses of a call without parameters only when \
+                     another token follows; write `{name}()` at the end of a file"
+                )));
+            }
+            return Ok(Vec::new());
         }
-        Ok(params)
+        let complaint = match self.params()? {
+            ParamList::Values(params, span) => {
+                let n = params.len();
+                if (usize::from(min)..=usize::from(max)).contains(&n) {
+                    return Ok(params);
+                }
+                let many = if n > usize::from(max) { "many" } else { "few" };
+                Diagnostic::new(
+                    ErrorKind::Arity,
+                    name_tok.span.to(span),
+                    format!(
+                        "too {many} parameters for `{name}`: it takes {}, but {n} {} given",
+                        count(min, max),
+                        if n == 1 { "was" } else { "were" }
+                    ),
+                )
+            }
+            ParamList::Dropped(d) => d,
+        };
+        if min > 0 {
+            return Err(complaint);
+        }
+        self.env.warn(Diagnostic {
+            severity: Severity::Warning,
+            ..complaint.with_note(format!(
+                "the game loads the tree and calls `{name}` without parameters"
+            ))
+        });
+        Ok(Vec::new())
     }
 
     /// `condition EXPR [ { node } ]`.
     fn condition(&mut self, start: usize) -> PResult<Head> {
         self.pos += 1;
         let cond = self.condition_expr()?;
+        if self.peek().is_none() {
+            // `ReadConditionNode` looks at the token after the expression for its `{`.
+            return Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                self.span_from(start),
+                "unexpected end of file after a condition",
+            )
+            .with_note(
+                "the game looks for the condition's `{` after its expression and fails at the \
+                 end of the file: a file cannot end with a condition without a child",
+            ));
+        }
         if !self.at(Punct::LBrace) {
             return Ok(Head::Done(NodeBuf::leaf(
                 NodeKind::Condition(cond),

@@ -30,7 +30,7 @@ use super::files::{read_source, SourceText};
 use super::lexer::Lexer;
 use super::macros::{pp_error, substitute, MacroTable};
 use super::token::{Number, Punct, Token, TokenKind};
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::source::{FileSystem, SourceMap, Span};
 
 /// What the preprocessor needs from its caller.
@@ -49,8 +49,18 @@ pub(super) struct PpContext<'a> {
 pub(super) struct Preprocessed {
     /// The tokens, fully expanded.
     pub tokens: Vec<Token>,
-    /// An empty span at the end of the main file.
+    /// An empty span at the end of the main file (or where the game's precompiler stopped).
     pub eof: Span,
+    /// What the game's precompiler logs: among them, why it stopped early, if it did.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Whether the game's precompiler, failing this way on a directive, only stops reading (the
+/// tree before it still loads): its malformed, unknown, misplaced and `#error` directives and
+/// an `#include` whose file it cannot read. btvm's own limits and the constructs it rejects
+/// on purpose (`Unsupported`) still fail the load.
+fn stops_reading(d: &Diagnostic) -> bool {
+    matches!(d.kind, ErrorKind::Preprocessor | ErrorKind::Io)
 }
 
 /// Preprocesses `file`.
@@ -72,6 +82,8 @@ pub(super) fn preprocess(
         pending: Vec::new(),
         expanded: 0,
         in_enum: false,
+        warnings: Vec::new(),
+        stopped: None,
     };
     let mut tokens: Vec<Token> = Vec::new();
     while let Some(tok) = pp.next_token()? {
@@ -84,7 +96,12 @@ pub(super) fn preprocess(
         }
         tokens.push(tok);
     }
-    Ok(Preprocessed { tokens, eof })
+    let eof = pp.stopped.unwrap_or(eof);
+    Ok(Preprocessed {
+        tokens,
+        eof,
+        warnings: pp.warnings,
+    })
 }
 
 /// One file being read (the main file or an `#include`d one).
@@ -124,6 +141,11 @@ struct Pp<'a> {
     expanded: usize,
     /// Reading an `enum` block (no nested `enum` processing).
     in_enum: bool,
+    /// What the game's precompiler logs while the file still loads.
+    warnings: Vec<Diagnostic>,
+    /// Where the game's precompiler stopped reading (a directive it failed on): no token is
+    /// read after it.
+    stopped: Option<Span>,
 }
 
 impl Pp<'_> {
@@ -142,7 +164,24 @@ impl Pp<'_> {
         if let Some(t) = f.pushback.pop() {
             return Ok(Some(t));
         }
-        f.lexer.next_token()
+        let t = f.lexer.next_token();
+        self.warnings.append(&mut f.lexer.warnings);
+        t
+    }
+
+    /// The game's precompiler fails on a directive (`#error`, an unknown or misplaced
+    /// directive, an `#include` it cannot read) and stops reading: `PC_ReadToken` returns
+    /// false, and the game's `CreateTokenList` parses the tokens read so far. Logged as a
+    /// warning, and nothing more is read.
+    fn stop(&mut self, complaint: Diagnostic) {
+        self.stopped = Some(complaint.span);
+        self.warnings.push(Diagnostic {
+            severity: Severity::Warning,
+            ..complaint.with_note(
+                "the game's precompiler stops reading here, and the tree is parsed from the \
+                 tokens before it",
+            )
+        });
     }
 
     fn push_back(&mut self, t: Token) {
@@ -178,13 +217,19 @@ impl Pp<'_> {
     /// The next fully processed token: directives run, skipped groups dropped, macros expanded.
     fn next_token(&mut self) -> Result<Option<Token>, Diagnostic> {
         loop {
+            if self.stopped.is_some() {
+                return Ok(None);
+            }
             let Some((tok, from_file)) = self.next_raw()? else {
-                // The current file ended.
-                if let Some(c) = self.files.last().and_then(|f| f.conds.last()) {
-                    return Err(pp_error(
+                // The current file ended. An open conditional is only logged
+                // (`PC_ReadToken` at the end of a file).
+                if let Some(c) = self.files.last_mut().and_then(|f| f.conds.pop()) {
+                    self.warnings.push(Diagnostic::warning(
+                        ErrorKind::Preprocessor,
                         c.span,
                         "this conditional is never closed with `#endif`",
                     ));
+                    continue;
                 }
                 if self.files.len() <= 1 {
                     return Ok(None);
@@ -193,7 +238,12 @@ impl Pp<'_> {
                 continue;
             };
             if from_file && tok.is(Punct::Hash) {
-                self.directive(tok)?;
+                if let Err(d) = self.directive(tok) {
+                    if !stops_reading(&d) {
+                        return Err(d);
+                    }
+                    self.stop(d);
+                }
                 continue;
             }
             if self.skipping() {
@@ -586,12 +636,17 @@ impl Pp<'_> {
                 .map(|f| f.path.display().to_string())
                 .chain([path.display().to_string()])
                 .collect();
-            return Err(Diagnostic::new(
-                ErrorKind::IncludeCycle,
-                at,
-                format!("`{}` includes itself", path.display()),
-            )
-            .with_note(format!("include chain: {}", chain.join(" -> "))));
+            // `PC_AddInclude`-style check of the game's precompiler: only logged, and the
+            // `#include` is skipped.
+            self.warnings.push(
+                Diagnostic::warning(
+                    ErrorKind::IncludeCycle,
+                    at,
+                    format!("`{}` is recursively included; skipped", path.display()),
+                )
+                .with_note(format!("include chain: {}", chain.join(" -> "))),
+            );
+            return Ok(());
         }
         let file = read_source(self.ctx.fs, self.ctx.sources, self.ctx.limits, &path, at)?;
         self.files.push(FileState {
