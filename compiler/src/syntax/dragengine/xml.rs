@@ -277,7 +277,8 @@ impl<'t> Parser<'t> {
             .with_note("for example `<action name=\"timer.wait\"/>`")),
             Some(a) if a.text.is_empty() => Err(Diagnostic::new(
                 ErrorKind::InvalidValue,
-                a.span,
+                node.attribute_node("name")
+                    .map_or(a.span, |n| self.span(n.range())),
                 "an action name cannot be empty",
             )),
             Some(a) => Ok(a.text),
