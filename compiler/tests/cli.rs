@@ -395,7 +395,8 @@ fn bench_prints_a_table_and_json() {
 }
 
 /// A Drag[en]gine run saved at tick K and resumed from K (on another engine) prints the same
-/// trace as one run; the saved file is the original's record format.
+/// trace as one run; the saved file is the original's record format (ECBehaviorBehaviorTree's
+/// element record around BTContext's).
 #[test]
 fn dragengine_runs_can_be_saved_and_resumed() {
     let tree = spec("examples/wanderer/wanderer.debt");
@@ -424,9 +425,9 @@ fn dragengine_runs_can_be_saved_and_resumed() {
         assert!(a.status.success(), "{}", text(&a.stderr));
         let bytes = std::fs::read(saved).unwrap();
         assert_eq!(
-            &bytes[..2],
-            &[0, 1],
-            "version 0, a current rule, first_run clear"
+            &bytes[..4],
+            &[0, 1, 0, 1],
+            "version 0, running, not failed; version 0, a current rule, first_run clear"
         );
         let b = btvm(&[
             "run",
@@ -443,15 +444,87 @@ fn dragengine_runs_can_be_saved_and_resumed() {
         assert!(b.status.success(), "{}", text(&b.stderr));
         assert_eq!(text(&a.stdout) + &text(&b.stdout), whole, "saved at {k}");
     }
-    // A saved rule id the tree lacks is a clear error.
-    std::fs::write(saved, b"\x00\x03\x04nope").unwrap();
-    let bad = btvm(&["run", &tree, "-s", &scn, "--restore", saved, "--from", "3"]);
-    assert_eq!(bad.status.code(), Some(1));
-    assert!(
-        text(&bad.stderr).contains("the saved rule `nope` does not exist"),
-        "{}",
-        text(&bad.stderr)
-    );
+    // A saved rule id the tree lacks is accepted, as BTContext.readFromFile accepts it: the
+    // context has no current rule, so the next step runs nothing and fails, which stops the tree.
+    std::fs::write(saved, b"\x00\x01\x00\x03\x04nope").unwrap();
+    let gone = btvm(&["run", &tree, "-s", &scn, "--restore", saved, "--from", "3"]);
+    assert!(gone.status.success(), "{}", text(&gone.stderr));
+    let lines: Vec<String> = text(&gone.stdout).lines().map(str::to_string).collect();
+    assert_eq!(lines[1].trim(), "root failure", "{lines:?}");
+    assert_eq!(lines[3].trim(), "stopped", "{lines:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run saved after the tree stopped (a run-away, then a root failure) and resumed is still
+/// stopped: the saved record carries the game element's "failed" flag.
+#[test]
+fn dragengine_halted_runs_stay_halted_when_resumed() {
+    let dir = std::env::temp_dir().join(format!("btvm-cli-halt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tree = dir.join("spin.debt");
+    std::fs::write(
+        &tree,
+        "<behaviorTree><sequence id='main'><action id='.wait' name='wait'/>\
+         <sequence id='.spin' loop='true'><action id='.s' name='spin'/></sequence>\
+         </sequence></behaviorTree>",
+    )
+    .unwrap();
+    let scn = dir.join("spin.scn");
+    std::fs::write(&scn, "ticks 5\nanswer wait = running, success\n").unwrap();
+    let failing = dir.join("fail.debt");
+    std::fs::write(
+        &failing,
+        "<behaviorTree><action id='a' name='a'/></behaviorTree>",
+    )
+    .unwrap();
+    let fail_scn = dir.join("fail.scn");
+    std::fs::write(&fail_scn, "ticks 4\nanswer a = failure, success\n").unwrap();
+    let saved = dir.join("s.state");
+    let saved = saved.to_str().unwrap();
+    for (tree, scn, cut) in [(&tree, &scn, ["2", "3"]), (&failing, &fail_scn, ["1", "2"])] {
+        let (tree, scn) = (tree.to_str().unwrap(), scn.to_str().unwrap());
+        let whole = btvm(&["run", tree, "-s", scn]);
+        assert!(whole.status.success(), "{}", text(&whole.stderr));
+        let whole = text(&whole.stdout);
+        assert!(whole.contains("stopped"), "{whole}");
+        for k in cut {
+            for (first, second) in [
+                ("vm", "native"),
+                ("reference", "vm"),
+                ("native", "reference"),
+            ] {
+                let a = btvm(&[
+                    "run",
+                    tree,
+                    "-s",
+                    scn,
+                    "--engine",
+                    first,
+                    "--save-at",
+                    k,
+                    "--save",
+                    saved,
+                ]);
+                assert!(a.status.success(), "{}", text(&a.stderr));
+                let bytes = std::fs::read(saved).unwrap();
+                assert_eq!(&bytes[..2], &[0, 3], "version 0, running, failed");
+                let b = btvm(&[
+                    "run",
+                    tree,
+                    "-s",
+                    scn,
+                    "--engine",
+                    second,
+                    "--restore",
+                    saved,
+                    "--from",
+                    k,
+                ]);
+                assert!(b.status.success(), "{}", text(&b.stderr));
+                assert_eq!(text(&a.stdout) + &text(&b.stdout), whole, "saved at {k}");
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -3,11 +3,12 @@
 //!
 //! The state holds the rule the cursor rests on ([`Layout::cursor`]) and one flags byte
 //! ([`Layout::flags`]): [`FLAG_STARTED`] (the inverse of `first_run`, so a fresh agent starts
-//! with `first_run` true), [`FLAG_STOPPED`] and [`FLAG_RUNAWAY`]. This module never calls the
+//! with `first_run` true), [`FLAG_STOPPED`], [`FLAG_RUNAWAY`] and [`FLAG_NO_RULE`] (no current
+//! rule: the next step fails and stops the tree). This module never calls the
 //! host and never panics: a state block whose cursor holds no valid rule resumes at the root.
 
 use crate::exec::{read, write};
-use crate::program::{Layout, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED};
+use crate::program::{Layout, FLAG_NO_RULE, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED};
 
 /// The rule to resume at: the cursor slot, or the root (0) if it holds no valid rule.
 #[inline]
@@ -34,6 +35,12 @@ fn set_flags(state: &mut [u8], l: &Layout, f: u8) {
 #[inline]
 pub(crate) fn halted(state: &[u8], l: &Layout) -> bool {
     flags(state, l) & (FLAG_STOPPED | FLAG_RUNAWAY) != 0
+}
+
+/// Whether the context has no current rule (a restored record named an unknown rule).
+#[inline]
+pub(crate) fn no_rule(state: &[u8], l: &Layout) -> bool {
+    flags(state, l) & FLAG_NO_RULE != 0
 }
 
 /// `move(rule)` without the jump: the cursor becomes `rule`, `first_run` true.

@@ -838,6 +838,10 @@ pub(crate) fn run<H: Host + ?Sized>(
                 if cursor::halted(state, l) {
                     return Status::Failure;
                 }
+                if cursor::no_rule(state, l) {
+                    cursor::stop(state, l);
+                    return Status::Failure;
+                }
                 pc = rule_at(cursor::current(state, l, parts.rules.len()));
             }
             Instr::Move { rule } => {

@@ -1,26 +1,41 @@
-//! Saved state of the cursor model: where an agent's cursor rests, by rule id.
+//! Saved state of the cursor model: where an agent's cursor rests, by rule id, and whether
+//! its tree is stopped.
 //!
 //! Drag\[en\]gine persists a behaviour tree context as the id of its current rule and its
 //! first-run flag, not as raw memory, so a saved game survives a rebuild of the tree as long as
-//! the ids stay. [`CursorSnapshot`] is that record, and [`CursorSnapshot::encode`] writes the
-//! original's byte format: a version byte (0), a flags byte (bit 0: a current rule is present,
-//! bit 1: `first_run`), then the rule id as a length byte and UTF-8 bytes.
+//! the ids stay. Two of the original's records are written and read here (LordOfDragons/
+//! dragengine b26e8b4b, `src/modules/scripting/dragonscript/scripts/`):
+//!
+//! - the *context record* ([`CursorSnapshot::encode_context`], `behaviortree/BTContext.ds`
+//!   `writeToFile`/`readFromFile`): a version byte (0), a flags byte (bit 0: a current rule is
+//!   present, bit 1: `first_run`; `loadsave/persistency/PersistencyFlags.ds` reads bits 0-1
+//!   and ignores the rest), then, if bit 0 is set, the rule id as a length byte and its bytes;
+//! - the *element record* ([`CursorSnapshot::encode`], `scenery/behavior/actor/
+//!   ECBehaviorBehaviorTree.ds` `Instance.writeToFile`/`readFromFile`), which is what a saved
+//!   game holds for an actor's tree: a version byte (0), a flags byte (bit 0: the tree runs,
+//!   bit 1: it failed and is stopped), then the context record if bit 0 is set. Its "failed"
+//!   flag is how a tree stopped by a root failure or a run-away stays stopped across a save.
 //!
 //! This module never panics on input: malformed records are [`SnapshotError`]s.
 
 use std::fmt;
 
-use crate::program::{ProgramModel, FLAG_STARTED, FLAG_STOPPED};
+use crate::program::{ProgramModel, FLAG_NO_RULE, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED};
 use crate::Program;
 
-/// An agent's cursor, saved by rule id.
+/// An agent's cursor, saved by rule id, and whether its tree is stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CursorSnapshot {
-    /// The id of the rule the cursor rests on; `None` for a context without a current rule
-    /// (restoring it leaves the tree stopped, as the original's step does nothing then).
+    /// The id of the rule the cursor rests on; `None` for a context without a current rule.
+    /// Restoring `None` keeps the cursor the agent has (a fresh agent's: the root); restoring
+    /// an id the tree lacks leaves the agent without a current rule, so its next tick runs
+    /// nothing, fails and stops the tree.
     pub rule: Option<String>,
     /// The first-run flag.
     pub first_run: bool,
+    /// The tree is stopped (halted by a root failure or a run-away): the element record's
+    /// "failed" flag. A restored agent with it set is stopped until it is reset.
+    pub failed: bool,
 }
 
 /// Why a snapshot could not be taken, read or restored.
@@ -43,8 +58,6 @@ pub enum SnapshotError {
     },
     /// The rule id is longer than the format's 255 bytes.
     IdTooLong(String),
-    /// No rule of the program has the saved id: the tree changed since the save.
-    UnknownRule(String),
     /// The bytes are not a snapshot record.
     Malformed(String),
 }
@@ -66,10 +79,6 @@ impl fmt::Display for SnapshotError {
             SnapshotError::IdTooLong(id) => {
                 write!(f, "the rule id `{id}` is longer than 255 bytes")
             }
-            SnapshotError::UnknownRule(id) => write!(
-                f,
-                "the saved rule `{id}` does not exist in this tree (were its ids changed?)"
-            ),
             SnapshotError::Malformed(why) => write!(f, "not a cursor snapshot: {why}"),
         }
     }
@@ -77,12 +86,43 @@ impl fmt::Display for SnapshotError {
 
 impl std::error::Error for SnapshotError {}
 
+/// Context record, flags bit 0: a current rule is present.
 const PRESENT: u8 = 1;
+/// Context record, flags bit 1: `first_run`.
 const FIRST_RUN: u8 = 2;
+/// Element record, flags bit 0: the tree runs.
+const RUN: u8 = 1;
+/// Element record, flags bit 1: the tree failed (stopped).
+const FAILED: u8 = 2;
+
+fn bad(m: &str) -> SnapshotError {
+    SnapshotError::Malformed(m.to_string())
+}
+
+/// The version byte and the flags byte at the front of `bytes` (version 0 only; unknown flag
+/// bits are ignored, as `PersistencyFlags` ignores them).
+fn header(bytes: &[u8]) -> Result<(u8, &[u8]), SnapshotError> {
+    let (&version, rest) = bytes.split_first().ok_or_else(|| bad("it is empty"))?;
+    if version != 0 {
+        return Err(bad(&format!("version {version}; only version 0 exists")));
+    }
+    let (&flags, rest) = rest
+        .split_first()
+        .ok_or_else(|| bad("the flags are missing"))?;
+    Ok((flags, rest))
+}
 
 impl CursorSnapshot {
-    /// The record in Drag\[en\]gine's byte format.
+    /// The element record (what `btvm run --save` writes for each agent): version 0, flags
+    /// (run, failed), then the context record. btvm trees always run, so bit 0 is set.
     pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), SnapshotError> {
+        out.push(0);
+        out.push(RUN | if self.failed { FAILED } else { 0 });
+        self.encode_context(out)
+    }
+
+    /// The context record alone (`BTContext.writeToFile`); `failed` is not part of it.
+    pub fn encode_context(&self, out: &mut Vec<u8>) -> Result<(), SnapshotError> {
         out.push(0);
         let mut flags = 0;
         if self.rule.is_some() {
@@ -100,26 +140,38 @@ impl CursorSnapshot {
         Ok(())
     }
 
-    /// Reads one record from the front of `bytes`; returns it and the bytes after it (records
-    /// of several agents may follow each other).
+    /// Reads one element record from the front of `bytes`; returns it and the bytes after it
+    /// (records of several agents follow each other). A record whose "run" flag is clear holds
+    /// no context: it reads as a stopped tree whose cursor is kept (**Definition**: btvm trees
+    /// always run, and the original's element would not think until restarted).
     pub fn decode(bytes: &[u8]) -> Result<(CursorSnapshot, &[u8]), SnapshotError> {
-        let bad = |m: &str| SnapshotError::Malformed(m.to_string());
-        let (&version, rest) = bytes.split_first().ok_or_else(|| bad("it is empty"))?;
-        if version != 0 {
-            return Err(bad(&format!("version {version}; only version 0 exists")));
+        let (flags, rest) = header(bytes)?;
+        if flags & RUN == 0 {
+            return Ok((
+                CursorSnapshot {
+                    rule: None,
+                    first_run: true,
+                    failed: true,
+                },
+                rest,
+            ));
         }
-        let (&flags, rest) = rest
-            .split_first()
-            .ok_or_else(|| bad("the flags are missing"))?;
-        if flags & !(PRESENT | FIRST_RUN) != 0 {
-            return Err(bad(&format!("unknown flags 0x{flags:02x}")));
-        }
+        let (mut snap, rest) = CursorSnapshot::decode_context(rest)?;
+        snap.failed = flags & FAILED != 0;
+        Ok((snap, rest))
+    }
+
+    /// Reads one context record (`BTContext.readFromFile`) from the front of `bytes`, with
+    /// `failed` false; returns it and the bytes after it.
+    pub fn decode_context(bytes: &[u8]) -> Result<(CursorSnapshot, &[u8]), SnapshotError> {
+        let (flags, rest) = header(bytes)?;
         let first_run = flags & FIRST_RUN != 0;
         if flags & PRESENT == 0 {
             return Ok((
                 CursorSnapshot {
                     rule: None,
                     first_run,
+                    failed: false,
                 },
                 rest,
             ));
@@ -137,6 +189,7 @@ impl CursorSnapshot {
             CursorSnapshot {
                 rule: Some(id.to_string()),
                 first_run,
+                failed: false,
             },
             rest,
         ))
@@ -157,52 +210,64 @@ impl Program {
         Ok(())
     }
 
-    /// Saves where the cursor of the agent with state `state` rests (cursor model).
+    /// Saves where the cursor of the agent with state `state` rests, and whether its tree is
+    /// stopped (cursor model).
     pub fn snapshot(&self, state: &[u8]) -> Result<CursorSnapshot, SnapshotError> {
         self.cursor_state(state)?;
         let l = self.layout();
-        let rule = crate::cursor::current(state, l, self.rules().len());
-        let id = self
-            .rules()
-            .get(rule)
-            .and_then(|r| r.id.clone())
-            .ok_or(SnapshotError::NoRuleId { rule: rule as u32 })?;
+        let flags = crate::exec::read(state, l.flags) as u8;
+        let rule = if flags & FLAG_NO_RULE != 0 {
+            None
+        } else {
+            let rule = crate::cursor::current(state, l, self.rules().len());
+            let id = self
+                .rules()
+                .get(rule)
+                .and_then(|r| r.id.clone())
+                .ok_or(SnapshotError::NoRuleId { rule: rule as u32 })?;
+            Some(id)
+        };
         Ok(CursorSnapshot {
-            rule: Some(id),
+            rule,
             first_run: crate::cursor::first_run(state, l),
+            failed: flags & (FLAG_STOPPED | FLAG_RUNAWAY) != 0,
         })
     }
 
-    /// Restores a saved cursor into `state`, which becomes a running (not halted) agent on
-    /// that rule. Fails, leaving `state` unchanged, if no rule has the saved id.
+    /// Restores a saved cursor into `state`, as the original's `readFromFile` does into an
+    /// existing context: a saved rule id becomes the cursor (an id the tree lacks leaves the
+    /// agent without a current rule, so its next tick runs nothing, fails and stops the tree);
+    /// without a saved rule the cursor stays as it is; `first_run` is the saved one; the agent
+    /// is stopped exactly if the record says it failed. Nothing else in `state` changes.
     pub fn restore(&self, state: &mut [u8], snap: &CursorSnapshot) -> Result<(), SnapshotError> {
         self.cursor_state(state)?;
         let l = *self.layout();
-        let rule = match &snap.rule {
-            Some(id) => Some(
-                self.rules()
-                    .iter()
-                    .position(|r| r.id.as_deref() == Some(id.as_str()))
-                    .ok_or_else(|| SnapshotError::UnknownRule(id.clone()))?,
-            ),
-            None => None,
-        };
-        let keep_rng = l.rng.and_then(|at| {
-            let at = at as usize;
-            state.get(at..at + 8).map(|b| (at, b.to_vec()))
-        });
-        state.fill(0);
-        if let Some((at, bytes)) = keep_rng {
-            state[at..at + 8].copy_from_slice(&bytes);
+        if let Some(id) = &snap.rule {
+            match self
+                .rules()
+                .iter()
+                .position(|r| r.id.as_deref() == Some(id.as_str()))
+            {
+                Some(r) => {
+                    crate::cursor::set(state, &l, r as u32);
+                    let f = crate::exec::read(state, l.flags) as u8;
+                    crate::exec::write(state, l.flags, u32::from(f & !FLAG_NO_RULE));
+                }
+                None => {
+                    let f = crate::exec::read(state, l.flags) as u8;
+                    crate::exec::write(state, l.flags, u32::from(f | FLAG_NO_RULE));
+                }
+            }
         }
-        match rule {
-            Some(r) => crate::cursor::set(state, &l, r as u32),
-            None => crate::exec::write(state, l.flags, u32::from(FLAG_STOPPED)),
-        }
+        let mut f = crate::exec::read(state, l.flags) as u8;
+        f &= !(FLAG_STARTED | FLAG_STOPPED | FLAG_RUNAWAY);
         if !snap.first_run {
-            let f = crate::exec::read(state, l.flags) as u8;
-            crate::exec::write(state, l.flags, u32::from(f | FLAG_STARTED));
+            f |= FLAG_STARTED;
         }
+        if snap.failed {
+            f |= FLAG_STOPPED;
+        }
+        crate::exec::write(state, l.flags, u32::from(f));
         Ok(())
     }
 }
@@ -216,19 +281,38 @@ mod tests {
         let a = CursorSnapshot {
             rule: Some(".walk".into()),
             first_run: false,
+            failed: false,
         };
         let b = CursorSnapshot {
             rule: None,
             first_run: true,
+            failed: true,
         };
         let mut bytes = Vec::new();
         a.encode(&mut bytes).unwrap();
         b.encode(&mut bytes).unwrap();
-        assert_eq!(&bytes[..3], &[0, 1, 5]);
+        assert_eq!(&bytes[..5], &[0, 1, 0, 1, 5]);
+        assert_eq!(&bytes[10..], &[0, 3, 0, 2]);
         let (x, rest) = CursorSnapshot::decode(&bytes).unwrap();
         let (y, rest) = CursorSnapshot::decode(rest).unwrap();
-        assert_eq!((x, y), (a, b));
+        assert_eq!((x, y), (a.clone(), b));
         assert!(rest.is_empty());
+        let mut ctx = Vec::new();
+        a.encode_context(&mut ctx).unwrap();
+        assert_eq!(&ctx[..3], &[0, 1, 5]);
+        assert_eq!(CursorSnapshot::decode_context(&ctx).unwrap().0, a);
+    }
+
+    #[test]
+    fn unknown_flag_bits_are_ignored() {
+        // PersistencyFlags.new(2, reader) keeps bits 0 and 1 only.
+        let (s, rest) = CursorSnapshot::decode_context(&[0, 0xfd, 1, b'a']).unwrap();
+        assert_eq!(s.rule.as_deref(), Some("a"));
+        assert!(!s.first_run && !s.failed && rest.is_empty());
+        let (s, _) = CursorSnapshot::decode(&[0, 0xfe]).unwrap();
+        assert!(s.failed && s.rule.is_none());
+        let (s, _) = CursorSnapshot::decode(&[0, 0xfd, 0, 0]).unwrap();
+        assert!(!s.failed && s.rule.is_none() && !s.first_run);
     }
 
     #[test]
@@ -237,14 +321,13 @@ mod tests {
             &[][..],
             &[1, 0],
             &[0],
-            &[0, 8],
             &[0, 1],
             &[0, 1, 3, b'a'],
             &[0, 1, 1, 0xff],
         ] {
             assert!(
                 matches!(
-                    CursorSnapshot::decode(bad),
+                    CursorSnapshot::decode_context(bad),
                     Err(SnapshotError::Malformed(_))
                 ),
                 "{bad:?}"
@@ -253,6 +336,7 @@ mod tests {
         let long = CursorSnapshot {
             rule: Some("x".repeat(256)),
             first_run: true,
+            failed: false,
         };
         assert!(matches!(
             long.encode(&mut Vec::new()),

@@ -135,6 +135,12 @@ impl Step<'_, '_> {
         if self.state.halt.is_some() {
             return Status::Failure;
         }
+        if self.state.no_rule {
+            // `while pCurrentRule != null` does not run: the step returns false, and the
+            // integration stops the tree.
+            self.state.halt = Some(Halt::Stopped);
+            return Status::Failure;
+        }
         let mut count = 0u32;
         loop {
             let mut rule = self.state.cursor;

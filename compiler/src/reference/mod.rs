@@ -63,6 +63,9 @@ pub struct AgentState {
     cursor: u32,
     /// Drag\[en\]gine `actionFirstRun` (cursor model).
     first_run: bool,
+    /// The context has no current rule (cursor model: a restored record named a rule id the
+    /// tree lacks); the next step runs nothing, fails and stops the tree.
+    no_rule: bool,
     /// Why the tree stopped, if it did (cursor model; lifecycle model: the root finished).
     halt: Option<Halt>,
     /// The decider model's state (empty tables in other models).
@@ -227,6 +230,7 @@ impl<'t> Interpreter<'t> {
             rng: Prng::for_agent(agent.0),
             cursor: 0,
             first_run: true,
+            no_rule: false,
             halt: None,
             decider: if matches!(self.tree.config.model, Model::Decider { .. }) {
                 decider::DeciderState::new(self.tree)
@@ -375,22 +379,30 @@ impl<'t> Interpreter<'t> {
         self.rules.as_ref()?.named(self.tree, id)
     }
 
-    /// Saves where the cursor of `state` rests, by rule id (cursor model), exactly as
-    /// [`btvm::Program::snapshot`] does for a compiled agent.
+    /// Saves where the cursor of `state` rests, by rule id, and whether its tree is stopped
+    /// (cursor model), exactly as [`btvm::Program::snapshot`] does for a compiled agent.
     pub fn snapshot(&self, state: &AgentState) -> Result<CursorSnapshot, SnapshotError> {
         if self.rules.is_none() {
             return Err(SnapshotError::NotCursorModel);
         }
-        let id = self
-            .rule_id(state.cursor)
-            .ok_or(SnapshotError::NoRuleId { rule: state.cursor })?;
+        let rule = if state.no_rule {
+            None
+        } else {
+            let id = self
+                .rule_id(state.cursor)
+                .ok_or(SnapshotError::NoRuleId { rule: state.cursor })?;
+            Some(id.to_string())
+        };
         Ok(CursorSnapshot {
-            rule: Some(id.to_string()),
+            rule,
             first_run: state.first_run,
+            failed: state.halt.is_some(),
         })
     }
 
-    /// Restores a saved cursor into `state`, as [`btvm::Program::restore`] does.
+    /// Restores a saved cursor into `state`, as [`btvm::Program::restore`] does: a known id
+    /// becomes the cursor, an unknown one leaves no current rule, no id keeps the cursor;
+    /// `first_run` and the stop are the record's.
     pub fn restore(
         &self,
         state: &mut AgentState,
@@ -399,21 +411,17 @@ impl<'t> Interpreter<'t> {
         if self.rules.is_none() {
             return Err(SnapshotError::NotCursorModel);
         }
-        let rule = match &snap.rule {
-            Some(id) => Some(
-                self.rule_named(id)
-                    .ok_or_else(|| SnapshotError::UnknownRule(id.clone()))?,
-            ),
-            None => None,
-        };
-        let rng = state.rng;
-        self.reset(state);
-        state.rng = rng;
-        match rule {
-            Some(r) => state.cursor = r,
-            None => state.halt = Some(Halt::Stopped),
+        if let Some(id) = &snap.rule {
+            match self.rule_named(id) {
+                Some(r) => {
+                    state.cursor = r;
+                    state.no_rule = false;
+                }
+                None => state.no_rule = true,
+            }
         }
         state.first_run = snap.first_run;
+        state.halt = snap.failed.then_some(Halt::Stopped);
         Ok(())
     }
 

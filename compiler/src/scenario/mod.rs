@@ -98,6 +98,12 @@ pub enum InputKind {
         /// The value.
         value: bool,
     },
+    /// `restore "HEX"`: Drag\[en\]gine: the context record (`BTContext.readFromFile`) read
+    /// into the agent's context before the tick (cursor model).
+    Restore(btvm::CursorSnapshot),
+    /// `reload`: Drag\[en\]gine: the agent's element record is written, the agent is
+    /// reset and the record is read back (a save and a load of the game) before the tick.
+    SaveRestore,
 }
 
 /// One `at K [agent A] flags|stimulus|event|set …` directive.

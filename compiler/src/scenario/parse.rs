@@ -328,6 +328,23 @@ impl Line<'_> {
     }
 }
 
+/// A Drag\[en\]gine context record written as hex bytes separated by spaces
+/// (`"00 03 03 6f 6c 64"`), decoded whole.
+fn context_record(hex: &str) -> Result<btvm::CursorSnapshot, String> {
+    let mut bytes = Vec::new();
+    for b in hex.split_ascii_whitespace() {
+        let v = u8::from_str_radix(b, 16)
+            .map_err(|_| format!("`{b}` is not a byte in hex (two digits, such as `0a`)"))?;
+        bytes.push(v);
+    }
+    let (snap, rest) = btvm::CursorSnapshot::decode_context(&bytes).map_err(|e| e.to_string())?;
+    if rest.is_empty() {
+        Ok(snap)
+    } else {
+        Err(format!("{} bytes follow the record", rest.len()))
+    }
+}
+
 /// `none`, an integer word, or flag names separated by commas.
 fn flag_word(line: &mut Line<'_>) -> Result<FlagWord, Diagnostic> {
     match line.peek().cloned() {
@@ -451,6 +468,23 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                 "reset" => {
                     scn.resets.insert(k);
                 }
+                "restore" => {
+                    let (hex, hex_span) = line.word("a quoted context record in hex")?;
+                    let snap = context_record(&hex)
+                        .map_err(|why| Diagnostic::new(ErrorKind::InvalidValue, hex_span, why))?;
+                    scn.inputs.entry(k).or_default().push(Input {
+                        agent,
+                        kind: InputKind::Restore(snap),
+                        span: what_span,
+                    });
+                }
+                "reload" => {
+                    scn.inputs.entry(k).or_default().push(Input {
+                        agent,
+                        kind: InputKind::SaveRestore,
+                        span: what_span,
+                    });
+                }
                 "now" => {
                     let t = line.int("a time")?;
                     scn.now_at.insert(k, t);
@@ -464,8 +498,9 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                         ErrorKind::Syntax,
                         span,
                         "expected `at K now T`, `at K entry NAME`, `at K reset`, \
-                         `at K flags …`, `at K stimulus NAME`, `at K event NAME` or \
-                         `at K set VAR = true|false`",
+                         `at K flags …`, `at K stimulus NAME`, `at K event NAME`, \
+                         `at K set VAR = true|false`, `at K restore \"HEX\"` or \
+                         `at K reload`",
                     ))
                 }
             }

@@ -94,6 +94,8 @@ enum Given {
     },
     Event(String),
     Set(String, bool),
+    Restore(CursorSnapshot),
+    SaveRestore,
 }
 
 /// Per tick: the inputs, each for one agent or all (`None`).
@@ -104,10 +106,20 @@ fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic
     let mut out = Inputs::new();
     let decider = matches!(tree.config.model, Model::Decider { .. });
     let events = matches!(tree.config.model, Model::Lifecycle | Model::Selection);
+    let cursor = matches!(tree.config.model, Model::Cursor { .. });
     for (&k, inputs) in &scenario.inputs {
         for input in inputs {
             let for_events = matches!(input.kind, InputKind::Event(_) | InputKind::Set { .. });
-            if for_events && !events {
+            let for_cursor = matches!(input.kind, InputKind::Restore(_) | InputKind::SaveRestore);
+            if for_cursor {
+                if !cursor {
+                    return Err(Diagnostic::new(
+                        ErrorKind::InvalidValue,
+                        input.span,
+                        "saved cursors are inputs of cursor-model (Drag[en]gine) trees only",
+                    ));
+                }
+            } else if for_events && !events {
                 return Err(Diagnostic::new(
                     ErrorKind::InvalidValue,
                     input.span,
@@ -115,7 +127,7 @@ fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic
                      trees only",
                 ));
             }
-            if !for_events && !decider {
+            if !for_events && !for_cursor && !decider {
                 return Err(Diagnostic::new(
                     ErrorKind::InvalidValue,
                     input.span,
@@ -171,6 +183,8 @@ fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic
                     }
                     Given::Set(var.clone(), *value)
                 }
+                InputKind::Restore(snap) => Given::Restore(snap.clone()),
+                InputKind::SaveRestore => Given::SaveRestore,
             };
             out.entry(k).or_default().push((input.agent, given));
         }
@@ -603,6 +617,16 @@ pub fn run_engines(
     host.into_trace()
 }
 
+/// A save and a load of the game for one agent: its element record is written, the agent is
+/// reset (a new game object) and the record is read back into it.
+fn save_restore(engine: &mut dyn Engine, agent: u32) -> Result<(), SnapshotError> {
+    let mut bytes = Vec::new();
+    engine.snapshot(agent)?.encode(&mut bytes)?;
+    let (snap, _) = CursorSnapshot::decode(&bytes)?;
+    engine.reset(agent);
+    engine.restore(agent, &snap)
+}
+
 /// The scenario loop shared by every engine.
 fn drive(
     engine: &mut dyn Engine,
@@ -669,6 +693,16 @@ fn drive(
                     }
                     Given::Event(name) => engine.event(agent, host, name, now),
                     Given::Set(var, value) => engine.set_var(agent, var, *value),
+                    Given::Restore(snap) => {
+                        if let Err(e) = engine.restore(agent, snap) {
+                            host.note(format!("error {e}"));
+                        }
+                    }
+                    Given::SaveRestore => {
+                        if let Err(e) = save_restore(engine, agent) {
+                            host.note(format!("error {e}"));
+                        }
+                    }
                 }
             }
             for entry in scenario.entries.get(&k).into_iter().flatten() {

@@ -25,7 +25,8 @@ use cranelift_module::FuncId;
 use super::abi::{self, offsets, STATUS_FLAG, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_STR};
 use super::plan::Plan;
 use crate::program::{
-    Field, Instr, Label, Layout, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED, FLAG_UNCHANGED,
+    Field, Instr, Label, Layout, FLAG_NO_RULE, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED,
+    FLAG_UNCHANGED,
 };
 use crate::{BinOp, Program, Status, Value};
 
@@ -1520,17 +1521,25 @@ impl Tx<'_, '_, '_> {
 
     // ---- the cursor model ----------------------------------------------------------------
 
-    /// `cursor.dispatch`: a halted agent fails at once; otherwise an indexed jump to the
-    /// cursor's rule (the root when the slot holds no valid rule), as `cursor::current`.
+    /// `cursor.dispatch`: a halted agent fails at once; an agent without a current rule
+    /// stops and fails; otherwise an indexed jump to the cursor's rule (the root when the slot
+    /// holds no valid rule), as `cursor::current`.
     fn dispatch(&mut self) {
         let flags = self.read_field(self.layout.flags);
         let halted = self
             .b
             .ins()
             .band_imm_u(flags, i64::from(FLAG_STOPPED | FLAG_RUNAWAY));
-        let (stop, go) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(halted, stop, &[], go, &[]);
+        let (stop, check) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(halted, stop, &[], check, &[]);
         self.b.switch_to_block(stop);
+        self.finish(Status::Failure);
+        self.b.switch_to_block(check);
+        let no_rule = self.b.ins().band_imm_u(flags, i64::from(FLAG_NO_RULE));
+        let (none, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(no_rule, none, &[], go, &[]);
+        self.b.switch_to_block(none);
+        self.or_flags(FLAG_STOPPED);
         self.finish(Status::Failure);
         self.b.switch_to_block(go);
         let rules: Vec<u32> = self.env.program.rules().iter().map(|r| r.label).collect();

@@ -69,7 +69,7 @@ pub struct Layout {
     /// Cursor model: the rule the cursor rests on (an index into the rule table).
     pub cursor: Field,
     /// One byte of model flags: cursor model [`FLAG_STARTED`], [`FLAG_STOPPED`],
-    /// [`FLAG_RUNAWAY`]; decider model [`FLAG_ROOT_ACTIVE`], [`FLAG_LOOP_GUARD`].
+    /// [`FLAG_RUNAWAY`], [`FLAG_NO_RULE`]; decider model [`FLAG_ROOT_ACTIVE`], [`FLAG_LOOP_GUARD`].
     pub flags: Field,
     /// Decider model: byte offset of the decider header ([`DECIDER_HEADER`] bytes: the
     /// DecisionFlags word `u32`, the present-stimuli word `u32`, the never-expiring-stimuli word
@@ -118,6 +118,11 @@ pub const FLAG_STARTED: u8 = 1;
 pub const FLAG_STOPPED: u8 = 2;
 /// Cursor-model flag: a step hit the run-away limit and the tree is stopped until a reset.
 pub const FLAG_RUNAWAY: u8 = 4;
+/// Cursor-model flag: the context has no current rule (a restored record named a rule id the
+/// tree lacks). The next step runs nothing, fails and stops the tree, as Drag\[en\]gine's
+/// `BTContext.stepBehaviorTree` returns false without a current rule and its game integration
+/// then stops the tree (`spec/semantics.md` §4.2).
+pub const FLAG_NO_RULE: u8 = 128;
 
 /// Decider-model flag: the root decider is active.
 pub const FLAG_ROOT_ACTIVE: u8 = 8;

@@ -27,6 +27,9 @@
 //!
 //! - `files`: reading a file through the [`FileSystem`] (size limit, UTF-8, source map) and
 //!   resolving subtree paths against the including file's directory.
+//! - `raw`: what the original's own XML reader makes of the source where `roxmltree` reads it
+//!   differently: element text (the first text node after its whitespace cleaning), attribute
+//!   values, and the few inputs one accepts and the other refuses.
 //! - `xml`: one file's XML (parsed by `roxmltree`) to rules: the grammar, attributes, common
 //!   elements, and every grammar error with its span.
 //! - `ast`: the parsed rules of one file.
@@ -41,19 +44,20 @@
 //! by `Limits::max_include_depth`. No part of this module prints, panics on input, or reads a
 //! file other than through the [`FileSystem`] it is given.
 //!
-//! Deliberate differences from the original loader, all load errors with a position: a
-//! subtree including itself, directly or through others (the original recurses until it runs
-//! out of memory); child elements inside `<subtree>` (the original ignores them; §6.2 says a
-//! subtree carries no conditions or parameters); child elements inside `<parameter>`,
-//! `<condition>` and `<conditionMode>`; a `<parameter>` without `name`; an empty action or
+//! The texts of `<parameter>`, `<condition>`, `<conditionMode>` and `<subtree>` are the
+//! element's first text node after the original's whitespace cleaning, and attribute values
+//! are decoded as the original decodes them (`raw`, `spec/semantics.md` §6.2); child
+//! elements of those four elements, rule text and unknown attributes are ignored, as in the
+//! original. Deliberate differences, all load errors with a position (§6.2 lists them with
+//! their reasons): a subtree including itself, directly or through others; an empty action or
 //! condition name; a `<subtree>` without a path; more than 127 distinct parameters on one rule
-//! (a call takes at most 255 arguments); DTDs. Text and unknown attributes are ignored, as in
-//! the original; the texts of `<parameter>`, `<condition>`, `<conditionMode>` and `<subtree>`
-//! are used exactly as written (first text node, no trimming), as the original reads them.
+//! (a call takes at most 255 arguments); DTDs; a character reference standing for a byte of
+//! 0x80 or more; the XML `roxmltree` refuses and the original's parser accepts.
 
 mod ast;
 mod files;
 mod ids;
+mod raw;
 mod rules;
 mod xml;
 

@@ -382,8 +382,9 @@ impl<'a> Loader<'a> {
                         );
                         if path.text.trim() != path.text {
                             d.with_note(
-                                "the path starts or ends with whitespace, which is part of \
-                                 the file name as written",
+                                "the path starts or ends with a space, which is part of the \
+                                 file name: the original's whitespace cleaning keeps one \
+                                 leading space when an attribute comes before the text",
                             )
                         } else {
                             d

@@ -1,9 +1,13 @@
 //! One `.debt` file's XML to [`FileRules`]: the element grammar, attributes, the common
 //! elements (`parameter`, `condition`, `conditionMode`) and every grammar error with its span.
 //!
-//! The XML itself is parsed by the shared XML layer ([`crate::syntax::xml`]: `roxmltree`, no
-//! DTDs, so no custom entities); its errors become [`ErrorKind::Syntax`] diagnostics at the
-//! reported position. Tag names are compared exactly as written in the source (case-sensitive,
+//! The XML structure is parsed by the shared XML layer ([`crate::syntax::xml`]: `roxmltree`,
+//! no DTDs) over the text as `raw::prepare` leaves it; its errors become
+//! [`ErrorKind::Syntax`] diagnostics at the reported position. Attribute values and element
+//! text are read from the source as Drag\[en\]gine's own XML reader reads them (`raw`):
+//! an element's text is its first character-data node after the original's whitespace
+//! cleaning, so child elements of `<subtree>`, `<parameter>`, `<condition>` and
+//! `<conditionMode>` are ignored, as the original loader never visits them. Tag names are compared exactly as written in the source (case-sensitive,
 //! a namespace prefix is part of the name), as the original loader compares them. Rule nesting is checked against `Limits::max_depth` before
 //! each recursive step, so no input can make this file recurse deeper than that limit.
 //!
@@ -13,6 +17,7 @@ use btvm::Limits;
 use roxmltree::Node;
 
 use super::ast::{FileRules, Located, Mode, Rule, RuleKind};
+use super::raw;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::source::{FileId, Span};
 use crate::syntax::xml::{self, elements};
@@ -68,8 +73,9 @@ const COMMON: &str = "`<parameter>`, `<condition>`, `<conditionMode>`";
 
 /// Parses the text of one file (`file` in the source map).
 pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<FileRules> {
+    let prepared = raw::prepare(text, file)?;
     let doc = xml::parse(
-        text,
+        &prepared,
         file,
         "the file has no root element; a `.debt` file's root is `<behaviorTree>`",
     )?;
@@ -129,7 +135,26 @@ impl<'t> Parser<'t> {
 
     /// The span of the element's start tag, `<` to `>`.
     fn start_tag(&self, node: Node) -> Span {
-        xml::start_tag(self.text, self.file, node)
+        let start = node.range().start;
+        let (_, end, _) = raw::start_tag(self.text, start);
+        Span::new(self.file, start, end)
+    }
+
+    /// Attribute `name` of `node` (the first one written), decoded as the original decodes it,
+    /// with the span of its value.
+    fn attr(&self, node: Node, name: &str) -> PResult<Option<Located>> {
+        let Some(a) = node.attribute_node(name) else {
+            return Ok(None);
+        };
+        let r = a.range_value();
+        let span = self.span(r.clone());
+        let text = raw::attribute(self.text.get(r).unwrap_or(""), span)?;
+        Ok(Some(Located { text, span }))
+    }
+
+    /// `getFirstCData`: the element's first text node after the original's cleaning.
+    fn first_text(&self, node: Node) -> PResult<Option<Located>> {
+        Ok(raw::first_text(self.text, self.file, node)?.map(|(text, span)| Located { text, span }))
     }
 
     /// Parses the rule element `node`, a child of a rule at `parent_depth` (0 for the top).
@@ -151,25 +176,26 @@ impl<'t> Parser<'t> {
 
     fn rule(&self, node: Node, tag: Tag, depth: u32) -> PResult<Rule> {
         let span = self.start_tag(node);
-        let id = match node.attribute_node("id") {
-            None => None,
-            Some(a) if a.value().is_empty() => {
+        let id = match self.attr(node, "id")? {
+            Some(a) if a.text.is_empty() => {
+                let at = node
+                    .attribute_node("id")
+                    .map_or(a.span, |a| self.span(a.range()));
                 return Err(Diagnostic::new(
                     ErrorKind::InvalidValue,
-                    self.span(a.range()),
+                    at,
                     "a rule id cannot be empty",
                 )
                 .with_note("leave the `id` attribute out for a rule without an id"));
             }
-            Some(a) => Some(Located {
-                text: a.value().to_string(),
-                span: self.span(a.range_value()),
-            }),
+            id => id,
         };
-        let flag = |name: &str| node.attribute(name) == Some("true");
+        let flag = |name: &str| -> PResult<bool> {
+            Ok(self.attr(node, name)?.is_some_and(|a| a.text == "true"))
+        };
         let (looping, do_not_fail) = match tag {
-            Tag::Action => (false, flag("doNotFail")),
-            Tag::Sequence | Tag::Choice | Tag::Subtree => (flag("loop"), flag("doNotFail")),
+            Tag::Action => (false, flag("doNotFail")?),
+            Tag::Sequence | Tag::Choice | Tag::Subtree => (flag("loop")?, flag("doNotFail")?),
             _ => (false, false),
         };
         let mut common = Common {
@@ -242,44 +268,28 @@ impl<'t> Parser<'t> {
     }
 
     fn action_name(&self, node: Node, span: Span) -> PResult<String> {
-        match node.attribute_node("name") {
+        match self.attr(node, "name")? {
             None => Err(Diagnostic::new(
                 ErrorKind::Syntax,
                 span,
                 "`<action>` needs a `name` attribute",
             )
             .with_note("for example `<action name=\"timer.wait\"/>`")),
-            Some(a) if a.value().is_empty() => Err(Diagnostic::new(
+            Some(a) if a.text.is_empty() => Err(Diagnostic::new(
                 ErrorKind::InvalidValue,
-                self.span(a.range()),
+                node.attribute_node("name")
+                    .map_or(a.span, |n| self.span(n.range())),
                 "an action name cannot be empty",
             )),
-            Some(a) => Ok(a.value().to_string()),
+            Some(a) => Ok(a.text),
         }
     }
 
-    /// The path of a `<subtree>`: its first text; child elements are errors.
+    /// The path of a `<subtree>`: its first text (child elements are ignored, as the original
+    /// loader never reads them).
     fn subtree_path(&self, node: Node, span: Span) -> PResult<Located> {
-        if let Some(child) = elements(node).next() {
-            let name = self.tag_name(child);
-            let d = Diagnostic::new(
-                ErrorKind::Syntax,
-                self.start_tag(child),
-                format!("`<{}>` cannot contain `<{name}>`", self.tag_name(node)),
-            );
-            return Err(match Tag::from_name(name) {
-                Some(t) if !t.is_rule() => d.with_note(
-                    "a subtree cannot carry conditions or parameters; put them on a \
-                     `<sequence>` around it or inside the subtree file",
-                ),
-                _ => d.with_note("a subtree element holds only the path of the file to include"),
-            });
-        }
-        match node.children().find(Node::is_text) {
-            Some(t) if !t.text().unwrap_or("").is_empty() => Ok(Located {
-                text: t.text().unwrap_or("").to_string(),
-                span: self.span(t.range()),
-            }),
+        match self.first_text(node)? {
+            Some(t) if !t.text.is_empty() => Ok(t),
             _ => Err(Diagnostic::new(
                 ErrorKind::Syntax,
                 span,
@@ -295,16 +305,17 @@ impl<'t> Parser<'t> {
     /// Reads a common element into `common`.
     fn common(&self, node: Node, tag: Tag, common: &mut Common) -> PResult<()> {
         let span = self.start_tag(node);
-        let text = self.text_of(node)?;
+        let text = self.first_text(node)?;
         match tag {
             Tag::Parameter => {
-                let Some(name) = node.attribute("name") else {
+                let Some(name) = self.attr(node, "name")? else {
                     return Err(Diagnostic::new(
                         ErrorKind::Syntax,
                         span,
                         "`<parameter>` needs a `name` attribute",
                     ));
                 };
+                let name = name.text;
                 let value = text.map_or(String::new(), |t| t.text);
                 if let Some(p) = common.params.iter_mut().find(|p| p.0 == name) {
                     p.1 = value;
@@ -317,7 +328,7 @@ impl<'t> Parser<'t> {
                         )
                         .with_note("each parameter is passed as two arguments (name, value)"));
                     }
-                    common.params.push((name.to_string(), value));
+                    common.params.push((name, value));
                 }
             }
             Tag::Condition => match text {
@@ -346,25 +357,6 @@ impl<'t> Parser<'t> {
             }
         }
         Ok(())
-    }
-
-    /// The first text child of a text-only element; child elements are errors.
-    fn text_of(&self, node: Node) -> PResult<Option<Located>> {
-        if let Some(child) = elements(node).next() {
-            return Err(Diagnostic::new(
-                ErrorKind::Syntax,
-                self.start_tag(child),
-                format!(
-                    "`<{}>` holds only text, not `<{}>`",
-                    self.tag_name(node),
-                    self.tag_name(child)
-                ),
-            ));
-        }
-        Ok(node.children().find(Node::is_text).map(|t| Located {
-            text: t.text().unwrap_or("").to_string(),
-            span: self.span(t.range()),
-        }))
     }
 
     fn unknown(&self, node: Node, parent: &str, expected: &str) -> Diagnostic {
