@@ -539,7 +539,10 @@ fn lexical_errors_and_missing_files() {
             b"action roam()\n/* never closed",
             ErrorKind::UnterminatedComment,
         ),
-        (b"#include \"a.bt\"\naction roam()", ErrorKind::IncludeCycle),
+        (
+            b"#include \"t/a.bt\"\naction roam()",
+            ErrorKind::IncludeCycle,
+        ),
     ];
     for (src, want) in warned {
         let mut fs = MemFs::new();

@@ -481,7 +481,7 @@ fn stringize_paste_and_enum() {
     let t = load_src(
         "#define S(x) #x\n#define CAT(a, b) a ## b\nsequence { action say(S(hi there)) action CAT(ro, am) }",
     );
-    assert_eq!(show_main(&t), "sequence { say(\"hi there\"); roam() }");
+    assert_eq!(show_main(&t), "sequence { say(\"hithere\"); roam() }");
     let t = load_src("enum { A, B = 5, C, D = -2, E };\naction moveTo(C, E)");
     assert_eq!(show_main(&t), "moveTo(6, -1)");
     // A malformed `#define` stops the precompiler (a warning).
@@ -621,23 +621,31 @@ fn expanded_tokens_point_at_the_use_site() {
 
 #[test]
 fn include_directive_reads_relative_files() {
+    // `#include` names a path from the game's root, the directory above `bots/`, whichever
+    // file includes it.
     let t = load_ok(&[
         (
             "bots/main.bt",
-            "#include \"inc/defs.h\"\n#include <inc/more.h>\naction moveTo(TARGET, RANGE)",
+            "#include \"bots/inc/defs.h\"\n#include <bots/inc/more.h>\naction moveTo(TARGET, RANGE)",
         ),
         (
             "bots/inc/defs.h",
-            "#define TARGET E_GOAL\n#include \"deeper.h\"",
+            "#define TARGET E_GOAL\n#include \"bots/inc/deeper.h\"",
         ),
         ("bots/inc/deeper.h", "#define RANGE 42"),
         ("bots/inc/more.h", "#ifndef TARGET\n#error no\n#endif"),
     ]);
     assert_eq!(show_main(&t), "moveTo(17, 42)");
+    // A name relative to the including file is not found there: the precompiler stops.
+    let (d, _) = err_files(&[
+        ("bots/main.bt", "#include \"defs.h\"\naction moveTo(TARGET)"),
+        ("bots/defs.h", "#define TARGET 3"),
+    ]);
+    assert_eq!(d.kind, ErrorKind::Syntax);
     // A recursive `#include` is logged and skipped by the game's precompiler.
     let t = load_ok(&[
-        ("main.bt", "#include \"a.h\"\naction roam()"),
-        ("a.h", "#include \"main.bt\""),
+        ("main.bt", "#include \"t/a.h\"\naction roam()"),
+        ("a.h", "#include \"t/main.bt\""),
     ]);
     assert_eq!(show_main(&t), "roam()");
     // A file it cannot read stops it: nothing was read, so no node.

@@ -132,6 +132,15 @@ impl CaseFile {
         })
     }
 
+    /// The virtual directory of the case's files: `/bots` for Unvanquished trees (the game
+    /// reads them from `bots/` under its root, which `#include` names start from), else `/case`.
+    pub fn dir(&self) -> &'static Path {
+        Path::new(match self.format {
+            Format::Dialect(crate::ir::Dialect::Unvanquished) => "/bots",
+            _ => DIR,
+        })
+    }
+
     /// The virtual path of the main tree.
     pub fn main_path(&self) -> PathBuf {
         let ext = match self.format {
@@ -141,7 +150,7 @@ impl CaseFile {
             Format::Dialect(crate::ir::Dialect::Spore) => "spore",
             Format::Dialect(_) => "xml",
         };
-        Path::new(DIR).join(format!("main.{ext}"))
+        self.dir().join(format!("main.{ext}"))
     }
 
     /// Runs the case on `engine`; `Err` describes the mismatch.
@@ -149,7 +158,7 @@ impl CaseFile {
         let mut fs = MemFs::new();
         fs.insert(self.main_path(), self.tree.as_bytes());
         for (name, text) in &self.files {
-            fs.insert(Path::new(DIR).join(name), text.as_bytes());
+            fs.insert(self.dir().join(name), text.as_bytes());
         }
         let mut sources = SourceMap::new();
         let options = LoadOptions {

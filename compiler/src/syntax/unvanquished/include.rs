@@ -101,11 +101,17 @@ impl<'a> Loader<'a> {
 
     /// Preprocesses and parses one file whose root sits at `base_depth`.
     fn parse(&mut self, file: &SourceText, base_depth: u32) -> PResult<FileTree> {
+        let main = self
+            .stack
+            .first()
+            .map_or(file.path.as_path(), |f| f.path.as_path());
+        let root = game_root(main);
         let ctx = PpContext {
             fs: self.fs,
             limits: self.limits,
             sources: &mut *self.sources,
             include_depth: self.stack.len().saturating_sub(1) as u32,
+            root: &root,
         };
         let mut pre = preprocess(ctx, file)?;
         self.warnings.append(&mut pre.warnings);
@@ -226,6 +232,14 @@ impl Env for Loader<'_> {
         }
         Ok((id, tree.height))
     }
+}
+
+/// The game's file-system root for a tree whose main file is `main`: the directory above the
+/// main file's (the game reads `bots/NAME.bt` from its root). **Definition**: btvm has no game
+/// installation, so the tree's own location stands for it.
+fn game_root(main: &Path) -> PathBuf {
+    let dir = main.parent().unwrap_or(Path::new(""));
+    dir.parent().unwrap_or(dir).to_path_buf()
 }
 
 /// The cache key of a behavior file: its stem, lower-cased.

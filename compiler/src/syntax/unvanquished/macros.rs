@@ -247,16 +247,11 @@ pub(super) fn substitute(
     Ok(pasted)
 }
 
-/// `#p`: the argument's spelling, tokens separated by a space where the source had one.
+/// `#p`: the argument's tokens spelled one after the other, with no space between them (the
+/// game's `Parse_StringizeTokens` concatenates the token strings: `S(hello world)` is
+/// `"helloworld"`).
 fn stringize(arg: &[Token]) -> String {
-    let mut s = String::new();
-    for (i, t) in arg.iter().enumerate() {
-        if i > 0 && t.space_before {
-            s.push(' ');
-        }
-        s.push_str(&t.text());
-    }
-    s
+    arg.iter().map(Token::text).collect()
 }
 
 /// `a ## b`: name with name or number gives a name; string with string gives a string.

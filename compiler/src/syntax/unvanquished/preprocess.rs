@@ -4,7 +4,8 @@
 //! - Directives start at any `#` token read from a file (not from a macro expansion) and run
 //!   to the end of the line; a `\` token continues the line onto the next one.
 //! - `#define` / `#undef`, `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif`,
-//!   `#include "file"` / `<file>` (relative to the including file), `#error`, `#pragma`
+//!   `#include "file"` / `<file>` (from the game's file-system root: the directory above the
+//!   main tree's, as the game reads trees from `bots/`), `#error`, `#pragma`
 //!   (ignored). `#line`, `#eval`, `#evalfloat` and `$` directives are rejected as unsupported;
 //!   other names are errors. In skipped groups only the conditional directives count.
 //! - `#elif` / `#else` follow C. The game's precompiler evaluates each `#elif` on its own and
@@ -43,6 +44,9 @@ pub(super) struct PpContext<'a> {
     pub sources: &'a mut SourceMap,
     /// How many files include the file being preprocessed (behaviors and `#include`s).
     pub include_depth: u32,
+    /// The game's file-system root, where `#include "F"` looks for `F`: the directory above the
+    /// main tree's (the game reads every tree from `bots/` under that root).
+    pub root: &'a Path,
 }
 
 /// The result: the tokens the parser reads and the position of the end of the file.
@@ -292,6 +296,16 @@ impl Pp<'_> {
             }
         };
         let out = substitute(&m, &args, tok)?;
+        if out.is_empty() {
+            // `Parse_ExpandDefineIntoSource` fails on an expansion without tokens, and with it
+            // `PC_ReadToken`: the game's token stream ends at this use.
+            self.stop(Diagnostic::new(
+                ErrorKind::Preprocessor,
+                tok.span,
+                format!("`{name}` expands to nothing"),
+            ));
+            return Ok(true);
+        }
         self.expanded = self.expanded.saturating_add(out.len());
         if self.expanded > self.ctx.limits.max_expanded_tokens {
             return Err(Diagnostic::new(
@@ -607,12 +621,9 @@ impl Pp<'_> {
         if name.is_empty() {
             return Err(pp_error(at, "`#include` with an empty file name"));
         }
-        let current = self
-            .files
-            .last()
-            .map(|f| f.path.clone())
-            .unwrap_or_default();
-        let path = current.parent().unwrap_or(Path::new("")).join(&name);
+        // `Parse_Directive_include` opens the name as given, from the game's file-system root
+        // (`Parse_LoadScriptFile`, `BG_FOpenGameOrPakPath`), never beside the including file.
+        let path = self.ctx.root.join(&name);
         let depth = self.ctx.include_depth as usize + self.files.len();
         if depth > self.ctx.limits.max_include_depth as usize {
             return Err(Diagnostic::new(
@@ -776,6 +787,7 @@ mod tests {
             limits: &limits,
             sources: &mut sources,
             include_depth: 0,
+            root: Path::new("/"),
         };
         Ok(preprocess(ctx, &file)?
             .tokens
@@ -792,7 +804,8 @@ mod tests {
         assert_eq!(pp("#define A 1 \\\n\n 2\nA").unwrap(), ["2", "1"]);
         // Comments spanning lines count as line breaks.
         assert_eq!(pp("#define A 1 /*\n*/ 2\nA").unwrap(), ["2", "1"]);
-        assert_eq!(pp("#define E\nx E y").unwrap(), ["x", "y"]);
+        // A use of a macro that expands to nothing ends the game's token stream.
+        assert_eq!(pp("#define E\nx E y").unwrap(), ["x"]);
     }
 
     #[test]
