@@ -303,6 +303,12 @@ fn bad_decider_programs() {
             *c = child;
         }
         expect(p, K::IndexOutOfRange);
+        let mut p = base();
+        let at = first(&p, &|i| matches!(i, Instr::DecMaskUpTo { .. }));
+        if let Instr::DecMaskUpTo { child: c, .. } = &mut p.code[at] {
+            *c = child;
+        }
+        expect(p, K::IndexOutOfRange);
     }
     let mut p = base();
     let at = first(&p, &|i| matches!(i, Instr::DecJumpActive { .. }));

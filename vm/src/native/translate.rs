@@ -1192,6 +1192,7 @@ impl Tx<'_, '_, '_> {
             | Instr::DecPick { .. }
             | Instr::DecJumpPick { .. }
             | Instr::DecMask { .. }
+            | Instr::DecMaskUpTo { .. }
             | Instr::DecJumpMasked { .. }
             | Instr::DecCandClear { .. }
             | Instr::DecCand { .. }
