@@ -1188,7 +1188,7 @@ fn file_level_errors_have_their_kinds() {
     assert_eq!(kind(b"btvmprog\x01\x00", &limits()), K::BadMagic);
 
     let mut b = bytes.clone();
-    for version in [0u16, 1, 2, 3, 4, 5, 7] {
+    for version in (0..btvm::program::VERSION).chain([btvm::program::VERSION + 1]) {
         b[8..10].copy_from_slice(&version.to_le_bytes());
         assert_eq!(kind(&b, &limits()), K::BadVersion);
     }
