@@ -5,6 +5,9 @@
 //! - it is deterministic (same tree, same scenario, same trace);
 //! - printing the tree in the native syntax and parsing it back gives the same trace.
 //!
+//! And on generated MBT and BST trees (totality, determinism, lifecycle invariants) and Spore
+//! decider trees (a tick without shared deciders redecides at most once per decider).
+//!
 //! `PROPTEST_CASES` raises the case count for long runs.
 
 use btvm::{Import, ImportId, ImportKind, Status};
@@ -384,5 +387,42 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+// ---- the decider (Spore) model ------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        max_global_rejects: 4096,
+        ..ProptestConfig::default()
+    })]
+
+    /// Masks last the tick (`spec/spore.md` 2.5, 2.7): in a tree without shared deciders a
+    /// group tries each child at most once per tick, so a tick redecides at most once per
+    /// decider below the root, and a redecide limit of that many never trips the loop guard.
+    #[test]
+    fn a_tick_redecides_at_most_once_per_decider(
+        (mut t, text) in support::gen::decider_case(support::gen::RlConfig::default())
+    ) {
+        use btvm_compiler::ir::{Model, NodeKind};
+        let shared = t.nodes.iter().any(|n| matches!(n.kind, NodeKind::Include(_)));
+        prop_assume!(!shared);
+        let deciders = t
+            .nodes
+            .iter()
+            .filter(|n| matches!(n.kind, NodeKind::Decider(_)))
+            .count() as u32;
+        t.config.model = Model::Decider {
+            redecide_limit: deciders.saturating_sub(1),
+        };
+        let scn = parse_scenario(FileId(0), &text).expect("generated scenarios parse");
+        let trace = run(&t, &scn, EngineKind::Reference).expect("generated trees run");
+        prop_assert!(
+            !trace.lines().iter().any(|l| l.starts_with("error redecide limit")),
+            "{}",
+            native::print(&t)
+        );
     }
 }

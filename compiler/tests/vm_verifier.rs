@@ -303,6 +303,12 @@ fn bad_decider_programs() {
             *c = child;
         }
         expect(p, K::IndexOutOfRange);
+        let mut p = base();
+        let at = first(&p, &|i| matches!(i, Instr::DecMaskUpTo { .. }));
+        if let Instr::DecMaskUpTo { child: c, .. } = &mut p.code[at] {
+            *c = child;
+        }
+        expect(p, K::IndexOutOfRange);
     }
     let mut p = base();
     let at = first(&p, &|i| matches!(i, Instr::DecJumpActive { .. }));
@@ -1182,7 +1188,7 @@ fn file_level_errors_have_their_kinds() {
     assert_eq!(kind(b"btvmprog\x01\x00", &limits()), K::BadMagic);
 
     let mut b = bytes.clone();
-    for version in [0u16, 1, 2, 3, 4, 5, 7] {
+    for version in (0..btvm::program::VERSION).chain([btvm::program::VERSION + 1]) {
         b[8..10].copy_from_slice(&version.to_le_bytes());
         assert_eq!(kind(&b, &limits()), K::BadVersion);
     }

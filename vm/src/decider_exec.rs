@@ -32,7 +32,8 @@ const NO_PICK: u32 = MAX_CHILDREN;
 /// One group's choice registers for the current tick.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Regs {
-    /// Children the current choice skips (bit `k` = child `k`).
+    /// Children the group's choices skip until it is entered again (bit `k` = child `k`): the
+    /// ones that failed since.
     mask: u64,
     /// The accepting candidates not tried yet (`random`, `scored`).
     cand: u64,
@@ -247,7 +248,14 @@ pub(crate) fn step(
         }
         Instr::DecMask { group, child } => {
             if let Some(r) = regs.regs.get_mut(group.0 as usize) {
-                r.mask = 1u64.checked_shl(u32::from(child)).unwrap_or(0);
+                r.mask |= 1u64.checked_shl(u32::from(child)).unwrap_or(0);
+            }
+            FALL
+        }
+        Instr::DecMaskUpTo { group, child } => {
+            if let Some(r) = regs.regs.get_mut(group.0 as usize) {
+                let upper = 1u64.checked_shl(u32::from(child) + 1).unwrap_or(0);
+                r.mask |= upper.wrapping_sub(1);
             }
             FALL
         }

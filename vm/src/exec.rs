@@ -1059,6 +1059,7 @@ pub(crate) fn run<H: Host + ?Sized>(
             Instr::DecEnter { .. } => dec_op!(ins),
             Instr::DecPick { .. } => dec_op!(ins),
             Instr::DecMask { .. } => dec_op!(ins),
+            Instr::DecMaskUpTo { .. } => dec_op!(ins),
             Instr::DecCandClear { .. } => dec_op!(ins),
             Instr::DecCand { .. } => dec_op!(ins),
         }

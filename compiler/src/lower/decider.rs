@@ -24,17 +24,17 @@
 //!   jump to the choice (activate), or to the active child's visit entry (`dec.jump.active`
 //!   chain; `prioritized` visits through the scan below instead, which meets the active child
 //!   after trying the higher-priority ones);
-//! - with the `redecide` flag, one block per redecide target that recomputes `d`'s score;
+//! - with the `redecide` flag, a block that recomputes `d`'s score before the choice;
 //! - the choice: `prioritized`/`sequential` scan positions `scan[j]` (masked? active? decide,
 //!   `dec.pick`, switch); `random`/`scored` collect the accepting candidates and draw
 //!   (`dec.draw`/`dec.best`);
 //! - the switch: deactivate the active child (a `dec.jump.active` chain over one inline
 //!   deactivation per child), then `dec.set` the picked child (a `dec.jump.pick` chain) and jump
 //!   to its activate entry;
-//! - the children's bodies, each followed by its failure handler: a failed activation (`pick`
-//!   is this child) redecides and continues the scan after it (or draws again); a failed visit
-//!   masks the child and redecides from the start (`sequential`: after it). `dec.redecide` is
-//!   the only backward jump, and it is counted.
+//! - the children's bodies, each followed by its failure handler: the failed child joins the
+//!   group's mask (`sequential`, after a failed visit: with every child before it) and the
+//!   group redecides, which starts the choice over (the scan from its first position, or the
+//!   collection of candidates). `dec.redecide` is the only backward jump, and it is counted.
 //!
 //! Code grows with the number of include sites times the size of what they include; a tree
 //! whose code would pass `Limits::max_program_instructions` is refused as `ProgramTooLarge`
@@ -477,13 +477,13 @@ impl DeciderLower<'_, '_> {
                 visit: self.label(),
             })
             .collect();
-        // Choice positions: `scan[0..=n]` or `collect`/`draw`.
+        // Choice positions: `scan[0..=n]` or `collect`.
         let scan: Vec<Label> = if scans {
             (0..=n).map(|_| self.label()).collect()
         } else {
             Vec::new()
         };
-        let (collect, draw) = (self.label(), self.label());
+        let collect = self.label();
         let choose = if scans { scan[0] } else { collect };
         let switch = self.label();
 
@@ -511,40 +511,30 @@ impl DeciderLower<'_, '_> {
         }
         self.jump(choose);
 
-        // Redecide targets: with the `redecide` flag, each recomputes the score first.
+        // The redecide target: the choice from its start, after the `redecide` flag's
+        // recomputation of `d`'s score.
         let recompute = self.knobs(d).is_some_and(|k| k.decide_on_redecide);
-        let targets: Vec<Label> = if scans {
-            scan.clone()
+        let redecide_to = if recompute {
+            let r = self.label();
+            self.place(r);
+            self.recompute(d, f);
+            self.jump(choose);
+            r
         } else {
-            vec![collect, draw]
+            choose
         };
-        let redecide_to: Vec<Label> = if recompute {
-            targets
-                .iter()
-                .map(|&to| {
-                    let r = self.label();
-                    self.place(r);
-                    self.recompute(d, f);
-                    self.jump(to);
-                    r
-                })
-                .collect()
-        } else {
-            targets.clone()
-        };
-        let back = |to: Label| -> usize { targets.iter().position(|&x| x == to).unwrap_or(0) };
 
         // The choice.
         if scans {
             for (j, &c) in kids.iter().enumerate() {
                 self.place(scan[j]);
                 let next = scan[j + 1];
+                self.emit(Instr::DecJumpMasked {
+                    group: grp,
+                    child: j as u8,
+                    to: next,
+                });
                 if policy == Policy::Prioritized {
-                    self.emit(Instr::DecJumpMasked {
-                        group: grp,
-                        child: j as u8,
-                        to: next,
-                    });
                     self.emit(Instr::DecJumpActive {
                         group: grp,
                         active: (j + 1) as u8,
@@ -578,7 +568,6 @@ impl DeciderLower<'_, '_> {
                 self.decide(c, skip, mode);
                 self.place(skip);
             }
-            self.place(draw);
             self.emit(if policy == Policy::Random {
                 Instr::DecDraw {
                     group: grp,
@@ -639,32 +628,27 @@ impl DeciderLower<'_, '_> {
                 return;
             }
             self.place(fail);
-            let (after_activate, after_visit) = if scans {
-                let next = redecide_to[back(scan[i + 1])];
-                match policy {
-                    Policy::Sequential => (next, next),
-                    _ => (next, redecide_to[0]),
-                }
-            } else {
-                (redecide_to[1], redecide_to[0])
-            };
-            if after_activate == after_visit {
-                self.redecide(after_activate);
-                continue;
+            // The failed child joins the mask and the choice starts over. Sequential: a child
+            // that failed while active masks the children before it too.
+            if policy == Policy::Sequential {
+                let activated = self.label();
+                self.emit(Instr::DecJumpPick {
+                    group: grp,
+                    child: i as u8,
+                    to: activated,
+                });
+                self.emit(Instr::DecMaskUpTo {
+                    group: grp,
+                    child: i as u8,
+                });
+                self.redecide(redecide_to);
+                self.place(activated);
             }
-            let activated = self.label();
-            self.emit(Instr::DecJumpPick {
-                group: grp,
-                child: i as u8,
-                to: activated,
-            });
             self.emit(Instr::DecMask {
                 group: grp,
                 child: i as u8,
             });
-            self.redecide(after_visit);
-            self.place(activated);
-            self.redecide(after_activate);
+            self.redecide(redecide_to);
         }
     }
 

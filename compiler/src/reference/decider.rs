@@ -508,7 +508,7 @@ impl Tick<'_, '_> {
                         return Flow::Fail;
                     }
                 }
-                self.deeper(|me| me.choose(d, t, g, 0, 0))
+                self.deeper(|me| me.choose(d, t, g, 0))
             }
             _ => Flow::Fail,
         }
@@ -535,14 +535,14 @@ impl Tick<'_, '_> {
     /// The group part of a visit: interruptions, the active child, the redecide.
     fn visit_group(&mut self, d: NodeId, t: NodeId, g: Group) -> Flow {
         let Some(a) = self.state.decider.active[t.index()] else {
-            return self.choose(d, t, g, 0, 0);
+            return self.choose(d, t, g, 0);
         };
         if g.policy == Policy::Prioritized {
             for i in 0..a {
                 let c = self.child(t, i);
                 if self.decide(c).is_some() {
                     return match self.switch(t, i) {
-                        Flow::Fail => self.redecide(d, t, g, 0, i + 1),
+                        Flow::Fail => self.redecide(d, t, g, bit(i)),
                         other => other,
                     };
                 }
@@ -550,16 +550,17 @@ impl Tick<'_, '_> {
         }
         let c = self.child(t, a);
         match self.visit(c) {
-            Flow::Fail if g.policy == Policy::Sequential => self.redecide(d, t, g, 0, a + 1),
-            Flow::Fail => self.redecide(d, t, g, 1 << a, 0),
+            // Sequential: the children up to the failed one stay behind (a Definition).
+            Flow::Fail if g.policy == Policy::Sequential => self.redecide(d, t, g, through(a)),
+            Flow::Fail => self.redecide(d, t, g, bit(a)),
             other => other,
         }
     }
 
-    /// 2.5 Redecide in group `t` of decider `d`, then choose with `mask` from `from`.
-    fn redecide(&mut self, d: NodeId, t: NodeId, g: Group, mask: u64, from: u32) -> Flow {
+    /// 2.5 Redecide in group `t` of decider `d`, then choose with `mask`.
+    fn redecide(&mut self, d: NodeId, t: NodeId, g: Group, mask: u64) -> Flow {
         match self.count(d) {
-            Redecide::Go => self.choose(d, t, g, mask, from),
+            Redecide::Go => self.choose(d, t, g, mask),
             Redecide::Reject => Flow::Fail,
             Redecide::Guard => Flow::Guard,
         }
@@ -595,28 +596,38 @@ impl Tick<'_, '_> {
         self.activate(c)
     }
 
-    /// 2.5 Choose in group `t` (of decider `d`), skipping the children in `mask`, from `from`.
-    fn choose(&mut self, d: NodeId, t: NodeId, g: Group, mask: u64, from: u32) -> Flow {
-        let n = self.children(t);
-        let considered = move |i: u32| i >= from && mask & (1u64 << i) == 0;
-        match g.policy {
-            Policy::Prioritized | Policy::Sequential => {
-                for i in (0..n).filter(|&i| considered(i)) {
-                    let c = self.child(t, i);
-                    if self.decide(c).is_none() {
-                        continue;
-                    }
-                    match self.switch(t, i) {
-                        Flow::Ok => return Flow::Ok,
-                        Flow::Guard => return Flow::Guard,
-                        Flow::Fail => match self.count(d) {
-                            Redecide::Go => {}
-                            Redecide::Reject => return Flow::Fail,
-                            Redecide::Guard => return Flow::Guard,
-                        },
+    /// 2.5 Choose in group `t` (of decider `d`), skipping the children in `mask`: pick a child,
+    /// switch to it; if its activation fails, it joins the mask and the group redecides, which
+    /// starts the choice over from the first child.
+    fn choose(&mut self, d: NodeId, t: NodeId, g: Group, mut mask: u64) -> Flow {
+        loop {
+            let Some(i) = self.pick(t, g, mask) else {
+                return Flow::Fail;
+            };
+            match self.switch(t, i) {
+                Flow::Fail => {
+                    mask |= bit(i);
+                    match self.count(d) {
+                        Redecide::Go => {}
+                        Redecide::Reject => return Flow::Fail,
+                        Redecide::Guard => return Flow::Guard,
                     }
                 }
-                Flow::Fail
+                other => return other,
+            }
+        }
+    }
+
+    /// The policy's pick among the children of group `t` not in `mask`, each decided in order.
+    fn pick(&mut self, t: NodeId, g: Group, mask: u64) -> Option<u32> {
+        let n = self.children(t);
+        let considered = move |i: u32| mask & bit(i) == 0;
+        match g.policy {
+            Policy::Prioritized | Policy::Sequential => {
+                (0..n).filter(|&i| considered(i)).find(|&i| {
+                    let c = self.child(t, i);
+                    self.decide(c).is_some()
+                })
             }
             Policy::Random | Policy::Scored => {
                 let mut cands = Vec::new();
@@ -626,25 +637,16 @@ impl Tick<'_, '_> {
                         cands.push((i, score));
                     }
                 }
-                while !cands.is_empty() {
-                    let k = if g.policy == Policy::Random {
-                        let r = self.state.rng.next_f64();
-                        ((r * cands.len() as f64) as usize).min(cands.len() - 1)
-                    } else {
-                        best(&cands)
-                    };
-                    let (i, _) = cands.remove(k);
-                    match self.switch(t, i) {
-                        Flow::Ok => return Flow::Ok,
-                        Flow::Guard => return Flow::Guard,
-                        Flow::Fail => match self.count(d) {
-                            Redecide::Go => {}
-                            Redecide::Reject => return Flow::Fail,
-                            Redecide::Guard => return Flow::Guard,
-                        },
-                    }
+                if cands.is_empty() {
+                    return None;
                 }
-                Flow::Fail
+                let k = if g.policy == Policy::Random {
+                    let r = self.state.rng.next_f64();
+                    ((r * cands.len() as f64) as usize).min(cands.len() - 1)
+                } else {
+                    best(&cands)
+                };
+                Some(cands[k].0)
             }
         }
     }
@@ -681,6 +683,16 @@ static NO_DECIDER: Decider = Decider {
     decide: None,
     decide_on_redecide: false,
 };
+
+/// The mask of child `i` alone.
+fn bit(i: u32) -> u64 {
+    1u64.checked_shl(i).unwrap_or(0)
+}
+
+/// The mask of children `0..=i`.
+fn through(i: u32) -> u64 {
+    bit(i).wrapping_shl(1).wrapping_sub(1) | bit(i)
+}
 
 fn flow(ok: bool) -> Flow {
     if ok {

@@ -1193,6 +1193,7 @@ impl Tx<'_, '_, '_> {
             | Instr::DecPick { .. }
             | Instr::DecJumpPick { .. }
             | Instr::DecMask { .. }
+            | Instr::DecMaskUpTo { .. }
             | Instr::DecJumpMasked { .. }
             | Instr::DecCandClear { .. }
             | Instr::DecCand { .. }

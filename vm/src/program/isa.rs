@@ -536,7 +536,8 @@ isa! {
     0x3c DecPick "dec.pick" { group: Group, child: u8 } pop(0) push(0);
     /// Decider model: jump to `to` if the group's `pick` is `child`.
     0x3d DecJumpPick "dec.jump.pick" { group: Group, child: u8, to: Label } pop(0) push(0);
-    /// Decider model: the group's mask becomes `{child}`.
+    /// Decider model: add `child` to the group's mask (the children its choice skips for the
+    /// rest of the tick, or until the group is entered again).
     0x3e DecMask "dec.mask" { group: Group, child: u8 } pop(0) push(0);
     /// Decider model: jump to `to` if `child` is in the group's mask.
     0x3f DecJumpMasked "dec.jump.masked" { group: Group, child: u8, to: Label } pop(0) push(0);
@@ -558,6 +559,8 @@ isa! {
     /// continue at `guard` (the loop-guard exit), else at `to`, which may lie before this
     /// instruction.
     0x45 DecRedecide "dec.redecide" { to: Back, guard: Label } pop(0) push(0);
+    /// Decider model (`sequential`): add `child` and every child before it to the group's mask.
+    0x46 DecMaskUpTo "dec.mask.upto" { group: Group, child: u8 } pop(0) push(0);
     // ---- state variables, node records and timestamps (lifecycle and selection models) --
     /// Push variable `var`'s value from the state (a boolean: its bit XOR its default).
     0x50 VarPush "var.push" { var: Var } pop(0) push(1);
@@ -678,7 +681,7 @@ impl Instr {
 
     /// Whether the instruction belongs to the decider model.
     pub fn is_decider(&self) -> bool {
-        (0x30..=0x45).contains(&self.opcode())
+        (0x30..=0x46).contains(&self.opcode())
     }
 
     /// Whether the instruction works on state variables, node records or timestamps (the

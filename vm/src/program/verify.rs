@@ -717,6 +717,7 @@ fn body(
             | Instr::DecPick { child, .. }
             | Instr::DecJumpPick { child, .. }
             | Instr::DecMask { child, .. }
+            | Instr::DecMaskUpTo { child, .. }
             | Instr::DecJumpMasked { child, .. }
             | Instr::DecCand { child, .. }
             | Instr::DecScore { child, .. }
