@@ -928,7 +928,21 @@ fn preprocessor_errors() {
     assert_warns("action roam\n  #frobnicate", ErrorKind::Preprocessor, "2:4");
     assert_err("#line 5\naction roam", ErrorKind::Unsupported, "1:1");
     assert_err("#eval 1\naction roam", ErrorKind::Unsupported, "1:1");
-    assert_err("action roam $evalint(1)", ErrorKind::Unsupported, "1:13");
+    // `$evalint` is one number token; `$evalfloat` and negative results are refused.
+    assert_eq!(
+        show_main(&load_src("action moveTo($evalint(6 * 7))")),
+        "moveTo(42)"
+    );
+    assert_err(
+        "action moveTo($evalint(1 - 2))",
+        ErrorKind::Unsupported,
+        "1:15",
+    );
+    assert_err(
+        "action moveTo($evalfloat(1))",
+        ErrorKind::Unsupported,
+        "1:15",
+    );
     assert_warns("#if 1 / 0\n#endif", ErrorKind::Preprocessor, "1:7");
     assert_warns("#if UNKNOWN\n#endif", ErrorKind::Preprocessor, "1:5");
     assert_warns("#if 1\naction roam", ErrorKind::Preprocessor, "1:1");

@@ -6,8 +6,8 @@
 //! - `#define` / `#undef`, `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif`,
 //!   `#include "file"` / `<file>` (from the game's file-system root: the directory above the
 //!   main tree's, as the game reads trees from `bots/`), `#error`, `#pragma`
-//!   (ignored). `#line`, `#eval`, `#evalfloat` and `$` directives are rejected as unsupported;
-//!   other names are errors. In skipped groups only the conditional directives count.
+//!   (ignored), `$evalint(…)`. `#line`, `#eval`, `#evalfloat` and `$evalfloat` are rejected
+//!   as unsupported; other names stop reading, as in the game. In skipped groups only the conditional directives count.
 //! - `#elif` / `#else` follow C. The game's precompiler evaluates each `#elif` on its own and
 //!   ties `#else` to the branch just before it, so it can include two branches of one chain;
 //!   when that would happen the chain is rejected (`Unsupported`) instead of silently picking
@@ -254,11 +254,12 @@ impl Pp<'_> {
                 continue;
             }
             if tok.is(Punct::Dollar) {
-                return Err(Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    tok.span,
-                    "`$` directives (`$evalint`, `$evalfloat`) are not supported",
-                ));
+                match self.dollar(&tok) {
+                    Ok(()) => {}
+                    Err(d) if stops_reading(&d) => self.stop(d),
+                    Err(d) => return Err(d),
+                }
+                continue;
             }
             if !self.in_enum && tok.is_keyword("enum") {
                 self.in_enum = true;
@@ -553,9 +554,81 @@ impl Pp<'_> {
         Ok(())
     }
 
+    /// `$evalint( EXPR )` (the game's `Parse_DollarDirective_evalint`): the expression is
+    /// evaluated as an `#if` expression and replaced by one number token. As in the game, the
+    /// token after `evalint` is taken for the `(` without looking at it, and the expression runs
+    /// to the matching `)`. `$evalfloat` is not supported: btvm's `#if` arithmetic is integral.
+    fn dollar(&mut self, dollar: &Token) -> Result<(), Diagnostic> {
+        let name = match self.next_raw()? {
+            Some((t, _)) => t,
+            None => return Err(pp_error(dollar.span, "`$` without a directive name")),
+        };
+        let at = dollar.span.to(name.span);
+        match name.name() {
+            Some("evalint") => {}
+            Some("evalfloat") => {
+                return Err(Diagnostic::new(
+                    ErrorKind::Unsupported,
+                    at,
+                    "`$evalfloat` is not supported",
+                )
+                .with_note("`$evalint` is; btvm evaluates preprocessor expressions as integers"))
+            }
+            _ => return Err(pp_error(at, format!("unknown `$` directive {name}"))),
+        }
+        if self.next_raw()?.is_none() {
+            return Err(pp_error(at, "no leading `(` after `$evalint`"));
+        }
+        let mut expr = Vec::new();
+        let mut depth = 1u32;
+        loop {
+            let Some((t, _)) = self.next_raw()? else {
+                return Err(pp_error(at, "`$evalint(` is never closed with `)`"));
+            };
+            if t.is(Punct::LParen) {
+                depth += 1;
+            } else if t.is(Punct::RParen) {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            expr.push(t);
+        }
+        let v = self.eval_line(expr, at)?;
+        if v < 0 {
+            // The game pushes `-` and a number token that keeps the negative value, so a
+            // parameter list negates it back; btvm refuses rather than mimic that.
+            return Err(Diagnostic::new(
+                ErrorKind::Unsupported,
+                at,
+                format!("`$evalint` gives the negative value {v}"),
+            )
+            .with_note(
+                "the game emits `-` and a number that is itself negative, so a parameter list \
+                 reads the absolute value; btvm refuses negative results",
+            ));
+        }
+        let n = Number {
+            text: v.to_string().into(),
+            is_float: false,
+            int: Some(v as u64),
+            float: v as f64,
+        };
+        self.pending
+            .push(Token::new(TokenKind::Number(Rc::new(n)), at));
+        Ok(())
+    }
+
     /// Evaluates a `#if` / `#elif` line: `defined` first, then macro expansion, then the
     /// integer expression.
     fn eval_condition(&mut self, line: Vec<Token>, at: Span) -> Result<bool, Diagnostic> {
+        Ok(self.eval_line(line, at)? != 0)
+    }
+
+    /// The integer value of a preprocessor expression (`defined`, then macros, then the
+    /// arithmetic).
+    fn eval_line(&mut self, line: Vec<Token>, at: Span) -> Result<i64, Diagnostic> {
         if line.is_empty() {
             return Err(pp_error(at, "this conditional has no expression"));
         }
@@ -594,8 +667,7 @@ impl Pp<'_> {
                 expanded.push(t);
             }
         }
-        let v = cond_expr::evaluate(&expanded, at, self.ctx.limits.max_expr_depth)?;
-        Ok(v != 0)
+        cond_expr::evaluate(&expanded, at, self.ctx.limits.max_expr_depth)
     }
 
     fn include(&mut self, line: Vec<Token>, at: Span) -> Result<(), Diagnostic> {
