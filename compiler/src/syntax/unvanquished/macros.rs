@@ -90,7 +90,16 @@ impl MacroTable {
 
     /// Defines a macro from the tokens of a `#define` line (after the directive name).
     /// Redefinition replaces the old definition, as the game does.
-    pub(super) fn define(&mut self, line: Vec<Token>, directive: Span) -> Result<(), Diagnostic> {
+    ///
+    /// A `#` not followed by a parameter name is dropped from the body with a warning (pushed on
+    /// `warnings`): the game's `Parse_ExpandDefine` warns "stringizing operator without define
+    /// parameter" and skips it at each expansion; btvm warns once, here.
+    pub(super) fn define(
+        &mut self,
+        line: Vec<Token>,
+        directive: Span,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Result<(), Diagnostic> {
         let mut toks = line.into_iter().peekable();
         let Some(name_tok) = toks.next() else {
             return Err(pp_error(directive, "`#define` needs a macro name"));
@@ -120,21 +129,23 @@ impl MacroTable {
                 "`##` cannot be at the start or end of a macro body",
             ));
         }
+        let is_param = |t: Option<&Token>| match (&params, t.and_then(Token::name)) {
+            (Some(ps), Some(n)) => ps.iter().any(|p: &Rc<str>| &**p == n),
+            _ => false,
+        };
+        let mut kept = Vec::with_capacity(body.len());
         for (i, t) in body.iter().enumerate() {
-            if !t.is(Punct::Hash) {
+            if t.is(Punct::Hash) && !is_param(body.get(i + 1)) {
+                warnings.push(Diagnostic::warning(
+                    ErrorKind::Preprocessor,
+                    t.span,
+                    "stringizing `#` without a macro parameter after it; dropped",
+                ));
                 continue;
             }
-            let next_is_param = match (&params, body.get(i + 1).and_then(Token::name)) {
-                (Some(ps), Some(n)) => ps.iter().any(|p: &Rc<str>| &**p == n),
-                _ => false,
-            };
-            if !next_is_param {
-                return Err(pp_error(
-                    t.span,
-                    "`#` in a macro body must be followed by a parameter name",
-                ));
-            }
+            kept.push(t.clone());
         }
+        let body = kept;
         let id = self.intern(&name);
         self.macros
             .insert(name, Rc::new(Macro { id, params, body }));

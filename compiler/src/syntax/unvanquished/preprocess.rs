@@ -445,7 +445,7 @@ impl Pp<'_> {
                 Ok(())
             }
             _ if self.skipping() => Ok(()),
-            "define" => self.macros.define(line, at),
+            "define" => self.macros.define(line, at, &mut self.warnings),
             "undef" => {
                 let m = single_name(&line, at, "undef")?.to_string();
                 self.macros.undef(&m);
