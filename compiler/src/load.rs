@@ -248,6 +248,8 @@ fn front_end(
         Format::Dialect(Dialect::Mbt) => {
             syntax::mbt::load_with_warnings(path, fs, limits, options.profile, sources, warnings)
         }
-        Format::Dialect(Dialect::Bst) => syntax::bst::load(path, fs, limits, sources),
+        Format::Dialect(Dialect::Bst) => {
+            syntax::bst::load_with_warnings(path, fs, limits, sources, warnings)
+        }
     }
 }

@@ -492,7 +492,11 @@ mod tests {
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].is_warning());
         assert_eq!((warnings[0].span.start, warnings[0].span.end), (2, 7));
-        assert!(warnings[0].message.contains("`&& b`"), "{}", warnings[0].message);
+        assert!(
+            warnings[0].message.contains("`&& b`"),
+            "{}",
+            warnings[0].message
+        );
     }
 
     #[test]

@@ -81,11 +81,13 @@ impl<'a, 't> El<'a, 't> {
         xml::elements(self.node).map(move |node| El { node, file })
     }
 
-    /// The attribute named exactly `name`.
+    /// The attribute `name`, compared case-insensitively (ASCII), the first match winning, as
+    /// CryXML's `GetValue` finds it (`Code/CryEngine/CrySystem/XML/xml.h`,
+    /// `XmlAttribute::operator==` with `ascii_stricmp`, commit 8b63f61c).
     pub fn attr(&self, name: &str) -> Option<Attr<'a>> {
         self.node
             .attributes()
-            .find(|a| self.qname(a) == name)
+            .find(|a| self.qname(a).eq_ignore_ascii_case(name))
             .map(|a| Attr {
                 value: a.value(),
                 span: self.span(a.range_value()),
@@ -109,7 +111,7 @@ impl<'a, 't> El<'a, 't> {
     pub fn only_attributes(&self, known: &[&str]) -> Result<(), Diagnostic> {
         for a in self.node.attributes() {
             let name = self.qname(&a);
-            if !known.contains(&name) {
+            if !known.iter().any(|k| k.eq_ignore_ascii_case(name)) {
                 let list = known
                     .iter()
                     .map(|k| format!("`{k}`"))

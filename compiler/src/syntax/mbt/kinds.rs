@@ -158,25 +158,13 @@ impl Kind {
     /// How many children the type takes.
     /// Whether the node reads `_startLog`, `_successLog` and `_failureLog`: its
     /// `LoadFromXml` reaches `Node::LoadFromXml`
-    /// (`Code/CryEngine/CryCommon/CryAISystem/BehaviorTree/Node.h`). IfCondition, RandomGate,
-    /// IfTime, WaitUntilTime, AssertTime, Log, StateMachine (`BehaviorTreeNodes_Core.cpp`),
-    /// LuaGate, LuaWrapper and GroupScope (`BehaviorTreeNodes_AI.cpp`) override it without
-    /// calling their base (commit 8b63f61c).
+    /// (`Code/CryEngine/CryCommon/CryAISystem/BehaviorTree/Node.h`), directly or through
+    /// `Decorator::LoadChildFromXml` (`Decorator.h`), which calls it. WaitUntilTime,
+    /// AssertTime, Log and StateMachine override it without either
+    /// (`BehaviorTreeNodes_Core.cpp`, commit 8b63f61c).
     pub fn reads_logs(self) -> bool {
         use Kind::*;
-        !matches!(
-            self,
-            IfCondition
-                | RandomGate
-                | IfTime
-                | WaitUntilTime
-                | AssertTime
-                | Log
-                | StateMachine
-                | LuaGate
-                | LuaWrapper
-                | GroupScope
-        )
+        !matches!(self, WaitUntilTime | AssertTime | Log | StateMachine)
     }
 
     pub fn shape(self) -> Shape {

@@ -591,7 +591,7 @@ impl<'t> Nodes<'_, 't> {
             let mut transitions_el = None;
             let mut tree_el = None;
             for part in elements(state) {
-                    let slot = match self.src.tag(part) {
+                let slot = match self.src.tag(part) {
                     t if t.eq_ignore_ascii_case("Transitions") => &mut transitions_el,
                     t if t.eq_ignore_ascii_case("BehaviorTree") => &mut tree_el,
                     other => {
