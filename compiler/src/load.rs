@@ -246,8 +246,10 @@ fn front_end(
         Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load(path, fs, limits, sources),
         Format::Dialect(Dialect::Spore) => syntax::spore::load(path, fs, limits, sources),
         Format::Dialect(Dialect::Mbt) => {
-            syntax::mbt::load(path, fs, limits, options.profile, sources)
+            syntax::mbt::load_with_warnings(path, fs, limits, options.profile, sources, warnings)
         }
-        Format::Dialect(Dialect::Bst) => syntax::bst::load(path, fs, limits, sources),
+        Format::Dialect(Dialect::Bst) => {
+            syntax::bst::load_with_warnings(path, fs, limits, sources, warnings)
+        }
     }
 }

@@ -40,6 +40,27 @@ pub fn parse(
     undeclared: Undeclared,
     limits: &Limits,
 ) -> Result<Expr, Diagnostic> {
+    parse_reporting(text, origin, vars, undeclared, limits, &mut Vec::new())
+}
+
+/// [`parse`], pushing a warning onto `warnings` when text after a complete expression is
+/// ignored (`Alerted = Hidden`, `Alerted && Hidden` and `a b` all read as their first operand).
+///
+/// The original's parser stops at the first token that cannot continue the expression and
+/// never checks for the end of the input (`Variables::Expression::ParseLogical` in
+/// `Code/CryEngine/CryCommon/CryCore/Containers/VariableCollection.h`,
+/// `SelectionCondition::ParseLogical` in `Code/CryEngine/CryAISystem/SelectionTree/
+/// SelectionCondition.cpp`, commit 8b63f61c); its `SimpleLexer` returns a character it does not
+/// know as a token of its own, which no rule continues with. The original is silent about the
+/// ignored text; the warning is btvm's (**Definition**).
+pub fn parse_reporting(
+    text: &str,
+    origin: Span,
+    vars: &dyn Fn(&str) -> Option<VarId>,
+    undeclared: Undeclared,
+    limits: &Limits,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Expr, Diagnostic> {
     let exact = (origin.end as usize).checked_sub(origin.start as usize) == Some(text.len());
     let mut p = Parser {
         text,
@@ -60,6 +81,18 @@ pub fn parse(
         ));
     }
     let expr = p.logical(1)?;
+    let (rest, start, _) = p.peek();
+    if rest != Tok::End {
+        warnings.push(Diagnostic::warning(
+            ErrorKind::Syntax,
+            p.span(start, text.len()),
+            format!(
+                "the condition ends before {}: the rest, `{}`, is ignored",
+                rest.describe(),
+                text[start..].trim_end()
+            ),
+        ));
+    }
     if expr.depth() > limits.max_expr_depth as usize {
         return Err(Diagnostic::new(
             ErrorKind::NestTooDeep,
@@ -127,9 +160,14 @@ struct Parser<'a, 'v> {
 }
 
 impl<'a> Parser<'a, '_> {
+    /// Skips the characters C's `isspace` accepts in the "C" locale (the original lexer's
+    /// test): space, tab, newline, vertical tab, form feed, carriage return.
     fn skip_ws(&mut self) {
         let rest = &self.text[self.pos..];
-        self.pos += rest.len() - rest.trim_start().len();
+        self.pos += rest.len()
+            - rest
+                .trim_start_matches([' ', '\t', '\n', '\u{b}', '\u{c}', '\r'])
+                .len();
     }
 
     /// The span of bytes `start..end` of the text.
@@ -216,8 +254,8 @@ impl<'a> Parser<'a, '_> {
                 Tok::And => BinOp::And,
                 Tok::Or => BinOp::Or,
                 Tok::Xor => BinOp::Xor,
-                Tok::Bad(c) => return Err(self.bad_char(c, start, end, "an operator")),
-                // Anything else ends the expression; the caller decides what may follow.
+                // Anything else, an unknown character too, ends the expression; the caller
+                // decides what may follow.
                 _ => return Ok(lhs),
             };
             self.pos = end;
@@ -234,7 +272,6 @@ impl<'a> Parser<'a, '_> {
         let op = match tok {
             Tok::EqEq => BinOp::Eq,
             Tok::NotEq => BinOp::Ne,
-            Tok::Bad(c) => return Err(self.bad_char(c, start, end, "an operator")),
             _ => return Ok(lhs),
         };
         self.pos = end;
@@ -417,16 +454,49 @@ mod tests {
     }
 
     #[test]
-    fn single_equals_is_an_error_at_its_position() {
-        let d = err("x.y_1 = b");
-        assert_eq!(d.kind, ErrorKind::Syntax);
-        assert_eq!(at(&d), (6, 7));
-        let d = err("a = b");
-        assert_eq!(at(&d), (2, 3));
+    fn an_unknown_character_ends_the_expression() {
+        // VariableCollection.h / SelectionCondition.cpp (8b63f61c): `SimpleLexer` returns the
+        // character as a token, and ParseLogical / ParseCompOp stop at it.
+        assert_eq!(ok("x.y_1 = b"), v(3));
+        assert_eq!(ok("a = b"), v(0));
+        assert_eq!(ok("a && b"), v(0));
+        assert_eq!(ok("a == b & c"), bin(BinOp::Eq, v(0), v(1)));
+        // Where a value is expected, it fails the parse.
         let d = err("a and $");
         assert_eq!((d.kind, at(&d)), (ErrorKind::Syntax, (6, 7)));
         let d = err("a and é");
         assert_eq!(at(&d), (6, 8));
+        let d = err("= a");
+        assert_eq!(at(&d), (0, 1));
+        let d = err("(a = b)");
+        assert_eq!(at(&d), (3, 4));
+        // Only C's isspace characters are skipped.
+        assert_eq!(ok("\u{b}a\u{c}"), v(0));
+        assert_eq!(err("\u{a0}a").kind, ErrorKind::Syntax);
+    }
+
+    #[test]
+    fn ignored_text_is_a_warning() {
+        let mut warnings = Vec::new();
+        let origin = Span::new(FileId(0), 0, 7);
+        let e = parse_reporting(
+            "a && b ",
+            origin,
+            &lookup,
+            Undeclared::Error,
+            &Limits::default(),
+            &mut warnings,
+        )
+        .unwrap();
+        assert_eq!(e, v(0));
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].is_warning());
+        assert_eq!((warnings[0].span.start, warnings[0].span.end), (2, 7));
+        assert!(
+            warnings[0].message.contains("`&& b`"),
+            "{}",
+            warnings[0].message
+        );
     }
 
     #[test]
@@ -521,10 +591,10 @@ mod tests {
 
     #[test]
     fn escaped_values_point_at_the_whole_value() {
-        // The attribute text was `a &amp;= b` in the file (10 bytes); the value is 6 bytes.
-        let span = Span::new(FileId(0), 10, 20);
+        // The attribute text was `a and &amp;` in the file (12 bytes); the value is 7 bytes.
+        let span = Span::new(FileId(0), 10, 22);
         let d = parse(
-            "a &= b",
+            "a and &",
             span,
             &lookup,
             Undeclared::Error,

@@ -56,7 +56,19 @@ pub fn load(
     limits: &Limits,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    load_tree(path, fs, limits, sources).map_err(|d| vec![d])
+    load_with_warnings(path, fs, limits, sources, &mut Vec::new())
+}
+
+/// [`load`], pushing onto `warnings` what the original logs (or silently ignores) while
+/// loading the tree anyway: text a condition ignores, a `condition` that is never read.
+pub fn load_with_warnings(
+    path: &Path,
+    fs: &dyn FileSystem,
+    limits: &Limits,
+    sources: &mut SourceMap,
+    warnings: &mut Vec<Diagnostic>,
+) -> crate::diag::Result<Tree> {
+    load_tree(path, fs, limits, sources, warnings).map_err(|d| vec![d])
 }
 
 fn load_tree(
@@ -64,6 +76,7 @@ fn load_tree(
     fs: &dyn FileSystem,
     limits: &Limits,
     sources: &mut SourceMap,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Tree, Diagnostic> {
     let main = files::read_source(fs, sources, limits, path, Span::DUMMY)?;
     let main_xml = xml::parse(main.id, &main.text)?;
@@ -118,7 +131,9 @@ fn load_tree(
     }
     let mut loader = tree::Loader::new(Expander::new(&global, limits), limits);
     for (i, t) in trees.into_iter().enumerate() {
-        loader.tree(t, i == 0)?;
+        let r = loader.tree(t, i == 0);
+        warnings.append(&mut loader.warnings);
+        r?;
     }
     loader
         .into_builder()

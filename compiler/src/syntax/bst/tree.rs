@@ -60,6 +60,8 @@ pub(super) struct Loader<'s, 'a, 't> {
     trees: HashMap<String, Span>,
     /// IR variable names (lower-cased), for clashes between trees.
     var_names: HashMap<String, Span>,
+    /// What the original logs while loading the trees anyway, in document order.
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl<'s, 'a, 't> Loader<'s, 'a, 't> {
@@ -72,6 +74,7 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             nodes: 0,
             trees: HashMap::new(),
             var_names: HashMap::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -114,6 +117,13 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                 scope.translations.add(m.el)?;
             }
         }
+        // SelectionTreeTemplate::LoadFromXML (SelectionTreeTemplate.cpp, 8b63f61c) reads
+        // `<Variables>` wherever it comes, and a condition names a variable by the hash of its
+        // lower-cased name (SelectionVariableDeclarations::GetVariableID), so a variable
+        // declared after the root is the one the root's conditions read.
+        for c in children.iter().filter(|c| c.el.is("Variables")) {
+            self.variables(*c, &mut scope, name.value, is_main)?;
+        }
         let mut root: Option<(NodeBuf, Span)> = None;
         let mut signals = Vec::new();
         for c in &children {
@@ -131,18 +141,6 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             } else if el.is("SignalVariables") {
                 signals.push(*c);
             } else if el.is("Variables") {
-                if let Some((_, at)) = &root {
-                    return Err(Diagnostic::new(
-                        ErrorKind::Syntax,
-                        el.start_tag(),
-                        "`<Variables>` must come before the tree's root node",
-                    )
-                    .with_label(*at, "the root node")
-                    .with_note(
-                        "conditions are compiled against the variables declared before them",
-                    ));
-                }
-                self.variables(*c, &mut scope, name.value, is_main)?;
             } else if is_node_tag(el) {
                 if let Some((_, at)) = &root {
                     return Err(Diagnostic::new(
@@ -302,25 +300,31 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         Ok(())
     }
 
-    /// A condition attribute: absent or blank is `true`.
+    /// A condition attribute: absent is `true`; present, it is parsed, so an empty or blank
+    /// one fails to load (SelectionTreeNode::LoadFromXML tests `haveAttr("condition")` and
+    /// only then defaults to "true"; SelectionCondition of "" is not valid; SelectionTreeNode.cpp,
+    /// SelectionCondition.cpp, 8b63f61c).
     fn condition(
-        &self,
+        &mut self,
         scope: &TreeScope<'a, 't>,
         attr: Option<Attr<'a>>,
     ) -> Result<Expr, Diagnostic> {
         match attr {
-            Some(a) if !a.value.trim().is_empty() => self.expr(scope, a),
-            _ => Ok(Expr::Lit(Lit::Bool(true))),
+            Some(a) => self.expr(scope, a),
+            None => Ok(Expr::Lit(Lit::Bool(true))),
         }
     }
 
-    fn expr(&self, scope: &TreeScope<'a, 't>, attr: Attr<'a>) -> Result<Expr, Diagnostic> {
-        cryexpr::parse(
+    /// A condition; an undeclared name reads false (its hash names no declared variable, and
+    /// `SelectionVariables::GetVariable` leaves the value false).
+    fn expr(&mut self, scope: &TreeScope<'a, 't>, attr: Attr<'a>) -> Result<Expr, Diagnostic> {
+        cryexpr::parse_reporting(
             attr.value,
             attr.span,
             &|n| scope.var(n),
-            Undeclared::Error,
+            Undeclared::False,
             self.limits,
+            &mut self.warnings,
         )
     }
 
@@ -380,11 +384,15 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             });
         }
         if !in_case {
+            // Only a Priority's or Sequence's loop reads its children's `condition`
+            // (SelectionTreeNode::LoadFromXML, 8b63f61c): on the root, a State's node or a
+            // StateMachine's child it is never read. btvm warns (Definition).
             if let Some(c) = el.attr("condition") {
-                return Err(Diagnostic::new(
+                self.warnings.push(Diagnostic::warning(
                     ErrorKind::InvalidValue,
                     c.span,
-                    "`condition` is allowed only on a child of a `<Priority>` or `<Sequence>`",
+                    "this `condition` is never read: only a child of a `<Priority>` or \
+                     `<Sequence>` has one",
                 ));
             }
         }

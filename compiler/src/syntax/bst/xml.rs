@@ -81,11 +81,13 @@ impl<'a, 't> El<'a, 't> {
         xml::elements(self.node).map(move |node| El { node, file })
     }
 
-    /// The attribute named exactly `name`.
+    /// The attribute `name`, compared case-insensitively (ASCII), the first match winning, as
+    /// CryXML's `GetValue` finds it (`Code/CryEngine/CrySystem/XML/xml.h`,
+    /// `XmlAttribute::operator==` with `ascii_stricmp`, commit 8b63f61c).
     pub fn attr(&self, name: &str) -> Option<Attr<'a>> {
         self.node
             .attributes()
-            .find(|a| self.qname(a) == name)
+            .find(|a| self.qname(a).eq_ignore_ascii_case(name))
             .map(|a| Attr {
                 value: a.value(),
                 span: self.span(a.range_value()),
@@ -109,7 +111,7 @@ impl<'a, 't> El<'a, 't> {
     pub fn only_attributes(&self, known: &[&str]) -> Result<(), Diagnostic> {
         for a in self.node.attributes() {
             let name = self.qname(&a);
-            if !known.contains(&name) {
+            if !known.iter().any(|k| k.eq_ignore_ascii_case(name)) {
                 let list = known
                     .iter()
                     .map(|k| format!("`{k}`"))
@@ -172,7 +174,7 @@ mod tests {
         let name = root.attr("name").unwrap();
         assert_eq!(name.value, "a&b");
         assert_eq!(name.span, Span::new(FileId(0), 21, 28));
-        assert!(root.attr("Name").is_none());
+        assert_eq!(root.attr("Name").map(|a| a.value), Some("a&b"));
         let leaf = root.elements().next().unwrap();
         assert_eq!(leaf.tag(), "leaf");
         assert!(root.only_attributes(&["name"]).is_err());

@@ -36,6 +36,7 @@ pub(super) fn load(
     limits: &Limits,
     profile: Option<Profile>,
     sources: &mut SourceMap,
+    warnings: &mut Vec<Diagnostic>,
 ) -> PResult<Tree> {
     let bytes = fs.read(path).map_err(|e| {
         let what = if e.kind() == io::ErrorKind::NotFound {
@@ -74,7 +75,7 @@ pub(super) fn load(
         sections::timestamps(&src, s, &mut tree, &mut names)?;
     }
     if let Some(s) = section("SignalVariables") {
-        sections::signals(&src, s, &mut tree, &names, limits)?;
+        sections::signals(&src, s, &mut tree, &names, limits, warnings)?;
     }
     let Some(root) = section("Root") else {
         return Err(Diagnostic::new(
@@ -104,8 +105,11 @@ pub(super) fn load(
         tree: &mut tree,
         lua: Snippets::default(),
         count: 0,
+        warnings: Vec::new(),
     };
-    let body = nodes.node(top[0], 0)?;
+    let body = nodes.node(top[0], 0);
+    warnings.append(&mut nodes.warnings);
+    let body = body?;
     tree.root("main", body);
     tree.finish().map_err(|msg| {
         Diagnostic::new(
@@ -122,7 +126,7 @@ fn find_sections<'a, 'i>(src: &Src, root: Node<'a, 'i>) -> PResult<[Option<Node<
     let mut found = [None; 5];
     for el in elements(root) {
         let tag = src.tag(el);
-        match SECTIONS.iter().position(|s| *s == tag) {
+        match SECTIONS.iter().position(|s| s.eq_ignore_ascii_case(tag)) {
             Some(i) => {
                 if let Some(first) = found[i] {
                     return Err(Diagnostic::new(
@@ -143,8 +147,8 @@ fn find_sections<'a, 'i>(src: &Src, root: Node<'a, 'i>) -> PResult<[Option<Node<
                 )
                 .with_note(
                     "the sections are `<MetaExtensions>`, `<Variables>`, `<SignalVariables>`, \
-                     `<Timestamps>` and `<Root>` (names are case-sensitive); the gamesdk \
-                     profile ignores others",
+                     `<Timestamps>` and `<Root>` (in any case); the gamesdk profile ignores \
+                     others",
                 ))
             }
         }

@@ -11,10 +11,15 @@ pub(super) const LOG_ATTRS: [&str; 3] = ["_startLog", "_successLog", "_failureLo
 /// node's arguments).
 pub(super) const COMMENT: &str = "_comment";
 
-/// Most children of a Sequence, Selector, Priority (cases) or StateMachine (states).
+/// Most children of a Sequence or Selector (their `uint8` index: `> 255` is refused).
 pub(super) const MAX_CHILDREN: usize = 255;
 
 /// Most children of a Parallel (the bits of its running mask).
+/// Most cases of a Priority and states of a StateMachine: `Priority::LoadFromXml` and
+/// `StateMachine::LoadFromXml` (`BehaviorTreeNodes_Core.cpp`, 8b63f61c) refuse a child count
+/// `>= 255`, the largest `uint8` index.
+pub(super) const MAX_CASES: usize = 254;
+
 pub(super) const MAX_PARALLEL: usize = 32;
 
 /// How many child nodes a type takes.
@@ -151,10 +156,22 @@ impl Kind {
     }
 
     /// How many children the type takes.
+    /// Whether the node reads `_startLog`, `_successLog` and `_failureLog`: its
+    /// `LoadFromXml` reaches `Node::LoadFromXml`
+    /// (`Code/CryEngine/CryCommon/CryAISystem/BehaviorTree/Node.h`), directly or through
+    /// `Decorator::LoadChildFromXml` (`Decorator.h`), which calls it. WaitUntilTime,
+    /// AssertTime, Log and StateMachine override it without either
+    /// (`BehaviorTreeNodes_Core.cpp`, commit 8b63f61c).
+    pub fn reads_logs(self) -> bool {
+        use Kind::*;
+        !matches!(self, WaitUntilTime | AssertTime | Log | StateMachine)
+    }
+
     pub fn shape(self) -> Shape {
         use Kind::*;
         match self {
-            Sequence | Selector | Priority | StateMachine => Shape::Composite(MAX_CHILDREN),
+            Sequence | Selector => Shape::Composite(MAX_CHILDREN),
+            Priority | StateMachine => Shape::Composite(MAX_CASES),
             Parallel => Shape::Composite(MAX_PARALLEL),
             Loop
             | LoopUntilSuccess

@@ -82,5 +82,19 @@ pub fn load(
     profile: Option<Profile>,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    build::load(path, fs, limits, profile, sources).map_err(|d| vec![d])
+    load_with_warnings(path, fs, limits, profile, sources, &mut Vec::new())
+}
+
+/// [`load`], pushing onto `warnings` what CRYENGINE logs while loading the tree anyway (a
+/// Parallel mode it does not know, the deprecated `equalTo`, a Case's extra children, text a
+/// condition ignores), in document order.
+pub fn load_with_warnings(
+    path: &Path,
+    fs: &dyn FileSystem,
+    limits: &Limits,
+    profile: Option<Profile>,
+    sources: &mut SourceMap,
+    warnings: &mut Vec<crate::diag::Diagnostic>,
+) -> crate::diag::Result<Tree> {
+    build::load(path, fs, limits, profile, sources, warnings).map_err(|d| vec![d])
 }

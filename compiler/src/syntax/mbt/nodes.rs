@@ -47,6 +47,8 @@ pub(super) struct Nodes<'a, 't> {
     pub lua: Snippets,
     /// IR nodes built so far.
     pub count: usize,
+    /// What the original logs while loading the tree anyway, in document order.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// A `map` that turns failure into success (`SuppressFailure`, and `ExecuteLua` around its
@@ -152,9 +154,18 @@ impl<'t> Nodes<'_, 't> {
     /// count, values; the children are left for [`Nodes::node`].
     fn shell<'a>(&mut self, el: Node<'a, 't>, parent_depth: u32) -> PResult<Shell<'a, 't>> {
         let span = self.src.start_tag(el);
-        // An empty message logs nothing (Definition), so it is left out.
+        let tag = self.src.tag(el);
+        let lookup = Kind::lookup(tag, self.gamesdk);
+        // Only nodes whose LoadFromXml reaches the base `Node::LoadFromXml` read the log
+        // attributes (`Kind::reads_logs`). An empty message logs nothing, as `Node::Tick` tests
+        // `!m_startLog.empty()`, so it is left out.
+        let reads_logs = match lookup {
+            Lookup::Found(k) => k.reads_logs(),
+            _ => false,
+        };
         let logs: Vec<Attr> = LOG_ATTRS
             .iter()
+            .filter(|_| reads_logs)
             .filter_map(|name| self.src.find(el, name))
             .filter(|a| !a.value.is_empty())
             .collect();
@@ -163,8 +174,7 @@ impl<'t> Nodes<'_, 't> {
             .saturating_add(1)
             .saturating_add(u32::from(logged));
         self.room(depth, 1 + usize::from(logged), span)?;
-        let tag = self.src.tag(el);
-        let kind = match Kind::lookup(tag, self.gamesdk) {
+        let kind = match lookup {
             Lookup::Found(Kind::Graft) => {
                 return Err(self.err(
                     ErrorKind::Unsupported,
@@ -237,7 +247,7 @@ impl<'t> Nodes<'_, 't> {
         let log = logged.then(|| {
             let text = |name: &str| {
                 logs.iter()
-                    .find(|a| a.name == name)
+                    .find(|a| a.name.eq_ignore_ascii_case(name))
                     .map(|a| a.value.to_string())
             };
             LogStatus {
@@ -306,8 +316,8 @@ impl<'t> Nodes<'_, 't> {
             Kind::Sequence => NodeKind::Sequence(remember),
             Kind::Selector => NodeKind::Selector(remember),
             Kind::Parallel => NodeKind::Parallel(Parallel {
-                success: self.quorum(el, "successMode", Quorum::All)?,
-                failure: self.quorum(el, "failureMode", Quorum::Any)?,
+                success: self.quorum(el, "successMode", Quorum::All),
+                failure: self.quorum(el, "failureMode", Quorum::Any),
                 stop_on_failure: false,
                 remember: true,
             }),
@@ -336,9 +346,23 @@ impl<'t> Nodes<'_, 't> {
             }),
             Kind::IfCondition => {
                 let cond = self.condition(&src.required(el, "condition")?)?;
+                // IfCondition::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads
+                // `equalTo` with `getAttr(bool)` and logs a deprecation warning when present.
                 let cond = match src.find(el, "equalTo") {
-                    Some(a) if !self.boolean(&a)? => Expr::Not(Box::new(cond)),
-                    _ => cond,
+                    Some(a) => {
+                        self.warnings.push(Diagnostic::warning(
+                            ErrorKind::InvalidValue,
+                            a.span,
+                            "the attribute `equalTo` is deprecated: write the comparison in the \
+                             condition",
+                        ));
+                        if time::boolean(a.value) {
+                            cond
+                        } else {
+                            Expr::Not(Box::new(cond))
+                        }
+                    }
+                    None => cond,
                 };
                 on_entry(cond)
             }
@@ -390,13 +414,18 @@ impl<'t> Nodes<'_, 't> {
                 let event = src.required(el, "name")?.value.to_string();
                 let result = match src.find(el, "result") {
                     None => Status::Success,
-                    Some(a) if a.value.eq_ignore_ascii_case("success") => Status::Success,
-                    Some(a) if a.value.eq_ignore_ascii_case("failure") => Status::Failure,
+                    // WaitForEvent::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c): an
+                    // empty value is the default; the names compare case-sensitively.
+                    Some(a) if a.value.is_empty() || a.value == "Success" => Status::Success,
+                    Some(a) if a.value == "Failure" => Status::Failure,
                     Some(a) => {
                         return Err(self.err(
                             ErrorKind::InvalidValue,
                             a.value_span,
-                            format!("`result` is `Success` or `Failure`, not `{}`", a.value),
+                            format!(
+                                "`result` is `Success` or `Failure` (case-sensitive), not `{}`",
+                                a.value
+                            ),
                         ))
                     }
                 };
@@ -411,7 +440,12 @@ impl<'t> Nodes<'_, 't> {
             Kind::Halt => NodeKind::Const(Status::Running),
             Kind::Breakpoint => NodeKind::Const(Status::Success),
             Kind::SuppressFailure => NodeKind::MapStatus(SUPPRESS),
-            Kind::Log => NodeKind::Log(src.required(el, "message")?.value.to_string()),
+            // Log::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads `message` with
+            // `getAttr`, which gives "" when it is absent.
+            Kind::Log => NodeKind::Log(
+                src.find(el, "message")
+                    .map_or(String::new(), |a| a.value.to_string()),
+            ),
             Kind::AssertLua => {
                 let code = src.required(el, "code")?;
                 NodeKind::Condition(self.lua.expr(self.tree, code.value))
@@ -425,14 +459,21 @@ impl<'t> Nodes<'_, 't> {
                     enter: None,
                     exit: None,
                 };
+                // The first `onEnter` and `onExit` in any case; snippets are numbered in
+                // document order.
+                let (mut seen_enter, mut seen_exit) = (false, false);
                 for a in src.attrs(el) {
-                    if a.value.is_empty() {
+                    let slot = if !seen_enter && a.name.eq_ignore_ascii_case("onEnter") {
+                        seen_enter = true;
+                        &mut hooks.enter
+                    } else if !seen_exit && a.name.eq_ignore_ascii_case("onExit") {
+                        seen_exit = true;
+                        &mut hooks.exit
+                    } else {
                         continue;
-                    }
-                    match a.name {
-                        "onEnter" => hooks.enter = Some(self.lua.call(self.tree, a.value)),
-                        "onExit" => hooks.exit = Some(self.lua.call(self.tree, a.value)),
-                        _ => {}
+                    };
+                    if !a.value.is_empty() {
+                        *slot = Some(self.lua.call(self.tree, a.value));
                     }
                 }
                 NodeKind::Hooks(hooks)
@@ -475,7 +516,7 @@ impl<'t> Nodes<'_, 't> {
         let mut out = Vec::with_capacity(cases.len());
         for &case in cases {
             let span = self.src.start_tag(case);
-            if self.src.tag(case) != "Case" {
+            if !self.src.is_tag(case, "Case") {
                 return Err(self
                     .err(
                         ErrorKind::Syntax,
@@ -490,7 +531,23 @@ impl<'t> Nodes<'_, 't> {
             self.room(case_depth, 1, span)?;
             self.src.check_attrs(case, &["condition"])?;
             let children: Vec<Node> = elements(case).collect();
-            self.arity(case, "Case", Shape::Decorator, &children)?;
+            // Case::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) tests
+            // `!xml->getChildCount() == 1`, which only rejects a Case without children, and
+            // loads the first child: further children are never read.
+            if children.is_empty() {
+                self.arity(case, "Case", Shape::Decorator, &children)?;
+            }
+            if let Some(extra) = children.get(1) {
+                self.warnings.push(Diagnostic::warning(
+                    ErrorKind::Arity,
+                    self.src.start_tag(*extra),
+                    format!(
+                        "a `<Case>` runs its first child only: this one and the {} after it \
+                         are never loaded",
+                        children.len() - 2
+                    ),
+                ));
+            }
             let cond = match self.src.find(case, "condition") {
                 Some(a) if !a.value.trim().is_empty() => self.condition(&a)?,
                 _ => Expr::Lit(Lit::Bool(true)),
@@ -511,7 +568,7 @@ impl<'t> Nodes<'_, 't> {
         let mut index: HashMap<String, u32> = HashMap::new();
         for (i, &state) in states.iter().enumerate() {
             let span = self.src.start_tag(state);
-            if self.src.tag(state) != "State" {
+            if !self.src.is_tag(state, "State") {
                 return Err(self.err(
                     ErrorKind::Syntax,
                     span,
@@ -535,8 +592,8 @@ impl<'t> Nodes<'_, 't> {
             let mut tree_el = None;
             for part in elements(state) {
                 let slot = match self.src.tag(part) {
-                    "Transitions" => &mut transitions_el,
-                    "BehaviorTree" => &mut tree_el,
+                    t if t.eq_ignore_ascii_case("Transitions") => &mut transitions_el,
+                    t if t.eq_ignore_ascii_case("BehaviorTree") => &mut tree_el,
                     other => {
                         return Err(self
                             .err(
@@ -559,16 +616,8 @@ impl<'t> Nodes<'_, 't> {
             if let Some(ts) = transitions_el {
                 self.src.check_attrs(ts, &[])?;
                 for t in elements(ts) {
-                    if self.src.tag(t) != "Transition" {
-                        return Err(self.err(
-                            ErrorKind::Syntax,
-                            self.src.start_tag(t),
-                            format!(
-                                "`<Transitions>` holds only `<Transition>` elements, not `<{}>`",
-                                self.src.tag(t)
-                            ),
-                        ));
-                    }
+                    // State::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads every
+                    // child of `<Transitions>` as a transition, whatever its tag.
                     self.src.check_attrs(t, &["onEvent", "to"])?;
                     let event = self.src.required(t, "onEvent")?;
                     let to = self.src.required(t, "to")?;
@@ -639,15 +688,16 @@ impl<'t> Nodes<'_, 't> {
     }
 
     /// A condition attribute (section 1.5; undeclared names read as false).
-    fn condition(&self, a: &Attr) -> PResult<Expr> {
+    fn condition(&mut self, a: &Attr) -> PResult<Expr> {
         let names = self.names;
         let lookup = |n: &str| names.var(n);
-        cryexpr::parse(
+        cryexpr::parse_reporting(
             a.value,
             a.value_span,
             &lookup,
             Undeclared::False,
             self.limits,
+            &mut self.warnings,
         )
     }
 
@@ -683,10 +733,10 @@ impl<'t> Nodes<'_, 't> {
             }
         };
         let ms = self.seconds(&limit)?;
-        let if_never = match self.src.find(el, never) {
-            Some(a) => self.boolean(&a)?,
-            None => false,
-        };
+        let if_never = self
+            .src
+            .find(el, never)
+            .is_some_and(|a| time::boolean(a.value));
         // A timestamp nobody declared is never set (as in the original, which accepts it):
         // the condition is the never-set answer.
         Ok(match self.names.timestamp(since.value) {
@@ -695,17 +745,26 @@ impl<'t> Nodes<'_, 't> {
         })
     }
 
-    /// A Parallel mode: `all` or `any`.
-    fn quorum(&self, el: Node<'_, 't>, attr: &str, default: Quorum) -> PResult<Quorum> {
+    /// A Parallel mode: `all` or `any`, compared case-sensitively; absent or empty is the
+    /// default. Any other value keeps the default with a warning, as `Parallel::LoadFromXml`
+    /// (BehaviorTreeNodes_Core.cpp, 8b63f61c) logs an error and loads the node.
+    fn quorum(&mut self, el: Node<'_, 't>, attr: &str, default: Quorum) -> Quorum {
         match self.src.find(el, attr) {
-            None => Ok(default),
-            Some(a) if a.value == "all" => Ok(Quorum::All),
-            Some(a) if a.value == "any" => Ok(Quorum::Any),
-            Some(a) => Err(self.err(
-                ErrorKind::InvalidValue,
-                a.value_span,
-                format!("`{attr}` is `all` or `any`, not `{}`", a.value),
-            )),
+            Some(a) if a.value == "all" => Quorum::All,
+            Some(a) if a.value == "any" => Quorum::Any,
+            Some(a) if !a.value.is_empty() => {
+                self.warnings.push(Diagnostic::warning(
+                    ErrorKind::InvalidValue,
+                    a.value_span,
+                    format!(
+                        "`{attr}` is `all` or `any` (case-sensitive), not `{}`: the default \
+                         applies",
+                        a.value
+                    ),
+                ));
+                default
+            }
+            _ => default,
         }
     }
 
@@ -727,17 +786,6 @@ impl<'t> Nodes<'_, 't> {
     /// Seconds, in milliseconds.
     fn seconds(&self, a: &Attr) -> PResult<i64> {
         self.number(a, time::seconds_to_ms(a.value), "a number of seconds")
-    }
-
-    /// A boolean: `true`/`false` in any case, or `1`/`0`.
-    fn boolean(&self, a: &Attr) -> PResult<bool> {
-        time::boolean(a.value).ok_or_else(|| {
-            self.err(
-                ErrorKind::InvalidValue,
-                a.value_span,
-                format!("`{}` is `true` or `false`, not `{}`", a.name, a.value),
-            )
-        })
     }
 }
 

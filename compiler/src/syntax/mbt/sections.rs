@@ -60,7 +60,7 @@ pub(super) fn variables(
 ) -> PResult<()> {
     src.check_attrs(section, &[])?;
     for v in elements(section) {
-        if src.tag(v) != "Variable" {
+        if !src.is_tag(v, "Variable") {
             return Err(unknown_element(src, v, "Variables", "Variable"));
         }
         src.check_attrs(v, &["name", "default"])?;
@@ -112,7 +112,7 @@ pub(super) fn timestamps(
     src.check_attrs(section, &[])?;
     let mut exclusive = Vec::new();
     for t in elements(section) {
-        if src.tag(t) != "Timestamp" {
+        if !src.is_tag(t, "Timestamp") {
             return Err(unknown_element(src, t, "Timestamps", "Timestamp"));
         }
         src.check_attrs(t, &["name", "setOnEvent", "exclusiveTo", "exlusiveTo"])?;
@@ -163,10 +163,11 @@ pub(super) fn signals(
     tree: &mut TreeBuilder,
     names: &Names,
     limits: &Limits,
+    warnings: &mut Vec<Diagnostic>,
 ) -> PResult<()> {
     src.check_attrs(section, &[])?;
     for s in elements(section) {
-        if src.tag(s) != "Signal" {
+        if !src.is_tag(s, "Signal") {
             return Err(unknown_element(src, s, "SignalVariables", "Signal"));
         }
         src.check_attrs(s, &["name", "variable", "value"])?;
@@ -185,12 +186,13 @@ pub(super) fn signals(
             .with_note("declare it in `<Variables>`"));
         };
         let lookup = |n: &str| names.var(n);
-        let expr = cryexpr::parse(
+        let expr = cryexpr::parse_reporting(
             value.value,
             value.value_span,
             &lookup,
             Undeclared::False,
             limits,
+            warnings,
         )?;
         tree.signal(event.value.to_string(), var, expr);
     }

@@ -173,14 +173,29 @@ pub(super) fn count(text: &str, max: u64) -> Result<u64, NumError> {
         .ok_or(NumError::OutOfRange)
 }
 
-/// A node boolean: `true` / `false` in any case, or `1` / `0`.
-pub(super) fn boolean(text: &str) -> Option<bool> {
-    if text.eq_ignore_ascii_case("true") || text == "1" {
-        Some(true)
-    } else if text.eq_ignore_ascii_case("false") || text == "0" {
-        Some(false)
+/// A node boolean as CryXML's `CXmlNode::getAttr(const char*, bool&)` reads it: `atoi(value) != 0`
+/// (`Code/CryEngine/CrySystem/XML/xml.cpp`, commit 8b63f61c), so `"1"` is true and `"true"` false.
+pub(super) fn boolean(text: &str) -> bool {
+    atoi(text) != 0
+}
+
+/// C's `atoi` without its undefined overflow: leading `isspace` characters, an optional sign,
+/// then decimal digits up to the first other character (none: 0). The value saturates.
+pub(super) fn atoi(text: &str) -> i64 {
+    let t = text.trim_start_matches([' ', '\t', '\n', '\u{b}', '\u{c}', '\r']);
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for b in digits.bytes().take_while(u8::is_ascii_digit) {
+        v = v.saturating_mul(10).saturating_add(i64::from(b - b'0'));
+    }
+    if neg {
+        -v
     } else {
-        None
+        v
     }
 }
 
@@ -272,8 +287,12 @@ mod tests {
         );
         assert_eq!(count("-1", 255), Err(NumError::Malformed));
         assert_eq!(count("", 255), Err(NumError::Malformed));
-        assert_eq!(boolean("TRUE"), Some(true));
-        assert_eq!(boolean("0"), Some(false));
-        assert_eq!(boolean("yes"), None);
+        assert!(!boolean("TRUE"));
+        assert!(!boolean("true"));
+        assert!(!boolean("0"));
+        assert!(boolean("1"));
+        assert!(boolean(" -2x"));
+        assert!(!boolean("yes"));
+        assert_eq!(atoi("99999999999999999999999"), i64::MAX);
     }
 }

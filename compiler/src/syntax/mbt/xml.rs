@@ -3,7 +3,8 @@
 //! spans taken from the source text).
 //!
 //! Names (tags and attributes) are read from the source exactly as written, so a namespace
-//! prefix is part of the name and matching is case-sensitive, as CRYENGINE compares them. Every
+//! prefix is part of the name. Attributes are found case-insensitively, first match first, as
+//! CryXML finds them; node types (a registry lookup in the original) are matched exactly. Every
 //! span points into the file: a start tag (`<` to `>`), a whole attribute (`name="value"`) or an
 //! attribute's value (between the quotes). This file knows nothing about node types, sections
 //! or the IR, and never recurses.
@@ -65,6 +66,12 @@ impl<'t> Src<'t> {
         xml::tag(self.text, node)
     }
 
+    /// Whether the element's tag is `name`, compared case-insensitively (ASCII) as CryXML's
+    /// `CXmlNode::isTag` and `findChild` compare (`xml.cpp`, commit 8b63f61c).
+    pub fn is_tag(&self, node: Node, name: &str) -> bool {
+        self.tag(node).eq_ignore_ascii_case(name)
+    }
+
     /// The span of the element's start tag, `<` to `>`.
     pub fn start_tag(&self, node: Node) -> Span {
         xml::start_tag(self.text, self.file, node)
@@ -91,14 +98,17 @@ impl<'t> Src<'t> {
         node.attributes().map(|a| self.attr(&a)).collect()
     }
 
-    /// The attribute called exactly `name`, if the element has it.
+    /// The attribute called `name`, if the element has it: names compare case-insensitively
+    /// (ASCII) and the first match wins, as CryXML's `GetValue` finds attributes
+    /// (`Code/CryEngine/CrySystem/XML/xml.h`, `XmlAttribute::operator==` with `ascii_stricmp`
+    /// of `xml.cpp`, commit 8b63f61c).
     pub fn find<'a>(&self, node: Node<'a, 't>, name: &str) -> Option<Attr<'a>>
     where
         't: 'a,
     {
         node.attributes()
             .map(|a| self.attr(&a))
-            .find(|a| a.name == name)
+            .find(|a| a.name.eq_ignore_ascii_case(name))
     }
 
     /// The attribute `name`, which the element must have (`InvalidValue` naming it otherwise).
@@ -123,7 +133,7 @@ impl<'t> Src<'t> {
         }
         for a in node.attributes() {
             let a = self.attr(&a);
-            if !known.contains(&a.name) {
+            if !known.iter().any(|k| k.eq_ignore_ascii_case(a.name)) {
                 let expected = if known.is_empty() {
                     "it takes no attributes".to_string()
                 } else {
@@ -135,7 +145,7 @@ impl<'t> Src<'t> {
                     a.span,
                     format!("`<{}>` has no attribute `{}`", self.tag(node), a.name),
                 )
-                .with_note(format!("{expected} (names are case-sensitive)"))
+                .with_note(format!("{expected} (names compare case-insensitively)"))
                 .with_note("the gamesdk profile ignores unknown attributes, as CRYENGINE does"));
             }
         }
