@@ -700,10 +700,10 @@ fn lifecycle_generator_reaches_every_feature() {
                         l.exit_on
                     ));
                 }
-                NodeKind::Wait(w) if w.ms < 0 => {
+                NodeKind::Wait(w) if w.time < 0 => {
                     seen.insert("x:wait-negative".into());
                 }
-                NodeKind::Wait(w) if w.variation_ms > 0 => {
+                NodeKind::Wait(w) if w.variation > 0 => {
                     seen.insert("x:wait-variation".into());
                 }
                 NodeKind::Hooks(h) => {

@@ -127,7 +127,8 @@ fn body(t: &Tree) -> String {
 /// The native text of the tree's tables (imports, variables, timestamps, signals).
 fn tables(t: &Tree) -> String {
     let text = native::print(t);
-    let from = text.find("precision double;\n\n").expect("the header") + 19;
+    let header = "precision double;\nclock 100;\n\n";
+    let from = text.find(header).expect("the header") + header.len();
     let to = text.find("root main").expect("a main root");
     text[from..to].trim_end().to_string()
 }
@@ -331,9 +332,9 @@ fn core_nodes_map_to_the_ir() {
     guard on-entry (@random <= 1.0) {
         const running
     }
-    wait 1500 0 -> failure
-    wait 2000 500 -> success
-    wait -1000 0 -> success
+    wait 150000 0 -> failure
+    wait 200000 50000 -> success
+    wait -1 0 -> success
     waitevent "Ping" -> success
     waitevent "Pong" -> failure
     map success success running {
@@ -346,7 +347,7 @@ fn core_nodes_map_to_the_ir() {
     groupscope "Door" 1 {
         const running
     }
-    condition (@valid(T) && (@elapsed(T) < 500))
+    condition (@valid(T) && (@elapsed(T) < 50000))
 }
 "#;
     assert_eq!(body(&t), want);
@@ -366,27 +367,38 @@ fn composites_remember_and_parallels_remember_finished_children() {
 }
 
 #[test]
-fn seconds_become_rounded_milliseconds() {
-    for (secs, ms) in [
-        ("0.0005", 1),
-        ("0.00049", 0),
-        ("2.4e-3", 2),
-        ("2.5E-3", 3),
-        ("1.0005", 1001),
-        ("0.25", 250),
-        ("-1", -1000),
+fn seconds_become_truncated_ctimevalue_units_of_a_float() {
+    // `CTimeValue::SetSeconds(float)`: (int64)(f * 100000) in float arithmetic.
+    for (secs, units) in [
+        ("0.0005", 50),
+        ("0.0004", 40),
+        ("0.00049", 49),
+        ("0.000001", 0),
+        ("2.5E-3", 250),
+        ("1.3", 129_999),
+        ("0.25", 25_000),
+        ("-1", -1),
+        ("-0.000001", -1),
+        ("-0", 0),
         ("0", 0),
-        ("1e3", 1_000_000),
-        (".5", 500),
+        ("1e3", 100_000_000),
+        (".5", 50_000),
     ] {
         let t = ok(&doc("", &format!(r#"<Wait duration="{secs}"/>"#)));
         match &t.nodes[0].kind {
-            NodeKind::Wait(w) => assert_eq!(w.ms, ms, "{secs}"),
+            NodeKind::Wait(w) => assert_eq!(w.time, units, "{secs}"),
             k => panic!("{k:?}"),
         }
     }
     let t = ok(&doc("", r#"<Wait duration="1" variation="0.0015"/>"#));
-    assert!(body(&t).contains("wait 1000 2 -> success"), "{}", body(&t));
+    assert!(
+        body(&t).contains("wait 100000 150 -> success"),
+        "{}",
+        body(&t)
+    );
+    // Timeout starts its timer whatever the sign: -0.000001 s is 0 units, over at once.
+    let t = ok(&doc("", r#"<Timeout duration="-0.000001"/>"#));
+    assert!(body(&t).contains("wait 0 0 -> failure"), "{}", body(&t));
 }
 
 #[test]
@@ -403,7 +415,7 @@ fn time_conditions_follow_section_3() {
         r#"<IfTime since="T" isMoreThan="2"><Halt/></IfTime>"#,
     ));
     match &t.nodes[0].kind {
-        NodeKind::Guard(g) => assert_eq!(g.cond, valid_and(BinOp::Gt, 2000)),
+        NodeKind::Guard(g) => assert_eq!(g.cond, valid_and(BinOp::Gt, 200_000)),
         k => panic!("{k:?}"),
     }
     let t = ok(&doc(
@@ -411,7 +423,7 @@ fn time_conditions_follow_section_3() {
         r#"<IfTime since="T" isLessThan="0.1" orNeverBeenSet="1"><Halt/></IfTime>"#,
     ));
     match &t.nodes[0].kind {
-        NodeKind::Guard(g) => assert_eq!(g.cond, or_never(valid_and(BinOp::Lt, 100))),
+        NodeKind::Guard(g) => assert_eq!(g.cond, or_never(valid_and(BinOp::Lt, 10_000))),
         k => panic!("{k:?}"),
     }
     let t = ok(&doc(
@@ -420,7 +432,7 @@ fn time_conditions_follow_section_3() {
     ));
     assert_eq!(
         t.nodes[0].kind,
-        NodeKind::WaitUntil(or_never(valid_and(BinOp::Gt, 1000)))
+        NodeKind::WaitUntil(or_never(valid_and(BinOp::Gt, 100_000)))
     );
     let t = ok(&doc(
         decls,
@@ -428,7 +440,7 @@ fn time_conditions_follow_section_3() {
     ));
     assert_eq!(
         t.nodes[0].kind,
-        NodeKind::WaitUntil(valid_and(BinOp::Lt, 1000))
+        NodeKind::WaitUntil(valid_and(BinOp::Lt, 100_000))
     );
     let t = ok(&doc(
         decls,
@@ -463,11 +475,11 @@ fn time_conditions_follow_section_3() {
     for (xml, want) in [
         (
             r#"<WaitUntilTime since="T" isLessThan="1"/>"#,
-            NodeKind::WaitUntil(valid_and(BinOp::Lt, 1000)),
+            NodeKind::WaitUntil(valid_and(BinOp::Lt, 100_000)),
         ),
         (
             r#"<AssertTime since="T" isLessThan="1"/>"#,
-            NodeKind::Condition(valid_and(BinOp::Lt, 1000)),
+            NodeKind::Condition(valid_and(BinOp::Lt, 100_000)),
         ),
     ] {
         assert_eq!(ok(&doc(decls, xml)).nodes[0].kind, want, "{xml}");
@@ -897,10 +909,19 @@ fn attributes_unknown_missing_and_malformed() {
         "<IfTime",
         "`since`",
     );
-    // Values.
-    e(r#"<Wait duration="1s"/>"#, IV, "1s", "seconds");
-    e(r#"<Wait duration=" 1"/>"#, IV, " 1\"", "seconds");
+    // Values. Numbers are read as C reads them (`atof`, `strtoul`): text after the number and
+    // text without one load (with warnings, `mbt_numbers_read_as_c_reads_them`); what C++
+    // leaves undefined or the platform decides is refused.
+    ok(&doc("", r#"<Wait duration="1s"/>"#));
+    ok(&doc("", r#"<Wait duration=" 1"/>"#));
     e(r#"<Wait duration="1e30"/>"#, IV, "1e30", "out of range");
+    e(r#"<Wait duration="inf"/>"#, IV, "inf", "out of range");
+    e(
+        r#"<Wait duration="0x10"/>"#,
+        IV,
+        "0x10",
+        "form btvm does not read",
+    );
     e(
         r#"<Wait duration="1" variation="-1"/>"#,
         IV,
@@ -914,17 +935,10 @@ fn attributes_unknown_missing_and_malformed() {
         "variation",
     );
     e(
-        r#"<Loop count="256"><Halt/></Loop>"#,
+        r#"<Loop count="4294967296"><Halt/></Loop>"#,
         IV,
-        "256",
-        "out of range",
-    );
-    e(r#"<Loop count="-1"><Halt/></Loop>"#, IV, "-1", "count");
-    e(
-        r#"<LoopUntilSuccess attemptCount="x"><Halt/></LoopUntilSuccess>"#,
-        IV,
-        "x\"",
-        "attemptCount",
+        "4294967296",
+        "form btvm does not read",
     );
     e(
         r#"<GroupScope name="g" allowedConcurrentUsers="4294967296"><Halt/></GroupScope>"#,
@@ -932,12 +946,10 @@ fn attributes_unknown_missing_and_malformed() {
         "4294967296",
         "out of range",
     );
-    e(
+    ok(&doc(
+        "",
         r#"<RandomGate opensWithChance="half"><Halt/></RandomGate>"#,
-        IV,
-        "half",
-        "decimal",
-    );
+    ));
     e(
         r#"<WaitForEvent name="E" result="Running"/>"#,
         IV,
@@ -950,18 +962,12 @@ fn attributes_unknown_missing_and_malformed() {
         r#"<IfTime since="T" isMoreThan="1" orNeverBeenSet="maybe"><Halt/></IfTime>"#,
     ));
     // Time conditions.
-    e(
-        r#"<IfTime since="T" isMoreThan="1" isLessThan="2"><Halt/></IfTime>"#,
-        IV,
-        "isLessThan",
-        "not both",
-    );
-    e(
+    // Both comparisons: isMoreThan is read first and wins (a warning names isLessThan).
+    let t = ok(&doc(
+        r#"<Timestamps><Timestamp name="T"/></Timestamps>"#,
         r#"<AssertTime since="T" isLessThan="1" isMoreThan="2"/>"#,
-        IV,
-        "isMoreThan",
-        "not both",
-    );
+    ));
+    assert!(body(&t).contains("@elapsed(T) > 200000"), "{}", body(&t));
     e(
         r#"<WaitUntilTime since="T"/>"#,
         IV,
@@ -969,9 +975,9 @@ fn attributes_unknown_missing_and_malformed() {
         "isMoreThan",
     );
     e(
-        r#"<AssertTime since="T" isLessThan="soon"/>"#,
+        r#"<AssertTime since="T" isLessThan="nan"/>"#,
         IV,
-        "soon",
+        "nan",
         "seconds",
     );
     // WaitUntilTime has no orNeverBeenSet; IfTime no succeedIfNeverBeenSet.
@@ -1627,4 +1633,56 @@ fn every_mapped_status_is_the_spec_s() {
         ),
         k => panic!("{k:?}"),
     }
+}
+
+#[test]
+fn mbt_numbers_read_as_c_reads_them() {
+    let warnings = |body: &str| -> Vec<String> {
+        let mut fs = MemFs::new();
+        fs.insert(PATH, doc("", body).into_bytes());
+        let options = LoadOptions {
+            format: Some(Format::Dialect(Dialect::Mbt)),
+            limits: Limits::default(),
+            profile: None,
+            deny_warnings: false,
+        };
+        let mut sources = SourceMap::new();
+        let loaded =
+            btvm_compiler::load::load_reporting(Path::new(PATH), &fs, &options, &mut sources)
+                .unwrap_or_else(|e| panic!("{e:?}"));
+        loaded.warnings.iter().map(|w| w.message.clone()).collect()
+    };
+    let w = warnings(r#"<Wait duration="1.5s"/>"#);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("`s` is ignored"), "{w:?}");
+    let w = warnings(r#"<Wait duration="soon"/>"#);
+    assert!(w[0].contains("reads as 0"), "{w:?}");
+    assert!(warnings(r#"<Wait duration=" 1 "/>"#).is_empty());
+    let w = warnings(r#"<Loop count="3x"><Halt/></Loop>"#);
+    assert!(
+        w[0].contains("`x` is ignored") && w[0].contains("strtoul"),
+        "{w:?}"
+    );
+    // The values, as the IR holds them.
+    let t = ok(&doc("", r#"<Loop count="258"><Halt/></Loop>"#));
+    assert!(body(&t).contains("loop 2 until failure"), "{}", body(&t));
+    let t = ok(&doc("", r#"<Loop count="-1"><Halt/></Loop>"#));
+    assert!(body(&t).contains("loop 255 until failure"), "{}", body(&t));
+    let t = ok(&doc("", r#"<Loop count="256"><Halt/></Loop>"#));
+    assert!(body(&t).contains("loop forever"), "{}", body(&t));
+    let t = ok(&doc(
+        "",
+        r#"<RandomGate opensWithChance="0.1"><Halt/></RandomGate>"#,
+    ));
+    let p = f64::from(0.1f32);
+    assert!(
+        body(&t).contains(&format!("@random <= {p}")),
+        "{}",
+        body(&t)
+    );
+    let t = ok(&doc(
+        "",
+        r#"<RandomGate opensWithChance="nan"><Halt/></RandomGate>"#,
+    ));
+    assert!(body(&t).contains("@random <= -1.0"), "{}", body(&t));
 }

@@ -1284,13 +1284,27 @@ fn file_level_errors_have_their_kinds() {
     patch_fingerprint(&mut b);
     assert_eq!(kind(&b, &limits()), K::BadOperand);
 
+    // The clock (a u32 after the precision flag): 1 in this running-list program; 0, more
+    // than the maximum, and any other unit outside the lifecycle model are refused.
+    let clock_at = HEADER + 2;
+    assert_eq!(
+        u32::from_le_bytes(bytes[clock_at..clock_at + 4].try_into().unwrap()),
+        1
+    );
+    for bad in [0, 100, btvm::MAX_CLOCK + 1] {
+        let mut b = bytes.clone();
+        b[clock_at..clock_at + 4].copy_from_slice(&u32::to_le_bytes(bad));
+        patch_fingerprint(&mut b);
+        assert_eq!(kind(&b, &limits()), K::BadOperand, "clock {bad}");
+    }
+
     // A huge string count is refused before anything is allocated. Before the strings: model,
-    // precision, then the layout (size, current (5), actions, count (5), five u32s, has_rng,
+    // precision, clock, then the layout (size, current (5), actions, count (5), five u32s, has_rng,
     // rng, cursor (5), flags (5), then the decider fields: decider, groups, group_count,
     // stimuli and the stimulus count (five u32s), then the lifecycle and selection fields:
     // vars, var_count, stamps, stamp_count, records, records_len (six u32s), leaf (5),
     // leaves).
-    let strings_at = HEADER + 2 + 4 + 5 + 4 + 5 + 20 + 1 + 4 + 5 + 5 + 20 + 24 + 5 + 4;
+    let strings_at = HEADER + 2 + 4 + 4 + 5 + 4 + 5 + 20 + 1 + 4 + 5 + 5 + 20 + 24 + 5 + 4;
     assert_eq!(
         u32::from_le_bytes(bytes[strings_at..strings_at + 4].try_into().unwrap()) as usize,
         p.parts().strings.len()

@@ -363,6 +363,7 @@ mod tests {
         let parts = ProgramParts {
             model: ProgramModel::RunningList,
             single_precision: false,
+            clock: 1,
             layout: Layout::default(),
             strings: Vec::new(),
             imports: Vec::new(),

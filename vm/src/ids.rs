@@ -5,6 +5,16 @@ use std::fmt;
 /// Time in integer milliseconds. Every engine is given `now` with each tick; none reads a clock.
 pub type Millis = i64;
 
+/// The largest [`ProgramParts::clock`](crate::program::ProgramParts::clock): tree time units
+/// per millisecond (10^6 is one nanosecond).
+pub const MAX_CLOCK: u32 = 1_000_000;
+
+/// `now` (milliseconds) in a tree's time unit of `clock` units per millisecond, saturating.
+#[inline]
+pub(crate) fn in_units(now: Millis, clock: u32) -> i64 {
+    now.saturating_mul(i64::from(clock))
+}
+
 /// Identifies one agent: the owner of one per-agent state block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct AgentId(pub u32);

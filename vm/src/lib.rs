@@ -46,7 +46,7 @@ pub use engine::{Engine, EngineKind, Fallback};
 pub use exec::{Scratch, Vm, VmError};
 pub use halt::Halt;
 pub use host::{Call, Host, Import, ImportKind, Phase, SlotClaims};
-pub use ids::{AgentId, EventId, ImportId, Millis, StrId};
+pub use ids::{AgentId, EventId, ImportId, Millis, StrId, MAX_CLOCK};
 pub use limits::Limits;
 pub use prng::Prng;
 pub use program::{Program, ProgramError, ProgramErrorKind};

@@ -22,6 +22,7 @@
 //! as everywhere in the vm.
 
 use crate::exec::{read, read_u64, write, write_u64};
+use crate::ids::in_units;
 use crate::program::{
     Field, Instr, Layout, ProgramModel, FLAG_CHANGED_BEFORE, FLAG_STOPPED, FLAG_UNCHANGED,
     MAX_STATES, STAMP_RECORD,
@@ -195,8 +196,9 @@ fn stamp_flags(state: &[u8], l: &Layout, ts: u32) -> u8 {
         .unwrap_or(0)
 }
 
-/// A timestamp query's value: 0 *ever set*, 1 *valid*, 2 the milliseconds since the stamp.
-pub(crate) fn stamp_query(state: &[u8], l: &Layout, ts: u32, query: u8, now: Millis) -> Value {
+/// A timestamp query's value: 0 *ever set*, 1 *valid*, 2 the time since the stamp; `now` and
+/// the result are in the program's clock units ([`Program::clock`]).
+pub(crate) fn stamp_query(state: &[u8], l: &Layout, ts: u32, query: u8, now: i64) -> Value {
     match query {
         0 => Value::Bool(stamp_flags(state, l, ts) & EVER != 0),
         1 => Value::Bool(stamp_flags(state, l, ts) & VALID != 0),
@@ -291,6 +293,8 @@ pub(crate) fn step(
     x: bool,
 ) -> u64 {
     let l = program.layout();
+    // The time the tree reads, in its clock units (used by the timestamp and timer arms only).
+    let now = in_units(now, program.clock());
     let jump = |c: bool| if c { FIRST } else { FALL };
     match *ins {
         Instr::VarPush { var } => u64::from(var_get(program, state, var.0)),
@@ -373,14 +377,18 @@ pub(crate) fn step(
         Instr::LcJumpChanged { .. } => {
             jump(flags(state, l) & FLAG_CHANGED_BEFORE != 0 || changed(state, l))
         }
-        Instr::LcWaitArm { at, ms, variation } => {
+        Instr::LcWaitArm {
+            at,
+            time,
+            variation,
+        } => {
             let v = if variation == 0 {
                 0
             } else {
                 let r = rng_draw(state, l, agent);
                 ((r * (f64::from(variation) + 1.0)) as u64).min(u64::from(variation)) as i64
             };
-            set_rec_i64(state, l, at, now.saturating_add(ms).saturating_add(v));
+            set_rec_i64(state, l, at, now.saturating_add(time).saturating_add(v));
             FALL
         }
         Instr::LcJumpWait { at, .. } => jump(now < rec_i64(state, l, at)),
@@ -600,6 +608,7 @@ mod tests {
         let parts = ProgramParts {
             model,
             single_precision: false,
+            clock: 1,
             layout,
             strings: vec!["scope".into()],
             imports: Vec::new(),
@@ -774,7 +783,7 @@ mod tests {
         assert_eq!(run(&p, &mut s, &mut st, q(1), 150), 0);
         let arm = Instr::LcWaitArm {
             at: 8,
-            ms: 100,
+            time: 100,
             variation: 0,
         };
         run(&p, &mut s, &mut st, arm, 1000);
@@ -786,7 +795,7 @@ mod tests {
         assert_eq!(run(&p, &mut s, &mut st, wait, 1100), FALL);
         let drawn = Instr::LcWaitArm {
             at: 8,
-            ms: 0,
+            time: 0,
             variation: 10,
         };
         run(&p, &mut s, &mut st, drawn, 0);
@@ -796,7 +805,7 @@ mod tests {
         assert_eq!(end, ((r.next_f64() * 11.0) as i64).min(10));
         let forever = Instr::LcWaitArm {
             at: 8,
-            ms: i64::MAX,
+            time: i64::MAX,
             variation: 0,
         };
         run(&p, &mut s, &mut st, forever, 5);

@@ -11,6 +11,7 @@ fn program() -> Program {
     let parts = ProgramParts {
         model: ProgramModel::RunningList,
         single_precision: false,
+        clock: 1,
         layout: Layout::default(),
         strings: Vec::new(),
         imports: Vec::new(),

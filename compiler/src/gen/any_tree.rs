@@ -223,13 +223,13 @@ pub fn leaf(u: &mut Unstructured<'_>, scope: &Scope, cfg: &GenConfig) -> Result<
                 0 => int(u)?,
                 _ => range(u, -5, 4999)?,
             };
-            let variation_ms = match one_of(u, 2)? {
+            let variation = match one_of(u, 2)? {
                 0 => u.arbitrary()?,
                 _ => range(u, 0, 99)?,
             };
             NodeKind::Wait(Wait {
-                ms,
-                variation_ms,
+                time: ms,
+                variation,
                 result: status(u)?,
             })
         }
@@ -528,6 +528,12 @@ pub fn tree_config(u: &mut Unstructured<'_>) -> Result<(Dialect, TreeConfig)> {
         root_finish,
         abort: pick(u, &[Abort::Abandon, Abort::Terminate])?,
         precision: pick(u, &[Precision::Single, Precision::Double])?,
+        // Only the lifecycle model may count time in another unit than milliseconds.
+        clock: if model == Model::Lifecycle {
+            pick(u, &[1, 100, btvm::MAX_CLOCK])?
+        } else {
+            1
+        },
     };
     Ok((dialect, config))
 }

@@ -132,8 +132,8 @@ fn leaf(u: &mut Unstructured<'_>, cx: &Ctx<'_>) -> Result<NodeBuf> {
         1 => NodeKind::Condition(lc_expr(u, cx)?),
         2 => NodeKind::Const(status(u)?),
         3 => NodeKind::Wait(Wait {
-            ms: wait_ms(u)?,
-            variation_ms: match weighted(u, &[2, 1, 1])? {
+            time: wait_ms(u)?,
+            variation: match weighted(u, &[2, 1, 1])? {
                 0 => 0,
                 1 => range(u, 1, 300)?,
                 _ => pick(u, &[1, 1000, u32::MAX])?,

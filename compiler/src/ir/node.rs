@@ -260,10 +260,11 @@ pub struct LogStatus {
 /// MBT `Wait`/`Timeout`: a timer leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Wait {
-    /// Duration in ms; negative never finishes (MBT quirk).
-    pub ms: i64,
-    /// A random extra duration in `[0, variation_ms]`, drawn on entry.
-    pub variation_ms: u32,
+    /// Duration in the tree's time unit ([`crate::ir::TreeConfig::clock`]); negative never
+    /// finishes (MBT quirk).
+    pub time: i64,
+    /// A random extra duration in `[0, variation]` (the same unit), drawn on entry.
+    pub variation: u32,
     /// The status returned when the time is up.
     pub result: Status,
 }

@@ -140,6 +140,13 @@ pub struct TreeConfig {
     pub abort: Abort,
     /// Float width at the host boundary.
     pub precision: Precision,
+    /// The tree's time unit, in units per millisecond: every duration, timer and timestamp
+    /// difference in the tree counts these units, and the engines multiply the host's `now`
+    /// (milliseconds) by it. 1 (milliseconds) in every dialect but MBT, where it is 100:
+    /// CRYENGINE's `CTimeValue` counts 1/100,000 s (`TIMEVALUE_PRECISION`,
+    /// `Code/CryEngine/CryCommon/CrySystem/TimeValue.h`, commit 8b63f61c). Only the lifecycle
+    /// model may use another unit than 1, and at most [`btvm::MAX_CLOCK`].
+    pub clock: u32,
 }
 
 impl TreeConfig {
@@ -151,30 +158,35 @@ impl TreeConfig {
                 root_finish: RootFinish::Rerun,
                 abort: Abort::Abandon,
                 precision: Precision::Single,
+                clock: 1,
             },
             Dialect::Dragengine => TreeConfig {
                 model: Model::Cursor { runaway_limit: 100 },
                 root_finish: RootFinish::RestartOrStop,
                 abort: Abort::Abandon,
                 precision: Precision::Double,
+                clock: 1,
             },
             Dialect::Mbt => TreeConfig {
                 model: Model::Lifecycle,
                 root_finish: RootFinish::Stop,
                 abort: Abort::Terminate,
                 precision: Precision::Double,
+                clock: 100,
             },
             Dialect::Bst => TreeConfig {
                 model: Model::Selection,
                 root_finish: RootFinish::Rerun,
                 abort: Abort::Abandon,
                 precision: Precision::Double,
+                clock: 1,
             },
             Dialect::Spore => TreeConfig {
                 model: Model::Decider { redecide_limit: 32 },
                 root_finish: RootFinish::Rerun,
                 abort: Abort::Terminate,
                 precision: Precision::Double,
+                clock: 1,
             },
         }
     }

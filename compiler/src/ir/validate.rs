@@ -4,18 +4,32 @@ use btvm::{ImportId, ImportKind};
 
 use super::expr::{Arg, Expr};
 use super::node::{Arity, NodeKind, Trigger};
-use super::tree::{NodeId, Tree};
+use super::tree::{Model, NodeId, Tree};
 
 impl Tree {
     /// Checks the structural invariants: canonical layout, child counts per kind, parent/child
     /// kind rules (`case` under `priority`, `state` under `statemachine`, `decider` under
-    /// `group`), and every table index in range with the right import kind.
+    /// `group`), every table index in range with the right import kind, and the clock
+    /// ([`super::TreeConfig::clock`]) in range for the model.
     ///
     /// Front-ends produce valid trees; this guards trees built by hand, by generators and by the
     /// native-syntax parser.
     pub fn validate(&self) -> Result<(), String> {
         if self.roots.is_empty() {
             return Err("the tree has no root".into());
+        }
+        let clock = self.config.clock;
+        if clock == 0 || clock > btvm::MAX_CLOCK {
+            return Err(format!(
+                "a clock of {clock} units per millisecond (1 to {})",
+                btvm::MAX_CLOCK
+            ));
+        }
+        if clock != 1 && self.config.model != Model::Lifecycle {
+            return Err(format!(
+                "a clock of {clock} units per millisecond: only the lifecycle model counts time \
+                 in other units than milliseconds"
+            ));
         }
         // Canonical layout: pre-order of roots then subtrees visits 0, 1, 2, ... in order.
         let mut expected = 0u32;

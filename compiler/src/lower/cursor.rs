@@ -98,6 +98,7 @@ pub(super) fn lower(
     let parts = ProgramParts {
         model: ProgramModel::Cursor { limit },
         single_precision: tree.config.precision == Precision::Single,
+        clock: tree.config.clock,
         layout: layout(tree, rules.tops.len()),
         strings: string_table(&strings),
         imports: tree.imports.clone(),

@@ -115,6 +115,7 @@ pub(super) fn lower(
     let parts = ProgramParts {
         model: ProgramModel::Decider { limit },
         single_precision: tree.config.precision == Precision::Single,
+        clock: tree.config.clock,
         layout: numbers.layout,
         strings: string_table(&strings),
         imports: tree.imports.clone(),

@@ -453,7 +453,7 @@ impl LcLower<'_, '_> {
         match &self.tree().node(id).kind {
             NodeKind::Guard(_) | NodeKind::GroupScope(_) | NodeKind::StateMachine => true,
             NodeKind::Hooks(h) => h.enter.is_some() || h.exit.is_some(),
-            NodeKind::Wait(w) => w.ms >= 0,
+            NodeKind::Wait(w) => w.time >= 0,
             NodeKind::SendEvent(_) => true,
             _ => false,
         }
@@ -480,10 +480,10 @@ impl LcLower<'_, '_> {
                 }
                 self.place(open);
             }
-            NodeKind::Wait(w) if w.ms >= 0 => self.emit(Instr::LcWaitArm {
+            NodeKind::Wait(w) if w.time >= 0 => self.emit(Instr::LcWaitArm {
                 at: rec.a,
-                ms: w.ms,
-                variation: w.variation_ms,
+                time: w.time,
+                variation: w.variation,
             }),
             NodeKind::SendEvent(e) => self.send(&e.event),
             NodeKind::GroupScope(g) => {
@@ -969,7 +969,7 @@ impl LcLower<'_, '_> {
             }
             NodeKind::Const(s) => self.jump(k.on(*s)),
             NodeKind::Wait(w) => {
-                if w.ms >= 0 {
+                if w.time >= 0 {
                     self.emit(Instr::LcJumpWait { at: rec.a, to: k.r });
                     self.jump(k.on(w.result));
                 } else {

@@ -119,7 +119,7 @@ impl Records {
                 | NodeKind::Hooks(_)
                 | NodeKind::Action(_)
                 | NodeKind::Loop(_) => !selection,
-                NodeKind::Wait(w) => w.ms >= 0 || logged,
+                NodeKind::Wait(w) => w.time >= 0 || logged,
                 NodeKind::SendEvent(s) => s.then == Status::Running || logged,
                 NodeKind::LogStatus(_) | NodeKind::Case(_) | NodeKind::State(_) => false,
                 _ => logged,
@@ -156,10 +156,10 @@ impl Records {
                     }
                 }
                 NodeKind::Wait(w) => {
-                    if w.ms >= 0 {
+                    if w.time >= 0 {
                         r.a = take(8);
                     }
-                    rng |= w.variation_ms > 0 && w.ms >= 0;
+                    rng |= w.variation > 0 && w.time >= 0;
                 }
                 NodeKind::Select(_) => {
                     leaf[i] = nleaves;

@@ -158,6 +158,7 @@ pub(super) fn finish(
     let parts = ProgramParts {
         model,
         single_precision: tree.config.precision == Precision::Single,
+        clock: tree.config.clock,
         layout,
         strings: string_table(strings),
         imports: tree.imports.clone(),

@@ -23,6 +23,12 @@ pub(crate) struct EvalCtx<'a> {
 }
 
 impl EvalCtx<'_> {
+    /// `now` in the tree's time unit ([`crate::ir::TreeConfig::clock`]), as timers and
+    /// timestamps count it.
+    pub fn time(&self) -> i64 {
+        self.now.saturating_mul(i64::from(self.tree.config.clock))
+    }
+
     /// Evaluates an expression.
     pub fn eval(&mut self, e: &Expr, host: &mut dyn Host) -> Value {
         match e {
@@ -45,7 +51,7 @@ impl EvalCtx<'_> {
                 match q {
                     TsQuery::EverSet => Value::Bool(stamp.ever),
                     TsQuery::Valid => Value::Bool(stamp.valid),
-                    TsQuery::Elapsed => Value::Int(self.now.saturating_sub(stamp.time)),
+                    TsQuery::Elapsed => Value::Int(self.time().saturating_sub(stamp.time)),
                 }
             }
             Expr::Random => Value::Float(self.rng.next_f64()),

@@ -68,8 +68,8 @@ impl Scopes {
 /// A timestamp's per-agent state (`spec/mbt.md` 2.4, step 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Stamp {
-    /// When it was last set.
-    pub time: Millis,
+    /// When it was last set, in the tree's time unit.
+    pub time: i64,
     /// It was set at least once.
     pub ever: bool,
     /// It is set and no `exclusiveTo` stamp invalidated it since.
@@ -103,7 +103,7 @@ pub(crate) enum NodeData {
     /// An on-entry guard (IfCondition, RandomGate, IfTime, LuaGate): whether it opened.
     Gate { open: bool },
     /// Wait / Timeout: when the time is up (`None`: never, a negative duration).
-    Wait { end: Option<Millis> },
+    Wait { end: Option<i64> },
     /// WaitForEvent: whether the event arrived while the node was live.
     WaitForEvent { arrived: bool },
     /// GroupScope: whether the agent entered the scope.
@@ -186,6 +186,13 @@ pub(super) struct Tick<'a, 't> {
 }
 
 impl Tick<'_, '_> {
+    /// `now` in the tree's time unit ([`crate::ir::TreeConfig::clock`]): what timers and
+    /// timestamps count (hosts are still called with `now` in milliseconds).
+    fn time(&self) -> i64 {
+        self.now
+            .saturating_mul(i64::from(self.interp.tree().config.clock))
+    }
+
     // ---- 2.3 one update of an agent --------------------------------------------------------
 
     /// One update of the agent whose root is `root` (2.3).
@@ -346,16 +353,16 @@ impl Tick<'_, '_> {
                 }
             }
             // Wait / Timeout: a negative duration never starts the timer.
-            NodeKind::Wait(w) if w.ms >= 0 => {
-                let v = if w.variation_ms == 0 {
+            NodeKind::Wait(w) if w.time >= 0 => {
+                let v = if w.variation == 0 {
                     0
                 } else {
                     let r = self.state.rng.next_f64();
-                    let var = f64::from(w.variation_ms);
+                    let var = f64::from(w.variation);
                     // `as` saturates; the `min` keeps an r close to 1 inside the range.
-                    ((r * (var + 1.0)).floor() as i64).min(i64::from(w.variation_ms))
+                    ((r * (var + 1.0)).floor() as i64).min(i64::from(w.variation))
                 };
-                let end = self.now.saturating_add(w.ms).saturating_add(v);
+                let end = self.time().saturating_add(w.time).saturating_add(v);
                 if let Some(NodeData::Wait { end: e }) = self.data_mut(id) {
                     *e = Some(end);
                 }
@@ -450,7 +457,7 @@ impl Tick<'_, '_> {
             }
             NodeKind::Const(s) => *s,
             NodeKind::Wait(w) => match self.data(id) {
-                Some(NodeData::Wait { end: Some(end) }) if self.now >= *end => w.result,
+                Some(NodeData::Wait { end: Some(end) }) if self.time() >= *end => w.result,
                 _ => Status::Running,
             },
             NodeKind::SendEvent(e) => e.then,
@@ -724,13 +731,14 @@ impl Tick<'_, '_> {
             self.state.set_var(sig.var.0 as usize, value);
         }
         // 2. Timestamps, in file order.
+        let time = self.time();
         for (k, ts) in tree.timestamps.iter().enumerate() {
             if ts.set_on.as_deref() != Some(event) {
                 continue;
             }
             if let Some(stamp) = self.state.stamps.get_mut(k) {
                 *stamp = Stamp {
-                    time: self.now,
+                    time,
                     ever: true,
                     valid: true,
                 };
@@ -873,9 +881,32 @@ mod tests {
     use super::*;
     use crate::reference::testing::expect;
 
-    /// A tree of the MBT dialect's knobs: the header, then `body` (declarations and the root).
+    /// A tree of the MBT dialect's knobs, but counting time in milliseconds (`clock 1`, so
+    /// durations read as the scenario's times): the header, then `body` (declarations and the
+    /// root).
     fn mbt(body: &str) -> String {
-        format!("btvm 1;\ndialect mbt;\n{body}\n")
+        format!("btvm 1;\ndialect mbt;\nclock 1;\n{body}\n")
+    }
+
+    #[test]
+    fn the_clock_scales_now_where_the_tree_reads_the_time() {
+        // MBT's own unit: 100 per millisecond. Hosts still see milliseconds.
+        let tree = "btvm 1;\ndialect mbt;\nimport action probe 0..1 long;\n\
+             timestamp Seen on \"seen\";\n\
+             root main = sequence remember { wait 150 0 -> success \
+             loop forever until failure { action probe(@elapsed(Seen)) } }\n";
+        expect(
+            tree,
+            "ticks 3\ntime 0 1\nat 0 event seen\n",
+            "tick 0 now 0
+               root running
+             # 100 units < 150
+             tick 1 now 1
+               root running
+             tick 2 now 2
+               probe(200) enter -> success
+               root running",
+        );
     }
 
     #[test]

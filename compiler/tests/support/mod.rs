@@ -169,7 +169,7 @@ pub fn features(tree: &Tree) -> BTreeSet<String> {
             NodeKind::Const(s) => add(format!("const:{s}")),
             NodeKind::Wait(w) => {
                 add(format!("wait:{}", w.result));
-                if w.ms < 0 {
+                if w.time < 0 {
                     add("wait:negative".into());
                 }
             }

@@ -117,6 +117,9 @@ pub(super) struct Ctx {
     /// The lifecycle and selection models' memory (group scopes, the visited set).
     pub life: *mut crate::lifecycle_exec::LifeScratch,
     pub now: Millis,
+    /// `now` in the program's clock units ([`crate::Program::clock`]), what lifecycle timers
+    /// compare.
+    pub time: i64,
     pub agent: u32,
     /// The cursor model's rule runs (the decider model's redecides) this tick; zeroed before
     /// every agent's tick.
@@ -530,6 +533,7 @@ pub(super) mod offsets {
     pub const LC_HOST: i32 = offset_of!(Ctx, lc_host) as i32;
     pub const TEMPS: i32 = offset_of!(Ctx, temps) as i32;
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
+    pub const TIME: i32 = offset_of!(Ctx, time) as i32;
     pub const STEPS: i32 = offset_of!(Ctx, steps) as i32;
 }
 

@@ -621,6 +621,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         regs,
         life,
         now,
+        time: crate::ids::in_units(now, program.clock()),
         agent: first,
         steps: 0,
         single_precision: program.single_precision(),

@@ -581,6 +581,11 @@ impl Tx<'_, '_, '_> {
         self.load_ctx_ty(types::I64, offsets::NOW)
     }
 
+    /// `now` in the program's clock units (lifecycle timers).
+    fn time(&mut self) -> Val {
+        self.load_ctx_ty(types::I64, offsets::TIME)
+    }
+
     fn temp_addr(&mut self, temp: u32) -> Option<(Val, i32)> {
         if temp >= self.env.program.temps() {
             return None;
@@ -1421,7 +1426,7 @@ impl Tx<'_, '_, '_> {
                 } else {
                     self.b.ins().iconst(types::I64, 0)
                 };
-                let now = self.now();
+                let now = self.time();
                 let c = self.b.ins().icmp(IntCC::SignedLessThan, now, end);
                 self.branch(c, true, to, pc);
                 Ok(false)

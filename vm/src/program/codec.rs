@@ -13,7 +13,7 @@ use crate::{Import, ImportKind, Limits, SlotClaims, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 7;
+pub const VERSION: u16 = 8;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -176,6 +176,7 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
         }
     }
     out.push(u8::from(parts.single_precision));
+    put_u32(&mut out, parts.clock);
     let l = &parts.layout;
     put_u32(&mut out, l.size);
     put_field(&mut out, l.current);
@@ -323,6 +324,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         m => return Err(r.error(ProgramErrorKind::BadOperand, format!("unknown model {m}"))),
     };
     let single_precision = r.flag()?;
+    let clock = r.u32()?;
     let size = r.u32()?;
     let current = r.field()?;
     let actions = r.u32()?;
@@ -464,6 +466,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
     Ok(ProgramParts {
         model,
         single_precision,
+        clock,
         layout,
         strings,
         imports,

@@ -613,11 +613,12 @@ isa! {
     0x64 LcCall "lc.call" { import: Imp, argc: u8, phase: u8 } pop(u32::from(argc)) push(0);
     /// Give string `msg` to the host's log (`Host::log`).
     0x65 LcLog "lc.log" { msg: Str } pop(0) push(0);
-    /// The record `i64` at `at` becomes `now + ms + v` (saturating), `v` 0 when `variation` is
-    /// 0, else `min(floor(r * (variation + 1)), variation)` for one draw `r` of the agent's
-    /// PRNG.
-    0x66 LcWaitArm "lc.wait.arm" { at: u32, ms: i64, variation: u32 } pop(0) push(0);
-    /// Jump to `to` if `now` is before the record `i64` at `at` (still waiting).
+    /// The record `i64` at `at` becomes `now + time + v` (saturating; `now`, `time` and `v` in
+    /// the program's clock units, [`crate::Program::clock`]), `v` 0 when `variation` is 0,
+    /// else `min(floor(r * (variation + 1)), variation)` for one draw `r` of the agent's PRNG.
+    0x66 LcWaitArm "lc.wait.arm" { at: u32, time: i64, variation: u32 } pop(0) push(0);
+    /// Jump to `to` if `now` (in clock units) is before the record `i64` at `at` (still
+    /// waiting).
     0x67 LcJumpWait "lc.jump.wait" { at: u32, to: Label } pop(0) push(0);
     /// A remembering parallel's outcome: the finished-children mask is `ceil(n / 8)` record
     /// bytes at `at`, the succeeded-children mask the same number right after; success if the

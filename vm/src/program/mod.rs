@@ -235,6 +235,11 @@ pub struct ProgramParts {
     pub model: ProgramModel,
     /// Whether host float results are rounded to binary32.
     pub single_precision: bool,
+    /// The tree's time unit in units per millisecond (1..=[`crate::MAX_CLOCK`]; not 1 only in
+    /// the lifecycle model): timers, timestamps and durations count these units, and the
+    /// engines multiply `now` by it where the tree reads the time. Hosts still see `now` in
+    /// milliseconds ([`crate::Call::now`]).
+    pub clock: u32,
     /// The state layout.
     pub layout: Layout,
     /// The string table (distinct strings; `StrId(i)` is entry `i`).
@@ -392,6 +397,11 @@ impl Program {
     /// The execution model.
     pub fn model(&self) -> ProgramModel {
         self.parts.model
+    }
+
+    /// The tree's time unit, in units per millisecond ([`ProgramParts::clock`]).
+    pub fn clock(&self) -> u32 {
+        self.parts.clock
     }
 
     /// The functions.

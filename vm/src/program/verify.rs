@@ -79,6 +79,7 @@ pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> 
             format!("{} counters for {} instructions", p.temps, p.code.len()),
         ));
     }
+    clock(p)?;
     layout(&p.layout, limits)?;
     decider_layout(p)?;
     tables(p)?;
@@ -103,6 +104,23 @@ pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> 
         max_calls,
         tick_cost,
     })
+}
+
+/// The time unit: 1 to [`crate::MAX_CLOCK`] units per millisecond, and 1 outside the
+/// lifecycle model (only its time instructions scale `now`).
+fn clock(p: &ProgramParts) -> Result<(), ProgramError> {
+    let lifecycle = p.model == ProgramModel::Lifecycle;
+    if p.clock == 0 || p.clock > crate::MAX_CLOCK || (p.clock != 1 && !lifecycle) {
+        return Err(err(
+            K::BadOperand,
+            format!(
+                "a clock of {} units per millisecond (1 to {} in the lifecycle model, else 1)",
+                p.clock,
+                crate::MAX_CLOCK
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {

@@ -15,7 +15,7 @@
 //! | IfCondition, RandomGate, IfTime, LuaGate | `guard on-entry` |
 //! | AssertCondition, AssertTime, AssertLua | `condition` |
 //! | MonitorCondition, WaitUntilTime | `waituntil` |
-//! | Wait / Timeout | `wait MS VAR -> success` / `-> failure` |
+//! | Wait / Timeout | `wait UNITS VAR -> success` / `-> failure` (10 µs units, `clock 100`) |
 //! | SuppressFailure, ExecuteLua | `map success success running` (ExecuteLua over a `condition`) |
 //! | LuaWrapper, GameSDK wrappers | `hooks` |
 //! | GameSDK leaves | `action NAME(attr = "value", …)` |
@@ -32,7 +32,8 @@
 //! - `kinds`: the node types (tags, attributes, child counts).
 //! - `profile`: the GameSDK node list.
 //! - `nodes`: node elements to IR nodes, Priority cases and state-machine states.
-//! - `time`: seconds to milliseconds, chances, counts, booleans, the time conditions.
+//! - `time`: numbers as CryXML and C read them (seconds to `CTimeValue` units, chances, counts,
+//!   booleans) and the time conditions.
 //! - `lua`: snippet imports.
 //!
 //! Conditions are parsed by the shared [`cryexpr`](crate::syntax::cryexpr) module.

@@ -329,10 +329,10 @@ impl<'t> Nodes<'_, 't> {
                 };
                 let count = match src.find(el, attr) {
                     None => 0,
-                    Some(a) => self.number(&a, time::count(a.value, 255), "an integer 0..=255")?,
+                    Some(a) => self.read(&a, time::uint8(a.value), "a count", "strtoul")?,
                 };
                 NodeKind::Loop(Loop {
-                    count: u32::try_from(count).ok().filter(|&n| n > 0),
+                    count: (count > 0).then_some(u32::from(count)),
                     exit_on,
                 })
             }
@@ -374,26 +374,34 @@ impl<'t> Nodes<'_, 't> {
             }
             Kind::RandomGate => {
                 let a = src.required(el, "opensWithChance")?;
-                let p = self.number(&a, time::chance(a.value), "a decimal number")?;
+                let p = self.read(&a, time::chance(a.value), "a chance", "atof")?;
+                // A NaN chance: no draw is `<=` it; -1 keeps the draw and never opens.
                 on_entry(Expr::binary(
                     BinOp::Le,
                     Expr::Random,
-                    Expr::Lit(Lit::Float(p)),
+                    Expr::Lit(Lit::Float(p.unwrap_or(-1.0))),
                 ))
             }
             Kind::Timeout | Kind::Wait => {
-                let ms = self.seconds(&src.required(el, "duration")?)?;
-                let variation_ms = match src.find(el, "variation").filter(|_| kind == Kind::Wait) {
+                let (units, negative) = self.seconds(&src.required(el, "duration")?)?;
+                // `Wait::OnInitialize` starts the timer only if the float `m_duration >= 0.0f`
+                // (`-0.000001` is 0 units but negative: never); `Timeout` always starts it.
+                let time = if kind == Kind::Wait && negative {
+                    -1
+                } else {
+                    units
+                };
+                let variation = match src.find(el, "variation").filter(|_| kind == Kind::Wait) {
                     None => 0,
                     Some(a) => {
-                        let v = self.seconds(&a)?;
+                        let (v, _) = self.seconds(&a)?;
                         u32::try_from(v).map_err(|_| {
                             self.err(
                                 ErrorKind::InvalidValue,
                                 a.value_span,
                                 format!(
                                     "`variation` must be 0 to {} seconds, not `{}`",
-                                    u32::MAX / 1000,
+                                    u64::from(u32::MAX) / 100_000,
                                     a.value
                                 ),
                             )
@@ -401,8 +409,8 @@ impl<'t> Nodes<'_, 't> {
                     }
                 };
                 NodeKind::Wait(Wait {
-                    ms,
-                    variation_ms,
+                    time,
+                    variation,
                     result: if kind == Kind::Wait {
                         Status::Success
                     } else {
@@ -703,23 +711,25 @@ impl<'t> Nodes<'_, 't> {
 
     /// The time condition of IfTime, AssertTime (`never` = `orNeverBeenSet`) and
     /// WaitUntilTime (`never` = `succeedIfNeverBeenSet`).
-    fn time_condition(&self, el: Node<'_, 't>, never: &str) -> PResult<Expr> {
+    fn time_condition(&mut self, el: Node<'_, 't>, never: &str) -> PResult<Expr> {
         let since = self.src.required(el, "since")?;
         let more = self.src.find(el, "isMoreThan");
         let less = self.src.find(el, "isLessThan");
         let (compare, limit) = match (more, less) {
             (Some(m), None) => (Compare::MoreThan, m),
             (None, Some(l)) => (Compare::LessThan, l),
+            // `IfTime::LoadFromXml` (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads `isMoreThan`
+            // first and never looks at `isLessThan` then.
             (Some(m), Some(l)) => {
-                let second = if m.span.start > l.span.start { m } else { l };
-                return Err(self.err(
+                self.warnings.push(Diagnostic::warning(
                     ErrorKind::InvalidValue,
-                    second.span,
+                    l.span,
                     format!(
-                        "`<{}>` takes one of `isMoreThan` and `isLessThan`, not both",
+                        "`<{}>` has `isMoreThan` and `isLessThan`: `isLessThan` is ignored",
                         self.src.tag(el)
                     ),
                 ));
+                (Compare::MoreThan, m)
             }
             (None, None) => {
                 return Err(self.err(
@@ -732,7 +742,7 @@ impl<'t> Nodes<'_, 't> {
                 ))
             }
         };
-        let ms = self.seconds(&limit)?;
+        let (units, _) = self.seconds(&limit)?;
         let if_never = self
             .src
             .find(el, never)
@@ -740,7 +750,7 @@ impl<'t> Nodes<'_, 't> {
         // A timestamp nobody declared is never set (as in the original, which accepts it):
         // the condition is the never-set answer.
         Ok(match self.names.timestamp(since.value) {
-            Some(ts) => time::condition(ts, compare, ms, if_never),
+            Some(ts) => time::condition(ts, compare, units, if_never),
             None => Expr::Lit(Lit::Bool(if_never)),
         })
     }
@@ -774,6 +784,7 @@ impl<'t> Nodes<'_, 't> {
             let why = match e {
                 NumError::Malformed => "is not",
                 NumError::OutOfRange => "is out of range for",
+                NumError::Unsupported => "is a form btvm does not read as",
             };
             self.err(
                 ErrorKind::InvalidValue,
@@ -783,9 +794,41 @@ impl<'t> Nodes<'_, 't> {
         })
     }
 
-    /// Seconds, in milliseconds.
-    fn seconds(&self, a: &Attr) -> PResult<i64> {
-        self.number(a, time::seconds_to_ms(a.value), "a number of seconds")
+    /// A number the original reads from the start of the attribute (with C's `func`), warning
+    /// about the text it ignores (**Definition**: the original is silent).
+    fn read<T>(
+        &mut self,
+        a: &Attr,
+        parsed: Result<time::Read<'_, T>, NumError>,
+        what: &str,
+        func: &str,
+    ) -> PResult<T> {
+        let r = self.number(a, parsed, what)?;
+        if r.ignored.len() == a.value.len() && !a.value.is_empty() {
+            self.warnings.push(Diagnostic::warning(
+                ErrorKind::InvalidValue,
+                a.value_span,
+                format!(
+                    "`{}` = `{}` is not {what}: it reads as 0, as C's `{func}` reads it",
+                    a.name, a.value
+                ),
+            ));
+        } else if !r.ignored.is_empty() {
+            self.warnings.push(Diagnostic::warning(
+                ErrorKind::InvalidValue,
+                a.value_span,
+                format!(
+                    "`{}` = `{}`: `{}` is ignored, as C's `{func}` stops before it",
+                    a.name, a.value, r.ignored
+                ),
+            ));
+        }
+        Ok(r.value)
+    }
+
+    /// Seconds, in `CTimeValue` units (1/100,000 s), and whether the float was negative.
+    fn seconds(&mut self, a: &Attr) -> PResult<(i64, bool)> {
+        self.read(a, time::seconds(a.value), "a number of seconds", "atof")
     }
 }
 

@@ -1,90 +1,155 @@
-//! Numbers in MBT attributes: seconds to integer milliseconds (exact decimal rounding), the
-//! decimal chance of `RandomGate`, counts and booleans; and the time condition of `IfTime`,
-//! `WaitUntilTime` and `AssertTime` (`spec/mbt.md` sections 1.3 and 3).
+//! Numbers in MBT attributes, read as CryXML's `getAttr` overloads read them
+//! (`Code/CryEngine/CrySystem/XML/xml.cpp`, `CryCommon/CrySystem/XML/IXml.h`, commit 8b63f61c):
+//! seconds and chances through C's `atof` and a `float`, seconds then in CRYENGINE's
+//! `CTimeValue` unit (1/100,000 s, truncated); counts through `strtoul` into a `uint8`;
+//! booleans through `atoi`. Also the time condition of `IfTime`, `WaitUntilTime` and
+//! `AssertTime` (`spec/mbt.md` sections 1.3 and 3).
 //!
-//! Seconds are converted on their decimal digits, not through a float, so `1.0005` is exactly
-//! 1000.5 ms and rounds to 1001 (half away from zero, as "the nearest" with ties going up in
-//! magnitude). Nothing here allocates in proportion to an exponent or loops over one: a huge
-//! exponent is an out-of-range error or a zero at once. This file never builds nodes.
+//! The readers never fail on text the original reads: they report how much of the text C
+//! would have used, and the caller warns about the rest. They refuse only what is undefined
+//! behaviour in the original (a float out of `int64` range converted to a time) or depends on
+//! the platform. Nothing here allocates in proportion to its input or loops over an
+//! exponent's value. This file never builds nodes.
 
 use btvm::BinOp;
 
 use crate::ir::{Expr, Lit, TimestampId, TsQuery};
 
-/// A decimal number's parts: `[-]digits[.digits][e[+-]digits]`.
-struct Decimal<'a> {
-    negative: bool,
-    /// The integer and fraction digits, concatenated.
-    digits: Vec<u8>,
-    /// How many of `digits` are fraction digits.
-    fraction: usize,
-    /// The exponent (saturated to `i64`).
-    exponent: i64,
-    /// The text, for the float parse of a chance.
-    text: &'a str,
+/// `CTimeValue::TIMEVALUE_PRECISION`: time units per second (`CryCommon/CrySystem/TimeValue.h`,
+/// 8b63f61c). The MBT tree's clock is this over 1,000 units per millisecond.
+pub(super) const UNITS_PER_SECOND: f32 = 100_000.0;
+
+/// C's `isspace` in the "C" locale.
+fn c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
-/// Splits a decimal number; `None` if `text` is not one (no sign other than a leading `-`, no
-/// whitespace, at least one digit before the exponent).
-fn decimal(text: &str) -> Option<Decimal<'_>> {
+/// What C's `atof` (`strtod` in the "C" locale) reads at the start of `text`: the value and
+/// how many bytes it used (0 when there is no number: the value is then 0). Leading
+/// whitespace, a sign, decimal digits with an optional point and exponent, `inf`,
+/// `infinity` and `nan` (any case) are read; a hexadecimal number (`0x…`) is
+/// [`NumError::Unsupported`]. The value is correctly rounded, as glibc's `strtod` rounds.
+pub(super) fn atof(text: &str) -> Result<(f64, usize), NumError> {
     let b = text.as_bytes();
-    let mut i = 0;
-    let negative = b.first() == Some(&b'-');
-    if negative {
+    let mut i = b.iter().take_while(|&&c| c_space(c)).count();
+    let start = i;
+    if matches!(b.get(i), Some(b'+' | b'-')) {
         i += 1;
     }
-    let mut digits = Vec::new();
-    while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-        digits.push(c - b'0');
-        i += 1;
+    let rest = &text[i..];
+    for word in ["infinity", "inf", "nan"] {
+        if rest.len() >= word.len()
+            && rest.as_bytes()[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+        {
+            let end = i + word.len();
+            let v: f64 = text[start..end].parse().map_err(|_| NumError::Malformed)?;
+            return Ok((v, end));
+        }
     }
-    let mut fraction = 0;
+    let digits = |i: &mut usize| {
+        let n = b[*i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        *i += n;
+        n
+    };
+    if b.get(i) == Some(&b'0')
+        && matches!(b.get(i + 1), Some(b'x' | b'X'))
+        && (b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+            || (b.get(i + 2) == Some(&b'.') && b.get(i + 3).is_some_and(u8::is_ascii_hexdigit)))
+    {
+        return Err(NumError::Unsupported);
+    }
+    let mut n = digits(&mut i);
     if b.get(i) == Some(&b'.') {
-        i += 1;
-        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            digits.push(c - b'0');
-            fraction += 1;
-            i += 1;
+        let mut j = i + 1;
+        let f = digits(&mut j);
+        if n + f > 0 {
+            i = j;
+            n += f;
         }
     }
-    if digits.is_empty() {
-        return None;
+    if n == 0 {
+        return Ok((0.0, 0));
     }
-    let mut exponent: i64 = 0;
     if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let neg_exp = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let start = i;
-        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            exponent = exponent
-                .saturating_mul(10)
-                .saturating_add(i64::from(c - b'0'));
-            i += 1;
+        let mut j = i + 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
         }
-        if i == start {
-            return None;
-        }
-        if neg_exp {
-            exponent = -exponent;
+        if digits(&mut j) > 0 {
+            i = j;
         }
     }
-    (i == b.len()).then_some(Decimal {
-        negative,
-        digits,
-        fraction,
-        exponent,
-        text,
-    })
+    let v: f64 = text[start..i].parse().map_err(|_| NumError::Malformed)?;
+    Ok((v, i))
+}
+
+/// A number read from the start of an attribute, and the text C ignored after it (empty when
+/// it read everything but trailing whitespace; the whole text when it found no number).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Read<'a, T> {
+    /// The value.
+    pub value: T,
+    /// What the original ignores: the caller warns about it when it is not empty.
+    pub ignored: &'a str,
+}
+
+fn read<T>(text: &str, value: T, used: usize) -> Read<'_, T> {
+    let rest = &text[used..];
+    let ignored = if rest.bytes().all(c_space) { "" } else { rest };
+    Read { value, ignored }
+}
+
+/// Seconds as `CTimeValue(float)` holds them: `(float)atof(text)`, times 100,000 in `float`
+/// arithmetic, truncated to `int64` (`CTimeValue::SetSeconds(float)`). Also whether the
+/// `float` was negative (`Wait` tests `m_duration >= 0.0f` on the float, so `-0.000001` is
+/// negative although it is 0 units). A value whose product is not a finite `int64` is
+/// [`NumError::OutOfRange`] (undefined behaviour in the original).
+pub(super) fn seconds(text: &str) -> Result<Read<'_, (i64, bool)>, NumError> {
+    let (x, used) = atof(text)?;
+    let f = x as f32;
+    let p = f * UNITS_PER_SECOND;
+    // 2^63 is exact in f32; `as` would saturate, C's conversion is undefined.
+    const LIMIT: f32 = 9_223_372_036_854_775_808.0;
+    if !(-LIMIT..LIMIT).contains(&p) {
+        return Err(NumError::OutOfRange);
+    }
+    Ok(read(text, (p as i64, f < 0.0), used))
+}
+
+/// `RandomGate@opensWithChance`: `(float)atof(text)`, clamped to `0..=1` as
+/// `clamp_tpl(m_opensWithChance, .0f, 1.0f)` does (`RandomGate::LoadFromXml`,
+/// `BehaviorTreeNodes_Core.cpp`, 8b63f61c). `None` for NaN, which no draw is `<=` (the gate
+/// never opens).
+pub(super) fn chance(text: &str) -> Result<Read<'_, Option<f64>>, NumError> {
+    let (x, used) = atof(text)?;
+    let f = x as f32;
+    let v = (!f.is_nan()).then(|| f64::from(f.clamp(0.0, 1.0)));
+    Ok(read(text, v, used))
+}
+
+/// A `uint8` attribute (`Loop@count`, `LoopUntilSuccess@attemptCount`) as
+/// `IXmlNode::getAttr(const char*, unsigned char&)` reads it: `strtoul(text, NULL, 10)` into
+/// an `unsigned int`, then its low 8 bits (`"256"` is 0, `"-1"` is 255). A magnitude of 2^32 or
+/// more is [`NumError::Unsupported`]: `strtoul`'s result then depends on the width of the
+/// platform's `unsigned long`.
+pub(super) fn uint8(text: &str) -> Result<Read<'_, u8>, NumError> {
+    let b = text.as_bytes();
+    let mut i = b.iter().take_while(|&&c| c_space(c)).count();
+    let negative = b.get(i) == Some(&b'-');
+    if matches!(b.get(i), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let n = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if n == 0 {
+        return Ok(read(text, 0, 0));
+    }
+    let mut v: u64 = 0;
+    for &c in &b[i..i + n] {
+        v = v.saturating_mul(10).saturating_add(u64::from(c - b'0'));
+    }
+    let v = u32::try_from(v).map_err(|_| NumError::Unsupported)?;
+    let v = if negative { v.wrapping_neg() } else { v };
+    Ok(read(text, v as u8, i + n))
 }
 
 /// Why a number was refused.
@@ -94,67 +159,9 @@ pub(super) enum NumError {
     Malformed,
     /// A number out of the allowed range.
     OutOfRange,
-}
-
-/// Seconds written as a decimal number, in milliseconds rounded to the nearest (ties away
-/// from zero).
-pub(super) fn seconds_to_ms(text: &str) -> Result<i64, NumError> {
-    let d = decimal(text).ok_or(NumError::Malformed)?;
-    // The value in ms is digits × 10^shift.
-    let shift = d
-        .exponent
-        .saturating_sub(d.fraction as i64)
-        .saturating_add(3);
-    let first = d.digits.iter().position(|&x| x != 0);
-    let Some(first) = first else {
-        return Ok(0);
-    };
-    let digits = &d.digits[first..];
-    let mut ms: i64 = 0;
-    let push = |ms: i64, x: u8| {
-        ms.checked_mul(10)
-            .and_then(|m| m.checked_add(i64::from(x)))
-            .ok_or(NumError::OutOfRange)
-    };
-    if shift >= 0 {
-        // More than 19 digits cannot fit whatever they are.
-        if shift > 19 || digits.len() > 19 {
-            return Err(NumError::OutOfRange);
-        }
-        for &x in digits {
-            ms = push(ms, x)?;
-        }
-        for _ in 0..shift {
-            ms = push(ms, 0)?;
-        }
-    } else {
-        let drop = shift.unsigned_abs();
-        let keep = (digits.len() as u64).saturating_sub(drop) as usize;
-        if keep > 19 {
-            return Err(NumError::OutOfRange);
-        }
-        for &x in &digits[..keep] {
-            ms = push(ms, x)?;
-        }
-        // The first dropped digit decides the rounding (it is 0 when the number is shifted
-        // past all its digits by more than one place).
-        let dropped_first = if (digits.len() as u64) >= drop {
-            digits[keep]
-        } else {
-            0
-        };
-        if dropped_first >= 5 {
-            ms = ms.checked_add(1).ok_or(NumError::OutOfRange)?;
-        }
-    }
-    Ok(if d.negative { -ms } else { ms })
-}
-
-/// A decimal number as a float, clamped to `0..=1` (`RandomGate@opensWithChance`).
-pub(super) fn chance(text: &str) -> Result<f64, NumError> {
-    let d = decimal(text).ok_or(NumError::Malformed)?;
-    let x: f64 = d.text.parse().map_err(|_| NumError::Malformed)?;
-    Ok(if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) })
+    /// A form the original reads in a way btvm does not follow (hexadecimal floats; a
+    /// platform-dependent conversion).
+    Unsupported,
 }
 
 /// An unsigned decimal integer up to `max`.
@@ -234,50 +241,66 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seconds_round_to_the_nearest_millisecond() {
-        let ok = |t: &str| seconds_to_ms(t).unwrap();
-        assert_eq!(ok("1"), 1000);
-        assert_eq!(ok("0.25"), 250);
-        assert_eq!(ok("-1"), -1000);
-        assert_eq!(ok("2.5e-1"), 250);
-        assert_eq!(ok("0.0005"), 1);
-        assert_eq!(ok("0.00049"), 0);
-        assert_eq!(ok("-0.0005"), -1);
-        assert_eq!(ok("1.0005"), 1001);
-        assert_eq!(ok("2.4e-3"), 2);
-        assert_eq!(ok("2.5E-3"), 3);
-        assert_eq!(ok("1e3"), 1_000_000);
-        assert_eq!(ok("1e+3"), 1_000_000);
-        assert_eq!(ok(".5"), 500);
-        assert_eq!(ok("5."), 5000);
-        assert_eq!(ok("000.001"), 1);
-        assert_eq!(ok("0e999999999999999999999"), 0);
-        assert_eq!(ok("1e-999999999999999999999"), 0);
-        assert_eq!(ok("5e-4"), 1);
-        assert_eq!(ok("4e-4"), 0);
-        assert_eq!(ok("9223372036854775.807"), i64::MAX);
-        for bad in [
-            "", "-", "+1", " 1", "1 ", "1e", "e3", ".", "1..2", "0x10", "inf", "nan",
-        ] {
-            assert_eq!(seconds_to_ms(bad), Err(NumError::Malformed), "{bad:?}");
+    fn seconds_are_ctimevalue_units_of_a_float() {
+        let units = |t: &str| seconds(t).unwrap().value.0;
+        assert_eq!(units("1"), 100_000);
+        assert_eq!(units("0.25"), 25_000);
+        assert_eq!(units("-1"), -100_000);
+        assert_eq!(units("2.5e-1"), 25_000);
+        // 0.0004f * 100000f rounds to 40.0f: 400 microseconds, not 0 ms.
+        assert_eq!(units("0.0004"), 40);
+        // 1.3f is 1.29999995; times 100000 in float is 129999.992: truncated.
+        assert_eq!(units("1.3"), 129_999);
+        assert_eq!(units("0.000001"), 0);
+        assert_eq!(units(".5"), 50_000);
+        assert_eq!(units("5."), 500_000);
+        assert_eq!(units("+2"), 200_000);
+        assert_eq!(units("  3"), 300_000);
+        assert_eq!(seconds("-0.000001").unwrap().value, (0, true));
+        assert_eq!(seconds("-0").unwrap().value, (0, false));
+        // What C reads, and what it ignores.
+        let r = seconds("1.5s").unwrap();
+        assert_eq!((r.value.0, r.ignored), (150_000, "s"));
+        let r = seconds("abc").unwrap();
+        assert_eq!((r.value.0, r.ignored), (0, "abc"));
+        let r = seconds("").unwrap();
+        assert_eq!((r.value.0, r.ignored), (0, ""));
+        let r = seconds("2 ").unwrap();
+        assert_eq!((r.value.0, r.ignored), (200_000, ""));
+        let r = seconds("1e").unwrap();
+        assert_eq!((r.value.0, r.ignored), (100_000, "e"));
+        let r = seconds("1..2").unwrap();
+        assert_eq!((r.value.0, r.ignored), (100_000, ".2"));
+        let r = seconds("0x").unwrap();
+        assert_eq!((r.value.0, r.ignored), (0, "x"));
+        assert_eq!(seconds("0x10"), Err(NumError::Unsupported));
+        for big in ["inf", "-Infinity", "nan", "1e14", "1e999", "-1e14"] {
+            assert_eq!(seconds(big), Err(NumError::OutOfRange), "{big:?}");
         }
-        for big in [
-            "9223372036854775.808",
-            "1e17",
-            "1e999999",
-            "99999999999999999999999",
-        ] {
-            assert_eq!(seconds_to_ms(big), Err(NumError::OutOfRange), "{big:?}");
-        }
+        assert_eq!(units("9e13"), (9e13f32 * 1e5f32) as i64);
     }
 
     #[test]
     fn chances_clamp_and_counts_bound() {
-        assert_eq!(chance("0.5"), Ok(0.5));
-        assert_eq!(chance("7"), Ok(1.0));
-        assert_eq!(chance("-2"), Ok(0.0));
-        assert_eq!(chance("1e999"), Ok(1.0));
-        assert_eq!(chance("x"), Err(NumError::Malformed));
+        let p = |t: &str| chance(t).unwrap().value;
+        assert_eq!(p("0.5"), Some(0.5));
+        assert_eq!(p("0.1"), Some(f64::from(0.1f32)), "a float");
+        assert_eq!(p("7"), Some(1.0));
+        assert_eq!(p("-2"), Some(0.0));
+        assert_eq!(p("1e999"), Some(1.0));
+        assert_eq!(p("x"), Some(0.0));
+        assert_eq!(p("NaN"), None);
+        let c = |t: &str| uint8(t).unwrap().value;
+        assert_eq!(c("3"), 3);
+        assert_eq!(c("255"), 255);
+        assert_eq!(c("256"), 0);
+        assert_eq!(c("257"), 1);
+        assert_eq!(c("-1"), 255);
+        assert_eq!(c(" +7x"), 7);
+        assert_eq!(uint8("7x").unwrap().ignored, "x");
+        assert_eq!(c("x"), 0);
+        assert_eq!(c("4294967295"), 255);
+        assert_eq!(uint8("4294967296"), Err(NumError::Unsupported));
         assert_eq!(count("255", 255), Ok(255));
         assert_eq!(count("0000", 255), Ok(0));
         assert_eq!(count("256", 255), Err(NumError::OutOfRange));

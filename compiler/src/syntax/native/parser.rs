@@ -1287,10 +1287,10 @@ fn node_parser<'t, 's: 't>(file: FileId, limit: u64) -> P<'t, 's, PNode, BodyE<'
             .then(u32_lit("wait variation"))
             .then_ignore(just(Tok::Arrow))
             .then(st())
-            .map_with(move |(((h, ms), variation_ms), result), e| {
+            .map_with(move |(((h, time), variation), result), e| {
                 let w = Wait {
-                    ms,
-                    variation_ms,
+                    time,
+                    variation,
                     result,
                 };
                 build(file, NodeKind::Wait(w), h, Vec::new(), Vec::new(), e)
@@ -1371,7 +1371,7 @@ type TsDecl = (TimestampDecl, Option<(String, SimpleSpan)>);
 
 struct Decls {
     dialect: Dialect,
-    config: [Option<Cfg>; 4],
+    config: [Option<Cfg>; 5],
     imports: Vec<Named<Import>>,
     vars: Vec<Named<Var>>,
     timestamps: Vec<Named<TsDecl>>,
@@ -1385,6 +1385,7 @@ enum Cfg {
     RootFinish(RootFinish),
     Abort(Abort),
     Precision(Precision),
+    Clock(u32),
 }
 
 fn duplicate<'s>(span: SimpleSpan, what: &str, name: &str) -> PErr<'s> {
@@ -1404,6 +1405,7 @@ fn tables<'t, 's: 't>(d: Decls, e: &mut Mx<'t, '_, 's, DeclE<'s>>) -> Tables {
             Cfg::RootFinish(r) => config.root_finish = r,
             Cfg::Abort(a) => config.abort = a,
             Cfg::Precision(p) => config.precision = p,
+            Cfg::Clock(c) => config.clock = c,
         }
     }
     let mut t = Tables {
@@ -1535,6 +1537,10 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
         ]))
         .then_ignore(semi())
         .map(Cfg::Precision);
+    let clock = kw("clock")
+        .ignore_then(u32_lit("clock"))
+        .then_ignore(semi())
+        .map(Cfg::Clock);
     let import = kw("import")
         .ignore_then(import_kind())
         .then(name())
@@ -1606,6 +1612,7 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
         root_finish.or_not(),
         abort.or_not(),
         precision.or_not(),
+        clock.or_not(),
         import.repeated().collect::<Vec<_>>(),
         var.repeated().collect::<Vec<_>>(),
         timestamp.repeated().collect::<Vec<_>>(),
@@ -1613,10 +1620,10 @@ fn decls_parser<'t, 's: 't>() -> P<'t, 's, Tables, DeclE<'s>> {
         stimulus.repeated().collect::<Vec<_>>(),
     ))
     .map_with(
-        |(_, dialect, m, r, a, p, imports, vars, timestamps, flags, stimuli), e| {
+        |(_, dialect, m, r, a, p, c, imports, vars, timestamps, flags, stimuli), e| {
             let d = Decls {
                 dialect,
-                config: [m, r, a, p],
+                config: [m, r, a, p, c],
                 imports,
                 vars,
                 timestamps,

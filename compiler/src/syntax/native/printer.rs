@@ -86,8 +86,9 @@ impl Printer<'_> {
         };
         let _ = write!(
             self.out,
-            "btvm 1;\ndialect {};\nmodel {model};\nroot-finish {root_finish};\nabort {abort};\nprecision {precision};\n\n",
-            self.tree.dialect.name()
+            "btvm 1;\ndialect {};\nmodel {model};\nroot-finish {root_finish};\nabort {abort};\nprecision {precision};\nclock {};\n\n",
+            self.tree.dialect.name(),
+            c.clock
         );
     }
 
@@ -423,7 +424,7 @@ impl Printer<'_> {
             }
             NodeKind::Const(s) => self.status(*s),
             NodeKind::Wait(w) => {
-                let _ = write!(self.out, " {} {} ->", w.ms, w.variation_ms);
+                let _ = write!(self.out, " {} {} ->", w.time, w.variation);
                 self.status(w.result);
             }
             NodeKind::SendEvent(s) => {

@@ -118,6 +118,7 @@ fn sample_tree() -> Tree {
         root_finish: RootFinish::Stop,
         abort: Abort::Terminate,
         precision: Precision::Double,
+        clock: 100,
     });
     let import = |name: &str, kind, min_args, max_args, long_running| Import {
         name: name.into(),
@@ -212,8 +213,8 @@ fn sample_tree() -> Tree {
         )),
         vec![n(
             NodeKind::Wait(Wait {
-                ms: 100,
-                variation_ms: 5,
+                time: 100,
+                variation: 5,
                 result: Status::Success,
             }),
             vec![],
@@ -250,6 +251,7 @@ model lifecycle;
 root-finish stop;
 abort terminate;
 precision double;
+clock 100;
 
 import action fight 0..0 long;
 import function distanceTo 1..2;
@@ -307,6 +309,30 @@ fn header_knobs_default_to_the_dialect() {
     let t = ok("btvm 1; dialect spore; precision single; root m = yield");
     assert_eq!(t.config.precision, Precision::Single);
     assert_eq!(t.config.model, Model::Decider { redecide_limit: 32 });
+    assert_eq!(ok("btvm 1; dialect mbt; root m = yield").config.clock, 100);
+    let t = ok("btvm 1; dialect mbt; precision single; clock 7; root m = yield");
+    assert_eq!(t.config.clock, 7);
+}
+
+#[test]
+fn the_clock_is_checked() {
+    for (text, what) in [
+        (
+            "btvm 1; dialect mbt; clock 0; root m = yield",
+            "a clock of 0",
+        ),
+        (
+            "btvm 1; dialect mbt; clock 1000001; root m = yield",
+            "a clock of 1000001",
+        ),
+        (
+            "btvm 1; dialect bst; clock 100; root m = yield",
+            "only the lifecycle model",
+        ),
+    ] {
+        let (_, _, message) = err(text);
+        assert!(message.contains(what), "{text}: {message}");
+    }
 }
 
 #[test]
