@@ -206,6 +206,12 @@ impl Tick<'_, '_> {
         s
     }
 
+    /// Terminates the live tree from `root`, innermost first, as CRYENGINE does when it stops
+    /// an agent's tree (2.6: the restart of a reset).
+    pub fn terminate_tree(&mut self, root: NodeId) {
+        self.terminate(root);
+    }
+
     /// `changed_since_last_tick()` (2.3): a variable changed before this update or during it.
     fn changed_since_last_tick(&self) -> bool {
         self.changed_before || self.state.changed
@@ -723,11 +729,11 @@ impl Tick<'_, '_> {
             let value = self.test(&sig.value);
             self.state.set_var(sig.var.0 as usize, value);
         }
-        // 2. Timestamps, in file order.
-        for (k, ts) in tree.timestamps.iter().enumerate() {
-            if ts.set_on.as_deref() != Some(event) {
-                continue;
-            }
+        // 2. Timestamps: every one set on the event is stamped, then the ones they are
+        // exclusive to are invalidated (so a stamp of this event can be invalidated by another
+        // of it, whatever their file order).
+        let set_on = |ts: &&crate::ir::TimestampDecl| ts.set_on.as_deref() == Some(event);
+        for (k, _) in tree.timestamps.iter().enumerate().filter(|(_, ts)| set_on(ts)) {
             if let Some(stamp) = self.state.stamps.get_mut(k) {
                 *stamp = Stamp {
                     time: self.now,
@@ -735,10 +741,10 @@ impl Tick<'_, '_> {
                     valid: true,
                 };
             }
-            if let Some(x) = ts.exclusive_to {
-                if let Some(other) = self.state.stamps.get_mut(x.0 as usize) {
-                    other.valid = false;
-                }
+        }
+        for x in tree.timestamps.iter().filter(set_on).filter_map(|ts| ts.exclusive_to) {
+            if let Some(other) = self.state.stamps.get_mut(x.0 as usize) {
+                other.valid = false;
             }
         }
         // 3. Down the live nodes.
