@@ -590,25 +590,33 @@ impl<'t> Nodes<'_, 't> {
             self.room(state_depth, 1, span)?;
             let mut transitions_el = None;
             let mut tree_el = None;
+            // State::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) finds its parts with
+            // `findChild`: the first of each is read, other elements are never looked at. btvm
+            // warns about them (**Definition**: the original is silent).
             for part in elements(state) {
-                let slot = match self.src.tag(part) {
+                let tag = self.src.tag(part);
+                let slot = match tag {
                     t if t.eq_ignore_ascii_case("Transitions") => &mut transitions_el,
                     t if t.eq_ignore_ascii_case("BehaviorTree") => &mut tree_el,
                     other => {
-                        return Err(self
-                            .err(
-                                ErrorKind::Syntax,
-                                self.src.start_tag(part),
-                                format!("a `<State>` holds `<Transitions>` and `<BehaviorTree>`, not `<{other}>`"),
-                            ))
+                        self.warnings.push(Diagnostic::warning(
+                            ErrorKind::Syntax,
+                            self.src.start_tag(part),
+                            format!(
+                                "a `<State>` reads only `<Transitions>` and `<BehaviorTree>`; \
+                                 `<{other}>` is ignored"
+                            ),
+                        ));
+                        continue;
                     }
                 };
                 if slot.is_some() {
-                    return Err(self.err(
+                    self.warnings.push(Diagnostic::warning(
                         ErrorKind::Syntax,
                         self.src.start_tag(part),
-                        format!("a `<State>` has one `<{}>`", self.src.tag(part)),
+                        format!("a second `<{tag}>` in a `<State>` is ignored; the first is read"),
                     ));
+                    continue;
                 }
                 *slot = Some(part);
             }
@@ -618,9 +626,11 @@ impl<'t> Nodes<'_, 't> {
                 for t in elements(ts) {
                     // State::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads every
                     // child of `<Transitions>` as a transition, whatever its tag.
+                    // `to`, then `onEvent`, each absent or empty, fails the load
+                    // (Transition::LoadFromXml).
                     self.src.check_attrs(t, &["onEvent", "to"])?;
-                    let event = self.src.required(t, "onEvent")?;
-                    let to = self.src.required(t, "to")?;
+                    let to = self.nonempty(t, "to")?;
+                    let event = self.nonempty(t, "onEvent")?;
                     let Some(&target) = index.get(&to.value.to_ascii_lowercase()) else {
                         return Err(self
                             .err(
@@ -658,6 +668,19 @@ impl<'t> Nodes<'_, 't> {
             });
         }
         Ok(out)
+    }
+
+    /// Attribute `name` of `el`, which must be present and not empty.
+    fn nonempty<'a>(&self, el: Node<'a, 't>, name: &str) -> PResult<Attr<'a>> {
+        let a = self.src.required(el, name)?;
+        if a.value.is_empty() {
+            return Err(self.err(
+                ErrorKind::InvalidValue,
+                a.value_span,
+                format!("`<{}>` needs a non-empty `{name}`", self.src.tag(el)),
+            ));
+        }
+        Ok(a)
     }
 
     /// A profile node's call: its attributes, but the log ones, as named string arguments.
