@@ -733,7 +733,12 @@ impl Tick<'_, '_> {
         // exclusive to are invalidated (so a stamp of this event can be invalidated by another
         // of it, whatever their file order).
         let set_on = |ts: &&crate::ir::TimestampDecl| ts.set_on.as_deref() == Some(event);
-        for (k, _) in tree.timestamps.iter().enumerate().filter(|(_, ts)| set_on(ts)) {
+        for (k, _) in tree
+            .timestamps
+            .iter()
+            .enumerate()
+            .filter(|(_, ts)| set_on(ts))
+        {
             if let Some(stamp) = self.state.stamps.get_mut(k) {
                 *stamp = Stamp {
                     time: self.now,
@@ -742,7 +747,12 @@ impl Tick<'_, '_> {
                 };
             }
         }
-        for x in tree.timestamps.iter().filter(set_on).filter_map(|ts| ts.exclusive_to) {
+        for x in tree
+            .timestamps
+            .iter()
+            .filter(set_on)
+            .filter_map(|ts| ts.exclusive_to)
+        {
             if let Some(other) = self.state.stamps.get_mut(x.0 as usize) {
                 other.valid = false;
             }
@@ -1320,14 +1330,17 @@ mod tests {
              tick 2 now 200 agent 1
                a() continue -> running
                root running
-             # agent 1 still holds the scope when agent 0 is reset and ticked; agent 1's
-             # reset leaves it (no exit call), so it enters again
+             # agent 1 still holds the scope when agent 0 is reset (its running b exits) and
+             # ticked; agent 1's reset terminates a (exit call) and leaves the scope, so it
+             # enters again
              tick 3 now 300 agent 0
                reset
+               b() exit -> running
                b() enter -> running
                root running
              tick 3 now 300 agent 1
                reset
+               a() exit -> running
                a() enter -> running
                root running",
         );

@@ -336,8 +336,10 @@ impl<'t> Nodes<'_, 't> {
                     exit_on,
                 })
             }
+            // SendEvent::LoadFromXml and WaitForEvent::LoadFromXml refuse an absent or empty
+            // `name` (BehaviorTreeNodes_Core.cpp, 8b63f61c).
             Kind::SendEvent | Kind::SendTransitionEvent => NodeKind::SendEvent(SendEvent {
-                event: src.required(el, "name")?.value.to_string(),
+                event: self.nonempty(el, "name")?.value.to_string(),
                 then: if kind == Kind::SendEvent {
                     Status::Success
                 } else {
@@ -411,7 +413,7 @@ impl<'t> Nodes<'_, 't> {
                 })
             }
             Kind::WaitForEvent => {
-                let event = src.required(el, "name")?.value.to_string();
+                let event = self.nonempty(el, "name")?.value.to_string();
                 let result = match src.find(el, "result") {
                     None => Status::Success,
                     // WaitForEvent::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c): an
@@ -726,8 +728,17 @@ impl<'t> Nodes<'_, 't> {
 
     /// The time condition of IfTime, AssertTime (`never` = `orNeverBeenSet`) and
     /// WaitUntilTime (`never` = `succeedIfNeverBeenSet`).
+    ///
+    /// AssertTime refuses an absent or empty `since` (`AssertTime::LoadFromXml`); IfTime and
+    /// WaitUntilTime test the pointer `getAttr` returns, never null, so an absent `since` is
+    /// the empty name (`IfTime::LoadFromXml`, `WaitUntilTime::LoadFromXml`,
+    /// BehaviorTreeNodes_Core.cpp, 8b63f61c).
     fn time_condition(&self, el: Node<'_, 't>, never: &str) -> PResult<Expr> {
-        let since = self.src.required(el, "since")?;
+        let since = if self.src.tag(el) == "AssertTime" {
+            self.nonempty(el, "since")?.value
+        } else {
+            self.src.find(el, "since").map_or("", |a| a.value)
+        };
         let more = self.src.find(el, "isMoreThan");
         let less = self.src.find(el, "isLessThan");
         let (compare, limit) = match (more, less) {
@@ -762,7 +773,7 @@ impl<'t> Nodes<'_, 't> {
             .is_some_and(|a| time::boolean(a.value));
         // A timestamp nobody declared is never set (as in the original, which accepts it):
         // the condition is the never-set answer.
-        Ok(match self.names.timestamp(since.value) {
+        Ok(match self.names.timestamp(since) {
             Some(ts) => time::condition(ts, compare, ms, if_never),
             None => Expr::Lit(Lit::Bool(if_never)),
         })

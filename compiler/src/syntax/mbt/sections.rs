@@ -68,9 +68,9 @@ pub(super) fn variables(
     src.check_attrs(section, &[])?;
     for v in elements(section) {
         if let Some(w) = variable(src, v, tree, names)? {
-            warnings.push(
-                w.with_note("CRYENGINE stops reading `<Variables>` here and keeps the variables before"),
-            );
+            warnings.push(w.with_note(
+                "CRYENGINE stops reading `<Variables>` here and keeps the variables before",
+            ));
             break;
         }
     }
