@@ -262,7 +262,7 @@ fn core_nodes_map_to_the_ir() {
   <LoopUntilSuccess><Fail/></LoopUntilSuccess>
   <Priority>
     <Case condition="a"><Halt/></Case>
-    <Case condition="  "><Fail/></Case>
+    <Case condition=""><Fail/></Case>
     <Case><Breakpoint/></Case>
   </Priority>
   <StateMachine>
@@ -933,6 +933,13 @@ fn attributes_unknown_missing_and_malformed() {
         IV,
         "\" isMoreThan",
         "non-empty `since`",
+    );
+    // Only an exactly empty Case condition is `true` (Case::LoadFromXml tests `empty()`).
+    e(
+        r#"<Priority><Case condition=" "><Halt/></Case></Priority>"#,
+        ErrorKind::Syntax,
+        " \"><Halt/>",
+        "",
     );
     // SendEvent, SendTransitionEvent and WaitForEvent refuse an empty name.
     e(

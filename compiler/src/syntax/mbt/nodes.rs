@@ -550,8 +550,10 @@ impl<'t> Nodes<'_, 't> {
                     ),
                 ));
             }
+            // Only an absent or empty condition is `true`: Case::LoadFromXml tests
+            // `conditionString.empty()`, and a blank one fails to parse (8b63f61c).
             let cond = match self.src.find(case, "condition") {
-                Some(a) if !a.value.trim().is_empty() => self.condition(&a)?,
+                Some(a) if !a.value.is_empty() => self.condition(&a)?,
                 _ => Expr::Lit(Lit::Bool(true)),
             };
             out.push(Child {
