@@ -323,7 +323,7 @@ impl<'p> Engine<'p> {
     /// Restarts an agent's tree as its game does, at time `now`.
     ///
     /// In the lifecycle (MBT) model this is CRYENGINE stopping the tree and starting it again
-    /// (`spec/mbt.md` 2.6): the live tree is terminated, innermost first, exactly as an
+    /// (`spec/mbt.md` 2.7): the live tree is terminated, innermost first, exactly as an
     /// aborted subtree is (a running action's `exit` call, a hooks exit call, a group scope
     /// left; no `_…Log` message), then the state becomes fresh (variables at their defaults,
     /// timestamps never set, a stopped tree running again). [`Host::before_tick`] is not

@@ -243,7 +243,7 @@ impl LcLower<'_, '_> {
         }
     }
 
-    /// The restart function (`spec/mbt.md` 2.6): the live tree terminated, innermost first,
+    /// The restart function (`spec/mbt.md` 2.7): the live tree terminated, innermost first,
     /// and its records zeroed; the engine then makes the whole state fresh.
     fn restart(&mut self, root: NodeId) {
         let rec = self.recs.of(root);

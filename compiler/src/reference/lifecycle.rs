@@ -207,7 +207,7 @@ impl Tick<'_, '_> {
     }
 
     /// Terminates the live tree from `root`, innermost first, as CRYENGINE does when it stops
-    /// an agent's tree (2.6: the restart of a reset).
+    /// an agent's tree (2.7: the restart of a reset).
     pub fn terminate_tree(&mut self, root: NodeId) {
         self.terminate(root);
     }
@@ -871,7 +871,7 @@ impl Tick<'_, '_> {
     }
 }
 
-/// Leaves every scope the agent holds (a reset, 2.6: no terminate calls).
+/// Leaves every scope the agent holds (the host-less reset, 2.7: no terminate calls).
 pub(super) fn release(tree: &Tree, state: &AgentState, scopes: &mut Scopes) {
     for (i, data) in state.live.iter().enumerate() {
         if let (Some(NodeData::GroupScope { entered: true }), Some(n)) = (data, tree.nodes.get(i)) {

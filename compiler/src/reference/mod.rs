@@ -371,7 +371,7 @@ impl<'t> Interpreter<'t> {
     /// Restarts the agent's tree as its game does, at time `now`, exactly as
     /// [`btvm::Engine::restart_agent`]: in the lifecycle (MBT) model the live tree is first
     /// terminated, innermost first, with its host calls (a running action's `exit`, a hooks
-    /// exit call, a group scope left in `scopes`; `spec/mbt.md` 2.6); then the state is reset
+    /// exit call, a group scope left in `scopes`; `spec/mbt.md` 2.7); then the state is reset
     /// as [`Interpreter::reset_with_scopes`] does. `Host::before_tick` is not called.
     pub fn restart(
         &self,

@@ -64,7 +64,7 @@ pub trait Engine {
     /// Makes the agent's state fresh, without host calls.
     fn reset(&mut self, agent: u32);
     /// Restarts the agent's tree as its game does (`at K reset`): the lifecycle model
-    /// terminates the live tree with its host calls first (`spec/mbt.md` 2.6); other models
+    /// terminates the live tree with its host calls first (`spec/mbt.md` 2.7); other models
     /// [`Engine::reset`].
     fn restart(&mut self, agent: u32, host: &mut dyn Host, now: Millis);
     /// Saves the agent's cursor (cursor model).
