@@ -117,6 +117,33 @@ fn assert_err(xml: &str, kind: ErrorKind, needle: &str, says: &str) {
     assert_err_with(xml, false, kind, needle, says);
 }
 
+/// Asserts that `xml` loads, and that its first warning has `kind`, points at the first
+/// occurrence of `needle` and says `says` (what CRYENGINE logs while loading the tree anyway).
+#[track_caller]
+fn assert_warn(xml: &str, kind: ErrorKind, needle: &str, says: &str) {
+    ok(xml);
+    let mut fs = MemFs::new();
+    fs.insert(PATH, xml.as_bytes().to_vec());
+    let options = LoadOptions {
+        format: Some(Format::Dialect(Dialect::Mbt)),
+        limits: Limits::default(),
+        profile: None,
+        deny_warnings: true,
+    };
+    let mut sources = SourceMap::new();
+    let d = match load(Path::new(PATH), &fs, &options, &mut sources) {
+        Ok(_) => panic!("no warning loading:\n{xml}"),
+        Err(d) => d[0].clone(),
+    };
+    assert_eq!(d.kind, kind, "{}", d.message);
+    assert_eq!(sources.locate(d.span), at(xml, needle), "{}", d.message);
+    assert!(
+        d.message.contains(says),
+        "`{}` does not say `{says}`",
+        d.message
+    );
+}
+
 /// The tree printed in the native syntax, from its first `root` line.
 fn body(t: &Tree) -> String {
     let text = native::print(t);
@@ -236,7 +263,7 @@ fn core_nodes_map_to_the_ir() {
   <LoopUntilSuccess><Fail/></LoopUntilSuccess>
   <Priority>
     <Case condition="a"><Halt/></Case>
-    <Case condition="  "><Fail/></Case>
+    <Case condition=""><Fail/></Case>
     <Case><Breakpoint/></Case>
   </Priority>
   <StateMachine>
@@ -903,11 +930,41 @@ fn attributes_unknown_missing_and_malformed() {
         "<GroupScope>",
         "`name`",
     );
+    // IfTime and WaitUntilTime read an absent `since` as the empty name; AssertTime refuses
+    // it, and an empty one (AssertTime::LoadFromXml).
+    ok(&doc("", r#"<IfTime isMoreThan="1"><Halt/></IfTime>"#));
+    ok(&doc("", r#"<WaitUntilTime isMoreThan="1"/>"#));
     e(
-        r#"<IfTime isMoreThan="1"><Halt/></IfTime>"#,
+        r#"<AssertTime isMoreThan="1"/>"#,
         IV,
-        "<IfTime",
+        "<AssertTime",
         "`since`",
+    );
+    e(
+        r#"<AssertTime since="" isMoreThan="1"/>"#,
+        IV,
+        "\" isMoreThan",
+        "non-empty `since`",
+    );
+    // Only an exactly empty Case condition is `true` (Case::LoadFromXml tests `empty()`).
+    e(
+        r#"<Priority><Case condition=" "><Halt/></Case></Priority>"#,
+        ErrorKind::Syntax,
+        " \"><Halt/>",
+        "",
+    );
+    // SendEvent, SendTransitionEvent and WaitForEvent refuse an empty name.
+    e(
+        r#"<SendEvent name=""/>"#,
+        IV,
+        "\"/>\n</Root>",
+        "non-empty `name`",
+    );
+    e(
+        r#"<WaitForEvent name=""/>"#,
+        IV,
+        "\"/>\n</Root>",
+        "non-empty `name`",
     );
     // Values. Numbers are read as C reads them (`atof`, `strtoul`): text after the number and
     // text without one load (with warnings, `mbt_numbers_read_as_c_reads_them`); what C++
@@ -1002,6 +1059,29 @@ fn declaration_errors() {
     use ErrorKind::{InvalidValue as IV, Syntax, UnknownName as UN};
     let cases: &[(&str, ErrorKind, &str, &str)] = &[
         (
+            r#"<Variables><Variable name="A" value="true"/></Variables>"#,
+            IV,
+            "value=",
+            "value",
+        ),
+        (
+            r#"<Timestamps><Timestamp name="T"/><Timestamp name="T"/></Timestamps>"#,
+            IV,
+            "T\"/></",
+            "declared twice",
+        ),
+        (r#"<Unknown/>"#, UN, "<Unknown/>", "Unknown"),
+        (r#"<Roots/>"#, UN, "<Roots/>", "Roots"),
+    ];
+    for (decls, kind, needle, says) in cases {
+        assert_err(&xml(decls), *kind, needle, says);
+    }
+    // A bad declaration in Variables or SignalVariables is a warning ending its section; a
+    // timestamp without name is skipped, an exclusiveTo naming nothing invalidates nothing, and
+    // a section twice reads the first, each with a warning (VariableCollection.h,
+    // TimestampCollection.h, BehaviorTreeManager.cpp, 8b63f61c).
+    let warnings: &[(&str, ErrorKind, &str, &str)] = &[
+        (
             r#"<Variables><Variable name="A" default="maybe"/></Variables>"#,
             IV,
             "maybe",
@@ -1030,12 +1110,6 @@ fn declaration_errors() {
             UN,
             "<Var ",
             "`<Var>`",
-        ),
-        (
-            r#"<Variables><Variable name="A" value="true"/></Variables>"#,
-            IV,
-            "value=",
-            "value",
         ),
         (
             r#"<Variables><Variable name="A"/></Variables><SignalVariables><Signal name="E" variable="Ghost" value="true"/></SignalVariables>"#,
@@ -1068,12 +1142,6 @@ fn declaration_errors() {
             "`name`",
         ),
         (
-            r#"<Timestamps><Timestamp name="T"/><Timestamp name="T"/></Timestamps>"#,
-            IV,
-            "T\"/></",
-            "declared twice",
-        ),
-        (
             r#"<Timestamps><Timestamp name="T" exclusiveTo="Nope"/></Timestamps>"#,
             UN,
             "Nope",
@@ -1085,17 +1153,15 @@ fn declaration_errors() {
             "t\"/>",
             "`t`",
         ),
-        (r#"<Unknown/>"#, UN, "<Unknown/>", "Unknown"),
         (
             r#"<Variables/><Variables/>"#,
             Syntax,
             "<Variables/><Root",
             "twice",
         ),
-        (r#"<Roots/>"#, UN, "<Roots/>", "Roots"),
     ];
-    for (decls, kind, needle, says) in cases {
-        assert_err(&xml(decls), *kind, needle, says);
+    for (decls, kind, needle, says) in warnings {
+        assert_warn(&xml(decls), *kind, needle, says);
     }
     // Variables are case-insensitive and Timestamps may point forward; exclusiveTo="" is none.
     let t = ok(&xml(
@@ -1150,24 +1216,32 @@ fn priority_and_state_machine_structure_errors() {
         "<State name",
         "`<BehaviorTree>`",
     );
-    e(
-        r#"<StateMachine><State name="S"><BehaviorTree><Halt/></BehaviorTree><BehaviorTree><Halt/></BehaviorTree></State></StateMachine>"#,
+    // A State finds its parts with findChild: the first of each is read, other elements are
+    // ignored (State::LoadFromXml, 8b63f61c); btvm warns.
+    assert_warn(
+        &doc(
+            "",
+            r#"<StateMachine><State name="S"><BehaviorTree><Halt/></BehaviorTree><BehaviorTree><Halt/></BehaviorTree></State></StateMachine>"#,
+        ),
         Syntax,
         "<BehaviorTree><Halt/></BehaviorTree></State>",
-        "one `<BehaviorTree>`",
+        "the first is read",
     );
-    e(
-        r#"<StateMachine><State name="S"><Halt/></State></StateMachine>"#,
+    assert_warn(
+        &doc(
+            "",
+            r#"<StateMachine><State name="S"><Halt/><BehaviorTree><Halt/></BehaviorTree></State></StateMachine>"#,
+        ),
         Syntax,
-        "<Halt/>",
-        "`<Halt>`",
+        "<Halt/><BehaviorTree>",
+        "`<Halt>` is ignored",
     );
     // Every child of `<Transitions>` is read as a transition, whatever its tag.
     e(
         r#"<StateMachine><State name="S"><Transitions><Go/></Transitions><BehaviorTree><Halt/></BehaviorTree></State></StateMachine>"#,
         ErrorKind::InvalidValue,
         "<Go/>",
-        "`onEvent`",
+        "`to`",
     );
     e(
         r#"<StateMachine><State name="Idle"><Transitions><Transition onEvent="Alarm" to="Nowhere"/></Transitions><BehaviorTree><Halt/></BehaviorTree></State></StateMachine>"#,

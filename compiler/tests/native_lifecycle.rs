@@ -405,6 +405,41 @@ fn group_scopes_are_shared_by_the_agents_of_an_engine() {
 }
 
 #[test]
+fn restart_terminates_the_live_tree_through_engine_and_batch() {
+    // CRYENGINE's reset stops the tree (rootNode->Terminate) before starting it again
+    // (spec/mbt.md 2.7): a running action gets its exit call and the scope is left.
+    let p = lower(&parse(HEADER_MBT, MBT_SCOPE));
+    for kind in [EngineKind::Vm, EngineKind::Native] {
+        let mut e = Engine::new(&p, kind);
+        let mut host = Log {
+            hold: Status::Running,
+            ..Log::default()
+        };
+        let mut st = p.new_state();
+        e.tick(&mut st, AgentId(0), &mut host, 0).expect("tick");
+        assert_eq!(e.scope_users("gate"), 1);
+        host.lines.clear();
+        e.restart_agent(&mut st, AgentId(0), &mut host, 10)
+            .expect("restart");
+        assert_eq!(host.lines, ["a0 0 exit"], "{kind:?}");
+        assert_eq!(e.scope_users("gate"), 0);
+        assert_eq!(st, p.new_state(), "fresh after the restart");
+        // A fresh (or stopped) tree has nothing live: no call.
+        host.lines.clear();
+        e.restart_agent(&mut st, AgentId(0), &mut host, 20)
+            .expect("restart");
+        assert!(host.lines.is_empty());
+
+        let mut batch = Batch::with_engine(&p, 2, kind).expect("main");
+        batch.tick(&mut host, 0);
+        host.lines.clear();
+        batch.restart_agent(1, &mut host, 10).expect("restart");
+        assert_eq!(host.lines, ["a1 0 exit"], "{kind:?}");
+        assert!(batch.restart_agent(2, &mut host, 10).is_err(), "no agent 2");
+    }
+}
+
+#[test]
 fn a_batch_shares_scopes_and_par_tick_equals_tick() {
     let p = lower(&parse(HEADER_MBT, MBT_SCOPE));
     for kind in [EngineKind::Vm, EngineKind::Native] {

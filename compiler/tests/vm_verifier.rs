@@ -679,6 +679,24 @@ fn bad_lifecycle_programs() {
         *func = Func(0);
     }
     expect(p, K::BadContinuation);
+    // The restart function: at most one, in lifecycle programs only, never called.
+    let mut p = base();
+    let r = p
+        .functions
+        .iter()
+        .position(|f| f.kind == FunctionKind::Restart)
+        .expect("a restart function");
+    p.functions[e].kind = FunctionKind::Restart;
+    expect(p, K::BadContinuation);
+    let mut p = base();
+    let call = first_at(&p, |i| matches!(i, Instr::Call { .. }));
+    if let Instr::Call { func, .. } = &mut p.code[call] {
+        *func = Func(r as u32);
+    }
+    expect(p, K::BadContinuation);
+    let mut p = program_all().parts().clone();
+    p.functions[0].kind = FunctionKind::Restart;
+    expect(p, K::BadContinuation);
     // Selection or decider instructions here, lifecycle instructions elsewhere.
     let mut p = base();
     let at = first_at(&p, |i| matches!(i, Instr::LcStop {}));

@@ -160,7 +160,7 @@ impl<'p> Batch<'p> {
         self.run_event(i, host, func, now)
     }
 
-    /// Runs event function `func` for agent `i`.
+    /// Runs event (or restart) function `func` for agent `i`.
     fn run_event<H: Host + ?Sized>(
         &mut self,
         i: usize,
@@ -192,6 +192,27 @@ impl<'p> Batch<'p> {
             crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch[0].life, state);
             state.fill(0);
         }
+    }
+
+    /// Restarts agent `i`'s tree as its game does, at time `now` (see
+    /// [`Engine::restart_agent`](crate::Engine::restart_agent)): in the lifecycle (MBT) model
+    /// the live tree is terminated with its host calls, innermost first, then the agent is
+    /// reset as [`Batch::reset_agent`] does; in other models this is [`Batch::reset_agent`].
+    /// An `i` past the last agent is [`VmError::NoAgent`]. Never allocates.
+    pub fn restart_agent<H: Host + ?Sized>(
+        &mut self,
+        i: usize,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        if i >= self.statuses.len() {
+            return Err(VmError::NoAgent(i));
+        }
+        if let Some(func) = crate::lifecycle_exec::restart_function(self.program) {
+            self.run_event(i, host, func, now)?;
+        }
+        self.reset_agent(i);
+        Ok(())
     }
 
     /// Ticks every agent once on rayon's pool: the agents are split into `hosts.len()`

@@ -312,9 +312,35 @@ impl<'p> Engine<'p> {
     /// terminate calls, and its state is reset as [`Program::reset`] says (fresh, except in the
     /// running-list model, where cooldown timers survive). Other agents of this engine may then
     /// enter those scopes.
+    ///
+    /// This is the game's reset in every model but the lifecycle (MBT) model, whose game
+    /// terminates the live tree first: use [`Engine::restart_agent`] there.
     pub fn reset_agent(&mut self, state: &mut [u8]) {
         crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch.life, state);
         self.program.reset(state);
+    }
+
+    /// Restarts an agent's tree as its game does, at time `now`.
+    ///
+    /// In the lifecycle (MBT) model this is CRYENGINE stopping the tree and starting it again
+    /// (`spec/mbt.md` 2.7): the live tree is terminated, innermost first, exactly as an
+    /// aborted subtree is (a running action's `exit` call, a hooks exit call, a group scope
+    /// left; no `_…Log` message), then the state becomes fresh (variables at their defaults,
+    /// timestamps never set, a stopped tree running again). [`Host::before_tick`] is not
+    /// called. In every other model it is [`Engine::reset_agent`], and `host` is not called.
+    /// Never allocates.
+    pub fn restart_agent<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        if let Some(func) = crate::lifecycle_exec::restart_function(self.program) {
+            self.run_function(func, state, agent, host, now)?;
+        }
+        self.reset_agent(state);
+        Ok(())
     }
 
     /// How many agents ticked through this engine hold group scope `scope` now (lifecycle

@@ -207,6 +207,17 @@ impl<'p> Vm<'p> {
     pub fn reset_agent(&mut self, state: &mut [u8]) {
         self.engine.reset_agent(state);
     }
+
+    /// Restarts the agent's tree as its game does (see [`Engine::restart_agent`]).
+    pub fn restart_agent<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        self.engine.restart_agent(state, agent, host, now)
+    }
 }
 
 #[inline]

@@ -476,6 +476,15 @@ pub(crate) fn leave_scopes(program: &Program, scratch: &mut LifeScratch, state: 
     }
 }
 
+/// The index of the program's restart function (lifecycle model), if it has one.
+pub(crate) fn restart_function(program: &Program) -> Option<u32> {
+    program
+        .functions()
+        .iter()
+        .position(|f| f.kind == crate::program::FunctionKind::Restart)
+        .and_then(|i| u32::try_from(i).ok())
+}
+
 /// The index of event function `name`, if the program has one.
 pub(crate) fn event_function(program: &Program, name: &str) -> Option<u32> {
     program

@@ -23,7 +23,8 @@
 //! update (its immediate restart), so nothing is duplicated and every jump still goes forward.
 //! Each event name the tree uses has an event function (signal bindings, then timestamps, then
 //! the live state machines and WaitForEvent nodes), called by `send` nodes during a tick and by
-//! [`btvm::Engine::event`] between ticks.
+//! [`btvm::Engine::event`] between ticks. The restart function is the terminate walk over the
+//! whole tree, run by [`btvm::Engine::restart_agent`].
 
 use std::collections::HashMap;
 
@@ -117,10 +118,20 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         lc.event(e);
         bounds.push((e.clone(), FunctionKind::Event, start, lc.lw.asm.here()));
     }
+    // The restart comes last in function order, after the loop bodies the code calls.
+    let start = lc.lw.asm.here();
+    lc.restart(root);
+    let restart = (
+        "restart".to_string(),
+        FunctionKind::Restart,
+        start,
+        lc.lw.asm.here(),
+    );
     if lc.budget.exceeded {
         return Err(vec![stateful::too_large(limits, span)]);
     }
     bounds.extend(body_bounds);
+    bounds.push(restart);
     stateful::finish(
         lw,
         bounds,
@@ -232,6 +243,16 @@ impl LcLower<'_, '_> {
         }
     }
 
+    /// The restart function (`spec/mbt.md` 2.7): the live tree terminated, innermost first,
+    /// and its records zeroed; the engine then makes the whole state fresh.
+    fn restart(&mut self, root: NodeId) {
+        let rec = self.recs.of(root);
+        self.abort(&[root], rec.start, rec.end);
+        self.emit(Instr::Return {
+            status: Status::Success,
+        });
+    }
+
     /// An event function (`spec/mbt.md` 2.4).
     fn event(&mut self, event: &str) {
         let done = self.label();
@@ -243,17 +264,23 @@ impl LcLower<'_, '_> {
                 var: Var(sig.var.0),
             });
         }
-        for (k, ts) in tree.timestamps.iter().enumerate() {
-            if ts.set_on.as_deref() != Some(event) {
-                continue;
-            }
-            let stamp = btvm::program::Stamp(k as u32);
-            self.emit(Instr::TsStamp { ts: stamp });
-            if let Some(x) = ts.exclusive_to {
-                self.emit(Instr::TsInvalidate {
-                    ts: btvm::program::Stamp(x.0),
-                });
-            }
+        // Every timestamp set on the event is stamped first, then the ones they are
+        // exclusive to are invalidated.
+        let set: Vec<_> = tree
+            .timestamps
+            .iter()
+            .enumerate()
+            .filter(|(_, ts)| ts.set_on.as_deref() == Some(event))
+            .collect();
+        for &(k, _) in &set {
+            self.emit(Instr::TsStamp {
+                ts: btvm::program::Stamp(k as u32),
+            });
+        }
+        for x in set.iter().filter_map(|(_, ts)| ts.exclusive_to) {
+            self.emit(Instr::TsInvalidate {
+                ts: btvm::program::Stamp(x.0),
+            });
         }
         for i in self.recs.root.0..=self.recs.last.0 {
             let id = NodeId(i);

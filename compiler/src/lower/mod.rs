@@ -191,7 +191,9 @@ impl Lower<'_> {
             self.asm.place(k.on(s));
             self.asm.emit(match kind {
                 FunctionKind::Entry => Instr::Finish { status: s },
-                FunctionKind::Subtree | FunctionKind::Event => Instr::Return { status: s },
+                FunctionKind::Subtree | FunctionKind::Event | FunctionKind::Restart => {
+                    Instr::Return { status: s }
+                }
             });
         }
     }

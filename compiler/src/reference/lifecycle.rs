@@ -213,6 +213,12 @@ impl Tick<'_, '_> {
         s
     }
 
+    /// Terminates the live tree from `root`, innermost first, as CRYENGINE does when it stops
+    /// an agent's tree (2.7: the restart of a reset).
+    pub fn terminate_tree(&mut self, root: NodeId) {
+        self.terminate(root);
+    }
+
     /// `changed_since_last_tick()` (2.3): a variable changed before this update or during it.
     fn changed_since_last_tick(&self) -> bool {
         self.changed_before || self.state.changed
@@ -730,12 +736,17 @@ impl Tick<'_, '_> {
             let value = self.test(&sig.value);
             self.state.set_var(sig.var.0 as usize, value);
         }
-        // 2. Timestamps, in file order.
+        // 2. Timestamps: every one set on the event is stamped, then the ones they are
+        // exclusive to are invalidated (so a stamp of this event can be invalidated by another
+        // of it, whatever their file order).
         let time = self.time();
-        for (k, ts) in tree.timestamps.iter().enumerate() {
-            if ts.set_on.as_deref() != Some(event) {
-                continue;
-            }
+        let set_on = |ts: &&crate::ir::TimestampDecl| ts.set_on.as_deref() == Some(event);
+        for (k, _) in tree
+            .timestamps
+            .iter()
+            .enumerate()
+            .filter(|(_, ts)| set_on(ts))
+        {
             if let Some(stamp) = self.state.stamps.get_mut(k) {
                 *stamp = Stamp {
                     time,
@@ -743,10 +754,15 @@ impl Tick<'_, '_> {
                     valid: true,
                 };
             }
-            if let Some(x) = ts.exclusive_to {
-                if let Some(other) = self.state.stamps.get_mut(x.0 as usize) {
-                    other.valid = false;
-                }
+        }
+        for x in tree
+            .timestamps
+            .iter()
+            .filter(set_on)
+            .filter_map(|ts| ts.exclusive_to)
+        {
+            if let Some(other) = self.state.stamps.get_mut(x.0 as usize) {
+                other.valid = false;
             }
         }
         // 3. Down the live nodes.
@@ -863,7 +879,7 @@ impl Tick<'_, '_> {
     }
 }
 
-/// Leaves every scope the agent holds (a reset, 2.6: no terminate calls).
+/// Leaves every scope the agent holds (the host-less reset, 2.7: no terminate calls).
 pub(super) fn release(tree: &Tree, state: &AgentState, scopes: &mut Scopes) {
     for (i, data) in state.live.iter().enumerate() {
         if let (Some(NodeData::GroupScope { entered: true }), Some(n)) = (data, tree.nodes.get(i)) {
@@ -1345,14 +1361,17 @@ mod tests {
              tick 2 now 200 agent 1
                a() continue -> running
                root running
-             # agent 1 still holds the scope when agent 0 is reset and ticked; agent 1's
-             # reset leaves it (no exit call), so it enters again
+             # agent 1 still holds the scope when agent 0 is reset (its running b exits) and
+             # ticked; agent 1's reset terminates a (exit call) and leaves the scope, so it
+             # enters again
              tick 3 now 300 agent 0
                reset
+               b() exit -> running
                b() enter -> running
                root running
              tick 3 now 300 agent 1
                reset
+               a() exit -> running
                a() enter -> running
                root running",
         );

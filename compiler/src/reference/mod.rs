@@ -368,6 +368,32 @@ impl<'t> Interpreter<'t> {
         self.reset(state);
     }
 
+    /// Restarts the agent's tree as its game does, at time `now`, exactly as
+    /// [`btvm::Engine::restart_agent`]: in the lifecycle (MBT) model the live tree is first
+    /// terminated, innermost first, with its host calls (a running action's `exit`, a hooks
+    /// exit call, a group scope left in `scopes`; `spec/mbt.md` 2.7); then the state is reset
+    /// as [`Interpreter::reset_with_scopes`] does. `Host::before_tick` is not called.
+    pub fn restart(
+        &self,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+        scopes: &mut Scopes,
+    ) {
+        if let (Model::Lifecycle, Some(root)) = (self.tree.config.model, self.tree.main_root()) {
+            lifecycle::Tick {
+                interp: self,
+                state: &mut *state,
+                host,
+                scopes: &mut *scopes,
+                now,
+                changed_before: false,
+            }
+            .terminate_tree(root);
+        }
+        self.reset_with_scopes(state, scopes);
+    }
+
     /// The cursor model's rule id of rule `rule` (the name of the rule's top node).
     pub fn rule_id(&self, rule: u32) -> Option<&str> {
         let top = *self.rules.as_ref()?.tops.get(rule as usize)?;

@@ -61,8 +61,12 @@ pub trait Engine {
     ) -> Option<Status>;
     /// Why the agent's tree no longer runs, if it is halted.
     fn halt(&self, agent: u32) -> Option<Halt>;
-    /// Makes the agent's state fresh.
+    /// Makes the agent's state fresh, without host calls.
     fn reset(&mut self, agent: u32);
+    /// Restarts the agent's tree as its game does (`at K reset`): the lifecycle model
+    /// terminates the live tree with its host calls first (`spec/mbt.md` 2.7); other models
+    /// [`Engine::reset`].
+    fn restart(&mut self, agent: u32, host: &mut dyn Host, now: Millis);
     /// Saves the agent's cursor (cursor model).
     fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError>;
     /// Restores a saved cursor into the agent's state.
@@ -265,6 +269,12 @@ impl Engine for ReferenceEngine<'_> {
         }
     }
 
+    fn restart(&mut self, agent: u32, host: &mut dyn Host, now: Millis) {
+        if let Some(state) = self.agents.get_mut(agent as usize) {
+            self.interp.restart(state, host, now, &mut self.scopes);
+        }
+    }
+
     fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError> {
         let state = self.agents.get(agent as usize).ok_or_else(no_agent)?;
         self.interp.snapshot(state)
@@ -375,6 +385,14 @@ impl Engine for CompiledEngine<'_> {
     fn reset(&mut self, agent: u32) {
         if let Some(state) = self.states.get_mut(agent as usize) {
             self.engine.reset_agent(state);
+        }
+    }
+
+    fn restart(&mut self, agent: u32, host: &mut dyn Host, now: Millis) {
+        if let Some((engine, state)) = self.next(agent) {
+            // As for events: an error means a state block of the wrong size, which this
+            // runner never makes.
+            let _ = engine.restart_agent(state, AgentId(agent), host, now);
         }
     }
 
@@ -679,8 +697,10 @@ fn drive(
                 host.note(format!("tick {k} now {now}"));
             }
             if scenario.resets.contains(&k) {
-                engine.reset(agent);
+                // The line comes first: the terminate calls of a lifecycle tree's restart
+                // follow it.
                 host.note("reset".into());
+                engine.restart(agent, host, now);
             }
             for (only, given) in inputs.get(&k).into_iter().flatten() {
                 if only.is_some_and(|a| a != agent) {

@@ -252,6 +252,7 @@ pub fn encode_body(parts: &ProgramParts) -> Vec<u8> {
             FunctionKind::Entry => 0,
             FunctionKind::Subtree => 1,
             FunctionKind::Event => 2,
+            FunctionKind::Restart => 3,
         });
         put_u32(&mut out, f.start);
         put_u32(&mut out, f.end);
@@ -435,6 +436,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             0 => FunctionKind::Entry,
             1 => FunctionKind::Subtree,
             2 => FunctionKind::Event,
+            3 => FunctionKind::Restart,
             k => return Err(r.error(ProgramErrorKind::BadOperand, format!("function kind {k}"))),
         };
         functions.push(Function {

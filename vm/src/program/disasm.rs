@@ -127,6 +127,7 @@ impl fmt::Display for Program {
                 FunctionKind::Entry => "entry",
                 FunctionKind::Subtree => "subtree",
                 FunctionKind::Event => "event",
+                FunctionKind::Restart => "restart",
             };
             writeln!(f, "\nfn{i} {kind} {}:", Quoted(&func.name))?;
             for pc in func.start..func.end {

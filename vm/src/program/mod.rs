@@ -178,6 +178,11 @@ pub enum FunctionKind {
     /// reached by `call` from `send` nodes during a tick, and by
     /// [`Engine::event`](crate::Engine::event) between ticks.
     Event,
+    /// The lifecycle model's restart (at most one per program): terminates the live tree,
+    /// innermost first, with its host calls, and ends with `return`; run by
+    /// [`Engine::restart_agent`](crate::Engine::restart_agent) before the state becomes fresh,
+    /// never by `call`.
+    Restart,
 }
 
 /// A contiguous range of code.

@@ -29,7 +29,8 @@
 //!   have a flags byte, boolean variables stored in the state, and their variable, timestamp,
 //!   record and leaf regions inside the block; record operands (bits, fields, ranges) lie inside
 //!   the records region; event functions (`FunctionKind::Event`) appear only in them, with
-//!   distinct names; record instructions appear only in them, lifecycle instructions only in
+//!   distinct names, and a lifecycle program has at most one restart function
+//!   (`FunctionKind::Restart`), which no `call` reaches; record instructions appear only in them, lifecycle instructions only in
 //!   lifecycle programs and selection instructions only in selection programs. A selection
 //!   program's only backward control flow is `sel.visit`, counted like `dec.redecide`;
 //! - the longest path through a tick (calls included) fits the per-tick instruction budget.
@@ -303,7 +304,10 @@ fn state_model(p: &ProgramParts) -> Result<(), ProgramError> {
             ),
         ));
     }
-    let events = p.functions.iter().any(|f| f.kind == FunctionKind::Event);
+    let events = p
+        .functions
+        .iter()
+        .any(|f| matches!(f.kind, FunctionKind::Event | FunctionKind::Restart));
     if !has_state_vars(p) {
         if l.vars != 0
             || l.var_count != 0
@@ -322,7 +326,7 @@ fn state_model(p: &ProgramParts) -> Result<(), ProgramError> {
         if events {
             return Err(err(
                 K::BadContinuation,
-                "an event function in a program of another model".into(),
+                "an event or restart function in a program of another model".into(),
             ));
         }
         if let Some(pc) = p
@@ -361,6 +365,20 @@ fn state_model(p: &ProgramParts) -> Result<(), ProgramError> {
         return Err(err(
             K::BadLayout,
             "a lifecycle program with a current-leaf slot".into(),
+        ));
+    }
+    let restarts = p
+        .functions
+        .iter()
+        .filter(|f| f.kind == FunctionKind::Restart)
+        .count();
+    if restarts > usize::from(lifecycle) {
+        return Err(err(
+            K::BadContinuation,
+            format!(
+                "{restarts} restart functions in a {} program",
+                if lifecycle { "lifecycle" } else { "selection" }
+            ),
         ));
     }
     let mut names = std::collections::HashSet::new();
@@ -649,10 +667,13 @@ fn body(
                 }
                 OperandRef::Func(i) => {
                     match p.functions.get(i as usize) {
-                        Some(g) if g.kind != FunctionKind::Entry => {}
+                        Some(g)
+                            if !matches!(g.kind, FunctionKind::Entry | FunctionKind::Restart) => {}
                         Some(_) => {
-                            problem =
-                                Some((K::BadContinuation, format!("call of entry function {i}")))
+                            problem = Some((
+                                K::BadContinuation,
+                                format!("call of entry or restart function {i}"),
+                            ))
                         }
                         None => {
                             problem = Some((
@@ -748,7 +769,7 @@ fn body(
             }
             Instr::Finish { .. } if f.kind != FunctionKind::Entry => Some((
                 K::BadContinuation,
-                "`finish` in a subtree or event function".into(),
+                "`finish` in a subtree, event or restart function".into(),
             )),
             Instr::Return { .. } if f.kind == FunctionKind::Entry => {
                 Some((K::BadContinuation, "`return` in an entry function".into()))

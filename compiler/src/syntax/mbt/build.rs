@@ -59,7 +59,7 @@ pub(super) fn load(
         file,
         lenient: gamesdk,
     };
-    let found = find_sections(&src, doc.root_element())?;
+    let found = find_sections(&src, doc.root_element(), warnings)?;
     let section = |name: &str| {
         SECTIONS
             .iter()
@@ -69,10 +69,10 @@ pub(super) fn load(
     let mut tree = TreeBuilder::new(Dialect::Mbt);
     let mut names = Names::default();
     if let Some(s) = section("Variables") {
-        sections::variables(&src, s, &mut tree, &mut names)?;
+        sections::variables(&src, s, &mut tree, &mut names, warnings)?;
     }
     if let Some(s) = section("Timestamps") {
-        sections::timestamps(&src, s, &mut tree, &mut names)?;
+        sections::timestamps(&src, s, &mut tree, &mut names, warnings)?;
     }
     if let Some(s) = section("SignalVariables") {
         sections::signals(&src, s, &mut tree, &names, limits, warnings)?;
@@ -120,21 +120,31 @@ pub(super) fn load(
     })
 }
 
-/// The root element's sections, in the order of [`SECTIONS`]. A section appearing twice is an
-/// error; an unknown one too, unless the source is lenient (the GameSDK profile).
-fn find_sections<'a, 'i>(src: &Src, root: Node<'a, 'i>) -> PResult<[Option<Node<'a, 'i>>; 5]> {
+/// The root element's sections, in the order of [`SECTIONS`]. Of a section appearing twice
+/// the first is read, with a warning for the other, as CryXML's `findChild` finds the first
+/// (`BehaviorTreeManager::LoadBehaviorTreeTemplate`, `XmlLoader`; **Definition**: the original
+/// is silent); an unknown section is an error, unless the source is lenient (the GameSDK
+/// profile).
+fn find_sections<'a, 'i>(
+    src: &Src,
+    root: Node<'a, 'i>,
+    warnings: &mut Vec<Diagnostic>,
+) -> PResult<[Option<Node<'a, 'i>>; 5]> {
     let mut found = [None; 5];
     for el in elements(root) {
         let tag = src.tag(el);
         match SECTIONS.iter().position(|s| s.eq_ignore_ascii_case(tag)) {
             Some(i) => {
                 if let Some(first) = found[i] {
-                    return Err(Diagnostic::new(
-                        ErrorKind::Syntax,
-                        src.start_tag(el),
-                        format!("the section `<{tag}>` appears twice"),
-                    )
-                    .with_label(src.start_tag(first), "first here"));
+                    warnings.push(
+                        Diagnostic::warning(
+                            ErrorKind::Syntax,
+                            src.start_tag(el),
+                            format!("the section `<{tag}>` appears twice; the first is read"),
+                        )
+                        .with_label(src.start_tag(first), "first here"),
+                    );
+                    continue;
                 }
                 found[i] = Some(el);
             }

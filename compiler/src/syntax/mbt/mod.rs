@@ -50,9 +50,10 @@
 //!
 //! Definitions where `spec/mbt.md` leaves a choice open: an empty `_…Log` message, `setOnEvent`,
 //! `exclusiveTo`, `LuaWrapper@onEnter` or `@onExit` counts as absent; of two states with the
-//! same name (in any case) a transition goes to the first; a section appearing twice, a
-//! misplaced element in a Priority, StateMachine, State or section, a State without
-//! `<BehaviorTree>` and a file without `<Root>` are errors.
+//! same name (in any case) a transition goes to the first; a misplaced element in a Priority
+//! or StateMachine, a State without `<BehaviorTree>` and a file without `<Root>` are errors; a
+//! section appearing twice, a second `<Transitions>` or `<BehaviorTree>` in a State, and other
+//! elements in a State are warnings (the first is read, as CryXML's `findChild` finds it).
 
 mod build;
 mod kinds;
@@ -88,7 +89,8 @@ pub fn load(
 
 /// [`load`], pushing onto `warnings` what CRYENGINE logs while loading the tree anyway (a
 /// Parallel mode it does not know, the deprecated `equalTo`, a Case's extra children, text a
-/// condition ignores), in document order.
+/// condition ignores, a bad declaration ending its section, an `exclusiveTo` naming nothing)
+/// and what btvm reads where the original is silent (a section twice, extra State elements).
 pub fn load_with_warnings(
     path: &Path,
     fs: &dyn FileSystem,

@@ -336,8 +336,10 @@ impl<'t> Nodes<'_, 't> {
                     exit_on,
                 })
             }
+            // SendEvent::LoadFromXml and WaitForEvent::LoadFromXml refuse an absent or empty
+            // `name` (BehaviorTreeNodes_Core.cpp, 8b63f61c).
             Kind::SendEvent | Kind::SendTransitionEvent => NodeKind::SendEvent(SendEvent {
-                event: src.required(el, "name")?.value.to_string(),
+                event: self.nonempty(el, "name")?.value.to_string(),
                 then: if kind == Kind::SendEvent {
                     Status::Success
                 } else {
@@ -419,7 +421,7 @@ impl<'t> Nodes<'_, 't> {
                 })
             }
             Kind::WaitForEvent => {
-                let event = src.required(el, "name")?.value.to_string();
+                let event = self.nonempty(el, "name")?.value.to_string();
                 let result = match src.find(el, "result") {
                     None => Status::Success,
                     // WaitForEvent::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c): an
@@ -556,8 +558,10 @@ impl<'t> Nodes<'_, 't> {
                     ),
                 ));
             }
+            // Only an absent or empty condition is `true`: Case::LoadFromXml tests
+            // `conditionString.empty()`, and a blank one fails to parse (8b63f61c).
             let cond = match self.src.find(case, "condition") {
-                Some(a) if !a.value.trim().is_empty() => self.condition(&a)?,
+                Some(a) if !a.value.is_empty() => self.condition(&a)?,
                 _ => Expr::Lit(Lit::Bool(true)),
             };
             out.push(Child {
@@ -598,25 +602,33 @@ impl<'t> Nodes<'_, 't> {
             self.room(state_depth, 1, span)?;
             let mut transitions_el = None;
             let mut tree_el = None;
+            // State::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) finds its parts with
+            // `findChild`: the first of each is read, other elements are never looked at. btvm
+            // warns about them (**Definition**: the original is silent).
             for part in elements(state) {
-                let slot = match self.src.tag(part) {
+                let tag = self.src.tag(part);
+                let slot = match tag {
                     t if t.eq_ignore_ascii_case("Transitions") => &mut transitions_el,
                     t if t.eq_ignore_ascii_case("BehaviorTree") => &mut tree_el,
                     other => {
-                        return Err(self
-                            .err(
-                                ErrorKind::Syntax,
-                                self.src.start_tag(part),
-                                format!("a `<State>` holds `<Transitions>` and `<BehaviorTree>`, not `<{other}>`"),
-                            ))
+                        self.warnings.push(Diagnostic::warning(
+                            ErrorKind::Syntax,
+                            self.src.start_tag(part),
+                            format!(
+                                "a `<State>` reads only `<Transitions>` and `<BehaviorTree>`; \
+                                 `<{other}>` is ignored"
+                            ),
+                        ));
+                        continue;
                     }
                 };
                 if slot.is_some() {
-                    return Err(self.err(
+                    self.warnings.push(Diagnostic::warning(
                         ErrorKind::Syntax,
                         self.src.start_tag(part),
-                        format!("a `<State>` has one `<{}>`", self.src.tag(part)),
+                        format!("a second `<{tag}>` in a `<State>` is ignored; the first is read"),
                     ));
+                    continue;
                 }
                 *slot = Some(part);
             }
@@ -626,9 +638,11 @@ impl<'t> Nodes<'_, 't> {
                 for t in elements(ts) {
                     // State::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads every
                     // child of `<Transitions>` as a transition, whatever its tag.
+                    // `to`, then `onEvent`, each absent or empty, fails the load
+                    // (Transition::LoadFromXml).
                     self.src.check_attrs(t, &["onEvent", "to"])?;
-                    let event = self.src.required(t, "onEvent")?;
-                    let to = self.src.required(t, "to")?;
+                    let to = self.nonempty(t, "to")?;
+                    let event = self.nonempty(t, "onEvent")?;
                     let Some(&target) = index.get(&to.value.to_ascii_lowercase()) else {
                         return Err(self
                             .err(
@@ -666,6 +680,19 @@ impl<'t> Nodes<'_, 't> {
             });
         }
         Ok(out)
+    }
+
+    /// Attribute `name` of `el`, which must be present and not empty.
+    fn nonempty<'a>(&self, el: Node<'a, 't>, name: &str) -> PResult<Attr<'a>> {
+        let a = self.src.required(el, name)?;
+        if a.value.is_empty() {
+            return Err(self.err(
+                ErrorKind::InvalidValue,
+                a.value_span,
+                format!("`<{}>` needs a non-empty `{name}`", self.src.tag(el)),
+            ));
+        }
+        Ok(a)
     }
 
     /// A profile node's call: its attributes, but the log ones, as named string arguments.
@@ -711,8 +738,17 @@ impl<'t> Nodes<'_, 't> {
 
     /// The time condition of IfTime, AssertTime (`never` = `orNeverBeenSet`) and
     /// WaitUntilTime (`never` = `succeedIfNeverBeenSet`).
+    ///
+    /// AssertTime refuses an absent or empty `since` (`AssertTime::LoadFromXml`); IfTime and
+    /// WaitUntilTime test the pointer `getAttr` returns, never null, so an absent `since` is
+    /// the empty name (`IfTime::LoadFromXml`, `WaitUntilTime::LoadFromXml`,
+    /// BehaviorTreeNodes_Core.cpp, 8b63f61c).
     fn time_condition(&mut self, el: Node<'_, 't>, never: &str) -> PResult<Expr> {
-        let since = self.src.required(el, "since")?;
+        let since = if self.src.tag(el) == "AssertTime" {
+            self.nonempty(el, "since")?.value
+        } else {
+            self.src.find(el, "since").map_or("", |a| a.value)
+        };
         let more = self.src.find(el, "isMoreThan");
         let less = self.src.find(el, "isLessThan");
         let (compare, limit) = match (more, less) {
@@ -749,7 +785,7 @@ impl<'t> Nodes<'_, 't> {
             .is_some_and(|a| time::boolean(a.value));
         // A timestamp nobody declared is never set (as in the original, which accepts it):
         // the condition is the never-set answer.
-        Ok(match self.names.timestamp(since.value) {
+        Ok(match self.names.timestamp(since) {
             Some(ts) => time::condition(ts, compare, units, if_never),
             None => Expr::Lit(Lit::Bool(if_never)),
         })
