@@ -207,6 +207,11 @@ impl<'p> Vm<'p> {
     pub fn reset_agent(&mut self, state: &mut [u8]) {
         self.engine.reset_agent(state);
     }
+
+    /// Puts the agent in AI group `group` (see [`Engine::set_group`]).
+    pub fn set_group(&mut self, state: &mut [u8], group: u32) {
+        self.engine.set_group(state, group);
+    }
 }
 
 #[inline]

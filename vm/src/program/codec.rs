@@ -13,7 +13,7 @@ use crate::{Import, ImportKind, Limits, SlotClaims, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 7;
+pub const VERSION: u16 = 8;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
