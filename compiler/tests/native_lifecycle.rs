@@ -320,12 +320,16 @@ fn events_variables_stop_and_reset_through_the_api() {
         assert_eq!(host.lines.len(), before);
         assert_eq!(p.var(&st, 0), Some(false));
         // A reset makes the agent fresh: the scope is free again.
-        assert_eq!(e.scope_users("post"), 0, "the finished root left the scope");
+        assert_eq!(
+            e.scope_users(0, "post"),
+            0,
+            "the finished root left the scope"
+        );
         e.reset_agent(&mut st);
         assert_eq!(p.halt(&st), None);
         assert_eq!(p.var(&st, 0), Some(true));
         assert_eq!(tick(&mut e, &mut st, &mut host, 4), Status::Running);
-        assert_eq!(e.scope_users("post"), 1);
+        assert_eq!(e.scope_users(0, "post"), 1);
         e.event(&mut st, AgentId(0), &mut host, "Hurt", 450)
             .expect("event");
         assert_eq!(p.var(&st, 0), Some(false));
@@ -377,7 +381,7 @@ fn group_scopes_are_shared_by_the_agents_of_an_engine() {
                     .expect("tick");
             }
         }
-        assert_eq!(e.scope_users("gate"), 2, "two of three agents got in");
+        assert_eq!(e.scope_users(0, "gate"), 2, "two of three agents got in");
         let holds = |host: &Log, agent: u32| {
             host.lines
                 .iter()
@@ -392,15 +396,15 @@ fn group_scopes_are_shared_by_the_agents_of_an_engine() {
         let before = host.lines.len();
         e.reset_agent(&mut states[0]);
         assert_eq!(host.lines.len(), before, "no terminate calls on reset");
-        assert_eq!(e.scope_users("gate"), 1);
+        assert_eq!(e.scope_users(0, "gate"), 1);
         states[2].fill(0);
         e.tick(&mut states[2], AgentId(2), &mut host, 100)
             .expect("tick");
         assert_eq!(holds(&host, 2), 1);
-        assert_eq!(e.scope_users("gate"), 2);
+        assert_eq!(e.scope_users(0, "gate"), 2);
         // The scope lives in the engine: another engine starts empty.
-        assert_eq!(Engine::new(&p, kind).scope_users("gate"), 0);
-        assert_eq!(e.scope_users("no such scope"), 0);
+        assert_eq!(Engine::new(&p, kind).scope_users(0, "gate"), 0);
+        assert_eq!(e.scope_users(0, "no such scope"), 0);
     }
 }
 
@@ -417,12 +421,12 @@ fn restart_terminates_the_live_tree_through_engine_and_batch() {
         };
         let mut st = p.new_state();
         e.tick(&mut st, AgentId(0), &mut host, 0).expect("tick");
-        assert_eq!(e.scope_users("gate"), 1);
+        assert_eq!(e.scope_users(0, "gate"), 1);
         host.lines.clear();
         e.restart_agent(&mut st, AgentId(0), &mut host, 10)
             .expect("restart");
         assert_eq!(host.lines, ["a0 0 exit"], "{kind:?}");
-        assert_eq!(e.scope_users("gate"), 0);
+        assert_eq!(e.scope_users(0, "gate"), 0);
         assert_eq!(st, p.new_state(), "fresh after the restart");
         // A fresh (or stopped) tree has nothing live: no call.
         host.lines.clear();
@@ -494,6 +498,69 @@ fn a_batch_shares_scopes_and_par_tick_equals_tick() {
             2 + 1,
             "two at first, one more after agent 1's reset"
         );
+    }
+}
+
+#[test]
+fn scopes_are_per_ai_group_and_par_tick_splits_a_batch_by_group() {
+    let p = lower(&parse(HEADER_MBT, MBT_SCOPE));
+    // 7 agents, 3 hosts (chunks of 3): by chunk (par_tick splits) and interleaved (it does not).
+    let by_chunk = [10, 10, 10, 20, 20, 20, 30];
+    let interleaved = [10, 20, 10, 20, 10, 20, 10];
+    for groups in [by_chunk, interleaved] {
+        for kind in [EngineKind::Vm, EngineKind::Native] {
+            let run = |par: bool| {
+                let mut batch = Batch::with_engine(&p, 7, kind).expect("main");
+                for (i, &g) in groups.iter().enumerate() {
+                    batch.set_group(i, g).expect("agent");
+                }
+                assert!(batch.set_group(7, 1).is_err());
+                let mut hosts: Vec<Log> = (0..3)
+                    .map(|_| Log {
+                        hold: Status::Running,
+                        ..Log::default()
+                    })
+                    .collect();
+                let mut statuses = Vec::new();
+                for k in 0..4i64 {
+                    if k == 2 {
+                        batch.reset_agent(1);
+                        assert_eq!(batch.group(1), groups[1], "a reset keeps the group");
+                    }
+                    let s = if par {
+                        batch.par_tick(&mut hosts, k * 10).to_vec()
+                    } else {
+                        let chunk = batch.len().div_ceil(hosts.len());
+                        batch
+                            .tick(
+                                &mut Chunked {
+                                    hosts: &mut hosts,
+                                    chunk,
+                                },
+                                k * 10,
+                            )
+                            .to_vec()
+                    };
+                    statuses.push(s);
+                }
+                let users: Vec<u32> = [10, 20, 30]
+                    .iter()
+                    .map(|&g| batch.scope_users(g, "GATE"))
+                    .collect();
+                let lines: Vec<Vec<String>> = hosts.into_iter().map(|h| h.lines).collect();
+                (statuses, lines, users)
+            };
+            let seq = run(false);
+            let par = run(true);
+            assert_eq!(seq, par);
+            // Each group admits two of its agents (the gate allows two).
+            let expect = if groups == by_chunk {
+                vec![2, 2, 1]
+            } else {
+                vec![2, 2, 0]
+            };
+            assert_eq!(seq.2, expect);
+        }
     }
 }
 

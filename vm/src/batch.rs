@@ -5,8 +5,9 @@
 //! [`Batch::par_tick`] splits the agents into one contiguous chunk per host and ticks the chunks
 //! on rayon's pool. Both give exactly the statuses and host calls (per agent) of ticking the
 //! agents one by one, since agents share no state — except the lifecycle model's group scopes,
-//! which every agent of a batch shares: a program that uses them is ticked by `par_tick` in
-//! agent order on the calling thread, exactly as `tick` would. Between ticks,
+//! which the agents of one AI group share ([`Batch::set_group`]): a program that uses them is
+//! ticked by `par_tick` in parallel only when no AI group has agents in two chunks, and
+//! otherwise in agent order on the calling thread, exactly as `tick` would. Between ticks,
 //! [`Batch::event`] delivers an event to one agent (lifecycle and selection models), as
 //! [`Engine::event`](crate::Engine::event) does.
 
@@ -185,12 +186,12 @@ impl<'p> Batch<'p> {
     }
 
     /// Resets agent `i` (see [`Engine::reset_agent`](crate::Engine::reset_agent)): the group
-    /// scopes it holds are left and its state becomes fresh.
+    /// scopes it is a member of are left and its state becomes fresh; it stays in its AI group.
     pub fn reset_agent(&mut self, i: usize) {
         let size = self.size;
         if let Some(state) = self.states.get_mut(i * size..(i + 1) * size) {
             crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch[0].life, state);
-            state.fill(0);
+            self.program.reset(state);
         }
     }
 
@@ -215,15 +216,45 @@ impl<'p> Batch<'p> {
         Ok(())
     }
 
+    /// Puts agent `i` in AI group `group` (see [`Engine::set_group`](crate::Engine::set_group):
+    /// agents compete for a group scope only with agents of their own group; every agent
+    /// starts in group 0; a change first leaves the scopes the agent is a member of). An `i`
+    /// past the last agent is [`VmError::NoAgent`].
+    pub fn set_group(&mut self, i: usize, group: u32) -> Result<(), VmError> {
+        let size = self.size;
+        let Some(state) = self.states.get_mut(i * size..(i + 1) * size) else {
+            return Err(VmError::NoAgent(i));
+        };
+        crate::lifecycle_exec::set_group(self.program, &mut self.scratch[0].life, state, group);
+        Ok(())
+    }
+
+    /// Agent `i`'s AI group (0 for an `i` past the last agent and in programs without group
+    /// scopes).
+    pub fn group(&self, i: usize) -> u32 {
+        self.state(i).map_or(0, |s| self.program.group(s))
+    }
+
+    /// How many agents of AI group `group` are members of group scope `scope` now (see
+    /// [`Engine::scope_users`](crate::Engine::scope_users)).
+    pub fn scope_users(&self, group: u32, scope: &str) -> u32 {
+        self.program
+            .scope_slot(scope)
+            .map_or(0, |id| self.scratch[0].life.scope_users(group, id))
+    }
+
     /// Ticks every agent once on rayon's pool: the agents are split into `hosts.len()`
     /// contiguous chunks of `ceil(n / hosts.len())` agents, and chunk `k` is ticked in id order
     /// with `hosts[k]` (agent ids stay global). With no hosts, nothing is ticked.
     ///
-    /// A program that uses group scopes (MBT `GroupScope`, shared by every agent of the batch)
-    /// is not split across threads: which agent gets a contended scope depends on the order
-    /// of entry, so its chunks are ticked one after another, in agent order, on the calling
-    /// thread (chunk `k` still with `hosts[k]`), and the result is exactly that of
-    /// [`Batch::tick`].
+    /// A program that uses group scopes (MBT `GroupScope`, shared by the agents of one AI
+    /// group, [`Batch::set_group`]) is split across threads only when the chunks' ranges of
+    /// groups (from the smallest to the largest group id among a chunk's agents) do not
+    /// overlap, e.g. when the agents are ordered by group: then no two threads touch one
+    /// group's scopes, and each group's agents still enter in agent order. Otherwise which agent
+    /// gets a contended scope depends on the order of entry, so the chunks are ticked one after
+    /// another, in agent order, on the calling thread (chunk `k` still with `hosts[k]`). Either
+    /// way the result is exactly that of [`Batch::tick`].
     #[cfg(feature = "rayon")]
     pub fn par_tick<H: Host + Send>(&mut self, hosts: &mut [H], now: Millis) -> &[Status] {
         use rayon::prelude::*;
@@ -232,37 +263,33 @@ impl<'p> Batch<'p> {
             return &self.statuses;
         }
         let chunk = n.div_ceil(hosts.len());
+        let mut ranges = Vec::new();
         if self.program.uses_scopes() {
-            let Batch {
-                program,
-                code,
-                main,
-                size,
-                states,
-                statuses,
-                scratch,
-                ..
-            } = self;
-            for (k, (statuses, host)) in
-                statuses.chunks_mut(chunk).zip(hosts.iter_mut()).enumerate()
-            {
-                let first = k * chunk;
-                let states = &mut states[first * *size..(first + statuses.len()) * *size];
-                code.run_many(
-                    program,
-                    &mut scratch[0],
-                    *main,
-                    states,
-                    first as u32,
-                    statuses,
-                    host,
-                    now,
-                );
+            let group = crate::lifecycle_exec::group_reader(self.program);
+            ranges = self
+                .states
+                .chunks(chunk * self.size)
+                .map(|c| {
+                    c.chunks(self.size)
+                        .map(&group)
+                        .fold((u32::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)))
+                })
+                .collect();
+            let mut sorted = ranges.clone();
+            sorted.sort_unstable();
+            if sorted.windows(2).any(|w| w[0].1 >= w[1].0) {
+                self.tick_chunks_in_order(hosts, chunk, now);
+                return &self.statuses;
             }
-            return &self.statuses;
         }
         while self.scratch.len() < hosts.len() {
             self.scratch.push(Scratch::new(self.program));
+        }
+        // Chunk k > 0 takes the scope tables of its groups; chunk 0 ticks with the batch's.
+        if let Some((first, rest)) = self.scratch.split_first_mut() {
+            for (&(lo, hi), s) in ranges.iter().skip(1).zip(rest.iter_mut()) {
+                first.life.lend_groups(lo, hi, &mut s.life);
+            }
         }
         let (program, code, main, size) = (self.program, self.code, self.main, self.size);
         let mut states: &mut [u8] = &mut self.states;
@@ -290,6 +317,43 @@ impl<'p> Batch<'p> {
                     now,
                 );
             });
+        if !ranges.is_empty() {
+            if let Some((first, rest)) = self.scratch.split_first_mut() {
+                for s in rest.iter_mut().take(ranges.len() - 1) {
+                    first.life.return_groups(&mut s.life);
+                }
+            }
+        }
         &self.statuses
+    }
+
+    /// `par_tick`'s order-keeping path: chunk `k` with `hosts[k]`, one after another, on the
+    /// calling thread, with the batch's one scope table.
+    #[cfg(feature = "rayon")]
+    fn tick_chunks_in_order<H: Host + Send>(&mut self, hosts: &mut [H], chunk: usize, now: Millis) {
+        let Batch {
+            program,
+            code,
+            main,
+            size,
+            states,
+            statuses,
+            scratch,
+            ..
+        } = self;
+        for (k, (statuses, host)) in statuses.chunks_mut(chunk).zip(hosts.iter_mut()).enumerate() {
+            let first = k * chunk;
+            let states = &mut states[first * *size..(first + statuses.len()) * *size];
+            code.run_many(
+                program,
+                &mut scratch[0],
+                *main,
+                states,
+                first as u32,
+                statuses,
+                host,
+                now,
+            );
+        }
     }
 }

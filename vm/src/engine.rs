@@ -308,10 +308,10 @@ impl<'p> Engine<'p> {
         self.run_function(func, state, agent, host, now).map(|_| ())
     }
 
-    /// Resets an agent: the group scopes it holds (lifecycle model) are left, without any
-    /// terminate calls, and its state is reset as [`Program::reset`] says (fresh, except in the
-    /// running-list model, where cooldown timers survive). Other agents of this engine may then
-    /// enter those scopes.
+    /// Resets an agent: the group scopes it is a member of (lifecycle model) are left, without
+    /// any terminate calls, and its state is reset as [`Program::reset`] says (fresh, except in
+    /// the running-list model, where cooldown timers survive, and the agent's AI group, which
+    /// stays). Other agents of its group may then enter those scopes.
     ///
     /// This is the game's reset in every model but the lifecycle (MBT) model, whose game
     /// terminates the live tree first: use [`Engine::restart_agent`] there.
@@ -343,13 +343,24 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    /// How many agents ticked through this engine hold group scope `scope` now (lifecycle
-    /// model; 0 for a scope the program does not use).
-    pub fn scope_users(&self, scope: &str) -> u32 {
+    /// Puts the agent whose state is `state` in AI group `group` (`spec/mbt.md` 2.6; every
+    /// agent starts in group 0). Group scopes are per group: only agents of one group compete
+    /// for a scope. If the group changes, the agent first leaves every scope it is a member of
+    /// in its old group (its GroupScope nodes stay open and leave nothing later). Nothing in a
+    /// program without group scopes. Allocates the group's scope table the first time a group
+    /// is named, so ticks do not.
+    pub fn set_group(&mut self, state: &mut [u8], group: u32) {
+        crate::lifecycle_exec::set_group(self.program, &mut self.scratch.life, state, group);
+    }
+
+    /// How many agents of AI group `group` ticked through this engine are members of group
+    /// scope `scope` now (lifecycle model). Names are compared as the original does: by the
+    /// CRC-32 of the lower-cased name ([`crate::scope_id`]). 0 for a scope the program does not
+    /// use.
+    pub fn scope_users(&self, group: u32, scope: &str) -> u32 {
         self.program
-            .strings()
-            .lookup(scope)
-            .map_or(0, |id| self.scratch.life.scope_users(id.0))
+            .scope_slot(scope)
+            .map_or(0, |id| self.scratch.life.scope_users(group, id))
     }
 
     fn run_function<H: Host + ?Sized>(

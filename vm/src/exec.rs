@@ -218,6 +218,11 @@ impl<'p> Vm<'p> {
     ) -> Result<(), VmError> {
         self.engine.restart_agent(state, agent, host, now)
     }
+
+    /// Puts the agent in AI group `group` (see [`Engine::set_group`]).
+    pub fn set_group(&mut self, state: &mut [u8], group: u32) {
+        self.engine.set_group(state, group);
+    }
 }
 
 #[inline]

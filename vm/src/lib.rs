@@ -47,6 +47,7 @@ pub use exec::{Scratch, Vm, VmError};
 pub use halt::Halt;
 pub use host::{Call, Host, Import, ImportKind, Phase, SlotClaims};
 pub use ids::{AgentId, EventId, ImportId, Millis, StrId, MAX_CLOCK};
+pub use lifecycle_exec::scope_id;
 pub use limits::Limits;
 pub use prng::Prng;
 pub use program::{Program, ProgramError, ProgramErrorKind};

@@ -14,8 +14,11 @@
 //!   offsets and bit numbers inside the region; the lowering decides what they mean;
 //! - in the selection model, the current leaf ([`Layout::leaf`]).
 //!
-//! Per engine (not per agent) live the group-scope counters, one per string id of the program
-//! (the scope's name), shared by every agent ticked through the engine; per tick, the
+//! Per engine (not per agent) live the group-scope tables: for each AI group, how many of
+//! its agents are members of each scope (indexed by the string id naming the scope), shared by
+//! every agent of that group ticked through the engine (`spec/mbt.md` 2.6). An agent's own
+//! part of a scope lives in its node records: its AI group (a `u32`), one *member* bit per
+//! scope and one *held* bit per GroupScope node. Per tick lives the
 //! selection walk's visited set. Both are in [`LifeScratch`]. Nothing here calls the host:
 //! instructions that do (`lc.act`, `lc.call`, `lc.log`, `sel.leaf`, `sel.none`) are the
 //! engines' own, around the helpers below. Out-of-range accesses read zero and write nothing,
@@ -39,29 +42,81 @@ pub(crate) const SECOND: u64 = 2;
 /// The per-engine memory of the lifecycle and selection models.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LifeScratch {
-    /// Agents inside each group scope (indexed by the string id naming the scope). These
-    /// persist across ticks: they belong to the engine, shared by its agents.
-    scopes: Vec<u32>,
+    /// Scope slots per group table (the program's string count when it uses group scopes,
+    /// else 0).
+    slots: usize,
+    /// Per AI group (sorted by group id): how many of its agents are members of each scope
+    /// (indexed by the string id naming the scope). These persist across ticks: they belong
+    /// to the engine, shared by the agents of each group.
+    groups: Vec<(u32, Vec<u32>)>,
     /// The selection walk's visited states (per tick; walks never nest).
     visited: u32,
 }
 
 impl LifeScratch {
-    /// The memory for `program` (empty unless it uses group scopes).
+    /// The memory for `program` (no scope tables unless it uses group scopes; then the table of
+    /// group 0, every agent's group until told otherwise).
     pub(crate) fn new(program: &Program) -> LifeScratch {
-        LifeScratch {
-            scopes: if program.uses_scopes() {
-                vec![0; program.strings().len()]
+        let mut s = LifeScratch {
+            slots: if program.uses_scopes() {
+                program.strings().len()
             } else {
-                Vec::new()
+                0
             },
+            groups: Vec::new(),
             visited: 0,
+        };
+        s.ensure_group(0);
+        s
+    }
+
+    /// Makes the table of `group` exist (allocates once per group; nothing without scopes).
+    pub(crate) fn ensure_group(&mut self, group: u32) {
+        if self.slots == 0 {
+            return;
+        }
+        if let Err(i) = self.groups.binary_search_by_key(&group, |g| g.0) {
+            self.groups.insert(i, (group, vec![0; self.slots]));
         }
     }
 
-    /// Agents of this engine inside the scope named by string `scope`.
-    pub(crate) fn scope_users(&self, scope: u32) -> u32 {
-        self.scopes.get(scope as usize).copied().unwrap_or(0)
+    /// The member counts of `group`'s scopes, created if missing.
+    fn users_mut(&mut self, group: u32) -> &mut [u32] {
+        self.ensure_group(group);
+        match self.groups.binary_search_by_key(&group, |g| g.0) {
+            Ok(i) => &mut self.groups[i].1,
+            Err(_) => &mut [],
+        }
+    }
+
+    /// Agents of `group` that are members of the scope named by string `scope`.
+    pub(crate) fn scope_users(&self, group: u32, scope: u32) -> u32 {
+        self.groups
+            .binary_search_by_key(&group, |g| g.0)
+            .ok()
+            .and_then(|i| self.groups[i].1.get(scope as usize).copied())
+            .unwrap_or(0)
+    }
+
+    /// Moves the tables of the groups in `lo..=hi` into `into` (which must hold none of
+    /// them), for a shard ticked on another thread.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn lend_groups(&mut self, lo: u32, hi: u32, into: &mut LifeScratch) {
+        into.slots = self.slots;
+        into.groups.clear();
+        let a = self.groups.partition_point(|g| g.0 < lo);
+        let b = self.groups.partition_point(|g| g.0 <= hi);
+        into.groups.extend(self.groups.drain(a..b));
+    }
+
+    /// Takes back every table lent to `from` (and any it created).
+    #[cfg(feature = "rayon")]
+    pub(crate) fn return_groups(&mut self, from: &mut LifeScratch) {
+        if from.groups.is_empty() {
+            return;
+        }
+        self.groups.append(&mut from.groups);
+        self.groups.sort_unstable_by_key(|g| g.0);
     }
 }
 
@@ -412,21 +467,35 @@ pub(crate) fn step(
             };
             status as u64
         }
-        Instr::ScopeEnter { scope, max, held } => {
-            if let Some(c) = scratch.scopes.get_mut(scope.0 as usize) {
+        Instr::ScopeEnter {
+            scope,
+            max,
+            held,
+            member,
+            group,
+        } => {
+            let g = read(state, rec_field(l, group, 4));
+            if let Some(c) = scratch.users_mut(g).get_mut(scope.0 as usize) {
+                // Refused when `max` or more members are in already (this agent included).
                 if *c < max {
-                    *c += 1;
+                    if !rec_bit(state, l, member.0) {
+                        set_rec_bit(state, l, member.0, true);
+                        *c = c.saturating_add(1);
+                    }
                     set_rec_bit(state, l, held.0, true);
                 }
             }
             FALL
         }
-        Instr::ScopeLeave { scope, held } => {
+        Instr::ScopeLeave {
+            scope,
+            held,
+            member,
+            group,
+        } => {
             if rec_bit(state, l, held.0) {
                 set_rec_bit(state, l, held.0, false);
-                if let Some(c) = scratch.scopes.get_mut(scope.0 as usize) {
-                    *c = c.saturating_sub(1);
-                }
+                leave_member(scratch, state, l, scope.0, member.0, group);
             }
             FALL
         }
@@ -460,18 +529,39 @@ pub(crate) fn step(
     }
 }
 
-/// What `Engine::reset_agent` does before zeroing the block: every group scope the agent
-/// holds is left (no terminate calls).
+/// Counts the agent out of scope `scope` of its group if record bit `member` says it is in.
+fn leave_member(
+    scratch: &mut LifeScratch,
+    state: &mut [u8],
+    l: &Layout,
+    scope: u32,
+    member: u32,
+    group: u32,
+) {
+    if rec_bit(state, l, member) {
+        set_rec_bit(state, l, member, false);
+        let g = read(state, rec_field(l, group, 4));
+        if let Some(c) = scratch.users_mut(g).get_mut(scope as usize) {
+            *c = c.saturating_sub(1);
+        }
+    }
+}
+
+/// What `Engine::reset_agent` does before resetting the block: the agent leaves every group
+/// scope it is a member of, and its GroupScope nodes hold nothing (no terminate calls).
 pub(crate) fn leave_scopes(program: &Program, scratch: &mut LifeScratch, state: &mut [u8]) {
     let l = program.layout();
     for ins in program.code() {
-        if let Instr::ScopeEnter { scope, held, .. } = *ins {
-            if rec_bit(state, l, held.0) {
-                set_rec_bit(state, l, held.0, false);
-                if let Some(c) = scratch.scopes.get_mut(scope.0 as usize) {
-                    *c = c.saturating_sub(1);
-                }
-            }
+        if let Instr::ScopeEnter {
+            scope,
+            held,
+            member,
+            group,
+            ..
+        } = *ins
+        {
+            set_rec_bit(state, l, held.0, false);
+            leave_member(scratch, state, l, scope.0, member.0, group);
         }
     }
 }
@@ -483,6 +573,83 @@ pub(crate) fn restart_function(program: &Program) -> Option<u32> {
         .iter()
         .position(|f| f.kind == crate::program::FunctionKind::Restart)
         .and_then(|i| u32::try_from(i).ok())
+}
+
+/// The record offset of an agent's AI group word, if the program uses group scopes.
+pub(crate) fn group_at(program: &Program) -> Option<u32> {
+    program.code().iter().find_map(|i| match *i {
+        Instr::ScopeEnter { group, .. } => Some(group),
+        _ => None,
+    })
+}
+
+/// Reads agents' AI groups (the code is searched once, not per agent).
+#[cfg(feature = "rayon")]
+pub(crate) fn group_reader(program: &Program) -> impl Fn(&[u8]) -> u32 + '_ {
+    let at = group_at(program);
+    let l = program.layout();
+    move |state| at.map_or(0, |at| read(state, rec_field(l, at, 4)))
+}
+
+/// The agent's AI group (0 in a program without group scopes).
+pub(crate) fn group_of(program: &Program, state: &[u8]) -> u32 {
+    group_at(program).map_or(0, |at| read(state, rec_field(program.layout(), at, 4)))
+}
+
+/// Writes the agent's AI group word (no scope bookkeeping: for a state that holds none).
+pub(crate) fn write_group(program: &Program, state: &mut [u8], group: u32) {
+    if let Some(at) = group_at(program) {
+        write(state, rec_field(program.layout(), at, 4), group);
+    }
+}
+
+/// Moves the agent to AI group `group`: it first leaves every scope it is a member of in its
+/// old group (its GroupScope nodes stay open), as `CAIGroup::RemoveMember` does
+/// (`spec/mbt.md` 2.6). Nothing in a program without group scopes.
+pub(crate) fn set_group(
+    program: &Program,
+    scratch: &mut LifeScratch,
+    state: &mut [u8],
+    group: u32,
+) {
+    let Some(at) = group_at(program) else {
+        return;
+    };
+    let l = program.layout();
+    if read(state, rec_field(l, at, 4)) == group {
+        return;
+    }
+    for ins in program.code() {
+        if let Instr::ScopeEnter {
+            scope,
+            member,
+            group: g,
+            ..
+        } = *ins
+        {
+            leave_member(scratch, state, l, scope.0, member.0, g);
+        }
+    }
+    write(state, rec_field(l, at, 4), group);
+    scratch.ensure_group(group);
+}
+
+/// The CRC-32 (polynomial `0xEDB88320`, reflected, initial and final XOR `0xFFFFFFFF`) of
+/// `name` with ASCII `A`..`Z` lower-cased: CRYENGINE's group scope id
+/// (`CAIGroup::GetGroupScopeId`, `CCrc32::ComputeLowercase`). Names with one id are one scope.
+pub fn scope_id(name: &str) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for b in name.bytes() {
+        crc ^= u32::from(b.to_ascii_lowercase());
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
 }
 
 /// The index of event function `name`, if the program has one.
@@ -514,12 +681,34 @@ impl Program {
         })
     }
 
-    /// Whether the program uses group scopes (their counters are shared by the agents of an
-    /// engine or batch).
+    /// Whether the program uses group scopes (their member counts are shared by the agents of
+    /// one AI group ticked through one engine or batch).
     pub fn uses_scopes(&self) -> bool {
         self.code()
             .iter()
             .any(|i| matches!(i, Instr::ScopeEnter { .. }))
+    }
+
+    /// The AI group of the agent whose state is `state` (`spec/mbt.md` 2.6): 0 for a fresh
+    /// agent and in programs without group scopes. Set it with
+    /// [`Engine::set_group`](crate::Engine::set_group) or
+    /// [`Batch::set_group`](crate::Batch::set_group); [`Program::reset`] keeps it.
+    pub fn group(&self, state: &[u8]) -> u32 {
+        group_of(self, state)
+    }
+
+    /// The string id of the scope called `name` in this program's group-scope tables: the
+    /// scope whose name has the same [`scope_id`] (CRC-32 of the lower-cased name).
+    pub(crate) fn scope_slot(&self, name: &str) -> Option<u32> {
+        let id = scope_id(name);
+        self.code().iter().find_map(|i| match *i {
+            Instr::ScopeEnter { scope, .. }
+                if scope_id(self.strings().get(crate::StrId(scope.0))) == id =>
+            {
+                Some(scope.0)
+            }
+            _ => None,
+        })
     }
 
     fn state_vars(&self) -> bool {
@@ -587,6 +776,8 @@ mod tests {
                     scope: crate::program::Str(0),
                     max: 1,
                     held: RBit(3),
+                    member: RBit(4),
+                    group: 12,
                 },
             );
         }
@@ -826,29 +1017,67 @@ mod tests {
     }
 
     #[test]
-    fn scopes_are_counted_per_engine_and_left_on_reset() {
+    fn scopes_are_counted_per_group_and_left_on_reset() {
         let p = program(ProgramModel::Lifecycle);
         let mut s = LifeScratch::new(&p);
-        let (mut a, mut b) = (p.new_state(), p.new_state());
+        let (mut a, mut b, mut c) = (p.new_state(), p.new_state(), p.new_state());
         let enter = p.code()[0];
         run(&p, &mut s, &mut a, enter, 0);
         run(&p, &mut s, &mut b, enter, 0);
-        assert_eq!(s.scope_users(0), 1, "the second agent finds the scope full");
-        assert!(rec_bit(&a, p.layout(), 3));
+        assert_eq!(
+            s.scope_users(0, 0),
+            1,
+            "the second agent finds the scope full"
+        );
+        assert!(rec_bit(&a, p.layout(), 3) && rec_bit(&a, p.layout(), 4));
         assert!(!rec_bit(&b, p.layout(), 3));
+        // Another group has its own scopes.
+        set_group(&p, &mut s, &mut c, 7);
+        assert_eq!(p.group(&c), 7);
+        run(&p, &mut s, &mut c, enter, 0);
+        assert_eq!((s.scope_users(0, 0), s.scope_users(7, 0)), (1, 1));
         leave_scopes(&p, &mut s, &mut b);
-        assert_eq!(s.scope_users(0), 1, "b held nothing");
+        assert_eq!(s.scope_users(0, 0), 1, "b held nothing");
         leave_scopes(&p, &mut s, &mut a);
-        assert_eq!(s.scope_users(0), 0);
+        assert_eq!(s.scope_users(0, 0), 0);
         run(&p, &mut s, &mut b, enter, 0);
-        assert_eq!(s.scope_users(0), 1);
+        assert_eq!(s.scope_users(0, 0), 1);
         let leave = Instr::ScopeLeave {
             scope: crate::program::Str(0),
             held: RBit(3),
+            member: RBit(4),
+            group: 12,
         };
         run(&p, &mut s, &mut b, leave, 0);
         run(&p, &mut s, &mut b, leave, 0);
-        assert_eq!(s.scope_users(0), 0, "leaving twice counts once");
+        assert_eq!(s.scope_users(0, 0), 0, "leaving twice counts once");
+        // A member entering again (a nested scope of one name, room for two) counts once, and
+        // its first leave makes it no member at all.
+        let twice = Instr::ScopeEnter {
+            scope: crate::program::Str(0),
+            max: 2,
+            held: RBit(3),
+            member: RBit(4),
+            group: 12,
+        };
+        run(&p, &mut s, &mut c, twice, 0);
+        assert_eq!(s.scope_users(7, 0), 1);
+        run(&p, &mut s, &mut c, leave, 0);
+        assert_eq!(s.scope_users(7, 0), 0);
+        // Changing group leaves the old group's scopes; a reset keeps the group.
+        run(&p, &mut s, &mut c, enter, 0);
+        set_group(&p, &mut s, &mut c, 0);
+        assert_eq!((s.scope_users(0, 0), s.scope_users(7, 0)), (0, 0));
+        set_group(&p, &mut s, &mut c, 9);
+        p.reset(&mut c);
+        assert_eq!(p.group(&c), 9);
+    }
+
+    #[test]
+    fn scope_ids_are_crc32_of_the_lower_cased_name() {
+        assert_eq!(scope_id("123456789"), 0xCBF4_3926);
+        assert_eq!(scope_id("Flank"), scope_id("fLANK"));
+        assert_ne!(scope_id("Flank"), scope_id("Flank "));
     }
 
     #[test]

@@ -68,7 +68,9 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
                 }
             }
             NodeKind::GroupScope(g) => {
-                strings.intern(&g.scope);
+                if let Some((name, _)) = recs.scope(&g.scope) {
+                    strings.intern(name);
+                }
             }
             _ => {}
         }
@@ -514,12 +516,15 @@ impl LcLower<'_, '_> {
             }),
             NodeKind::SendEvent(e) => self.send(&e.event),
             NodeKind::GroupScope(g) => {
-                if let Some(held) = rec.extra() {
-                    let scope = self.str_id(&g.scope);
+                if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(&g.scope))
+                {
+                    let scope = self.str_id(name);
                     self.emit(Instr::ScopeEnter {
                         scope,
                         max: g.max_users,
                         held,
+                        member,
+                        group: self.recs.group,
                     });
                 }
             }
@@ -580,9 +585,15 @@ impl LcLower<'_, '_> {
                 self.terminate_all(&kids);
             }
             NodeKind::GroupScope(g) => {
-                if let Some(held) = rec.extra() {
-                    let scope = self.str_id(&g.scope);
-                    self.emit(Instr::ScopeLeave { scope, held });
+                if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(&g.scope))
+                {
+                    let scope = self.str_id(name);
+                    self.emit(Instr::ScopeLeave {
+                        scope,
+                        held,
+                        member,
+                        group: self.recs.group,
+                    });
                 }
             }
             NodeKind::Hooks(h) => {
@@ -659,9 +670,15 @@ impl LcLower<'_, '_> {
                 }
             }
             NodeKind::GroupScope(g) => {
-                if let Some(held) = rec.extra() {
-                    let scope = self.str_id(&g.scope);
-                    self.emit(Instr::ScopeLeave { scope, held });
+                if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(&g.scope))
+                {
+                    let scope = self.str_id(name);
+                    self.emit(Instr::ScopeLeave {
+                        scope,
+                        held,
+                        member,
+                        group: self.recs.group,
+                    });
                 }
             }
             _ => {}

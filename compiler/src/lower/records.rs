@@ -16,6 +16,10 @@
 //! The extra flag bit is a WaitForEvent's *arrived*, a GroupScope's *held*, a StateMachine's
 //! *pending*, a Loop's *child live*. Everything is zero in a fresh agent and zero again when
 //! the node stops being live.
+//!
+//! After every node's records, a tree with GroupScope nodes keeps the agent's group-scope
+//! block (`spec/mbt.md` 2.6): its AI group (`u32`, 0 in a fresh agent; `Program::reset` keeps
+//! it) and one *member* bit per scope id, which no node's range covers.
 
 use btvm::program::{Field, Layout, RBit, STAMP_RECORD};
 
@@ -65,6 +69,12 @@ pub(super) struct Records {
     pub leaf: Vec<u32>,
     pub leaves: Vec<(u32, u32)>,
     pub layout: Layout,
+    /// Lifecycle model, when the main tree has GroupScope nodes: one entry per distinct scope
+    /// id ([`btvm::scope_id`], the CRC-32 of the lower-cased name) in arena order: the id, the
+    /// first name with it (the scope's string) and the agent's *member* bit.
+    pub scopes: Vec<(u32, String, RBit)>,
+    /// Where the agent's AI group (`u32`) lives in the records, after every node's records.
+    pub group: u32,
 }
 
 /// The smallest field width that holds `max`.
@@ -174,7 +184,28 @@ impl Records {
                 e.walk(|x| rng |= matches!(x, Expr::Random));
             }
         }
-        let total = at;
+        let nodes_total = at;
+        // The group-scope block: the agent's AI group, then one member bit per scope id.
+        let mut scopes: Vec<(u32, String, RBit)> = Vec::new();
+        if !selection {
+            for node in &tree.nodes[lo..hi] {
+                if let NodeKind::GroupScope(g) = &node.kind {
+                    let id = btvm::scope_id(&g.scope);
+                    if !scopes.iter().any(|s| s.0 == id) {
+                        scopes.push((id, g.scope.clone(), RBit(0)));
+                    }
+                }
+            }
+        }
+        let group = u32::try_from(nodes_total).unwrap_or(u32::MAX);
+        let mut total = nodes_total;
+        if !scopes.is_empty() {
+            total += 4;
+            for (k, s) in scopes.iter_mut().enumerate() {
+                s.2 = RBit(u32::try_from(total * 8 + k as u64).unwrap_or(u32::MAX));
+            }
+            total += (scopes.len() as u64).div_ceil(8);
+        }
         // A subtree's records end where the records of the node after it start.
         let starts: Vec<u32> = (lo..hi).map(|i| rec[i].start).collect();
         let mut leaves = vec![(0, 0); n];
@@ -183,7 +214,7 @@ impl Records {
             rec[i].end = if after < hi {
                 starts[after - lo]
             } else {
-                u32::try_from(total).unwrap_or(u32::MAX)
+                group
             };
             rec[i].children = rec[i].children.min(rec[i].end);
             let first_leaf = (i..=last[i])
@@ -247,7 +278,18 @@ impl Records {
             leaf,
             leaves,
             layout,
+            scopes,
+            group,
         }
+    }
+
+    /// The scope string and member bit of group scope `name` (`None` outside the main tree).
+    pub fn scope(&self, name: &str) -> Option<(&str, RBit)> {
+        let id = btvm::scope_id(name);
+        self.scopes
+            .iter()
+            .find(|s| s.0 == id)
+            .map(|s| (s.1.as_str(), s.2))
     }
 
     /// The record of node `id`.

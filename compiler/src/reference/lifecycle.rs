@@ -15,9 +15,9 @@
 //! This module must stay a plain recursive walk over the IR: it is the oracle the vm and the
 //! native code are compared with.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use btvm::{Call, Halt, Host, ImportKind, Millis, Phase, Status, Value};
+use btvm::{AgentId, Call, Halt, Host, ImportKind, Millis, Phase, Status, Value};
 
 use super::eval::EvalCtx;
 use super::{AgentState, Interpreter};
@@ -27,40 +27,77 @@ use crate::ir::{
     RootFinish, Tree, Trigger,
 };
 
-/// The group-scope table of one run (`spec/mbt.md` 2.6): how many agents are inside each
-/// scope. Every agent ticked through one table competes for the same scopes; agents are ticked
-/// in agent order, so the outcome is deterministic.
+/// The group-scope tables of one run (`spec/mbt.md` 2.6), as CRYENGINE's AI groups keep them
+/// (`CAIGroup::m_groupScopes`, `CryAISystem/AIGroup.h`, 8b63f61c): per AI group, per scope id
+/// (the CRC-32 of the lower-cased name, [`btvm::scope_id`]), the **set** of agents that are
+/// members; and each agent's AI group (0 until set). Every agent ticked through one table
+/// competes for the scopes of its group; agents are ticked in agent order, so the outcome is
+/// deterministic.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scopes {
-    users: BTreeMap<String, u32>,
+    members: BTreeMap<(u32, u32), BTreeSet<AgentId>>,
+    groups: BTreeMap<AgentId, u32>,
 }
 
 impl Scopes {
-    /// An empty table: no agent is inside any scope.
+    /// An empty table: every agent in group 0, no agent inside any scope.
     pub fn new() -> Scopes {
         Scopes::default()
     }
 
-    /// How many agents are inside `scope`.
-    pub fn users(&self, scope: &str) -> u32 {
-        self.users.get(scope).copied().unwrap_or(0)
+    /// How many agents of `group` are members of `scope` (`CAIGroup::GetAmountOfActorsInScope`).
+    pub fn users(&self, group: u32, scope: &str) -> u32 {
+        self.count(group, btvm::scope_id(scope))
     }
 
-    /// Enters `scope` if fewer than `max` agents are inside it; whether it entered.
-    fn try_enter(&mut self, scope: &str, max: u32) -> bool {
-        let n = self.users(scope);
-        if n < max {
-            self.users.insert(scope.to_string(), n + 1);
-            true
-        } else {
-            false
+    fn count(&self, group: u32, id: u32) -> u32 {
+        self.members
+            .get(&(group, id))
+            .map_or(0, |m| u32::try_from(m.len()).unwrap_or(u32::MAX))
+    }
+
+    /// The agent's AI group.
+    pub fn group(&self, agent: AgentId) -> u32 {
+        self.groups.get(&agent).copied().unwrap_or(0)
+    }
+
+    /// Puts the agent in AI group `group`. A change first takes the agent out of every scope
+    /// of its old group (`CAIGroup::LeaveAllGroupScopesForActor`, which `CAIGroup::RemoveMember`
+    /// runs); its GroupScope nodes keep their gates (**Definition**, 2.6).
+    pub fn set_group(&mut self, agent: AgentId, group: u32) {
+        let old = self.group(agent);
+        if old == group {
+            return;
         }
+        for ((g, _), m) in self.members.iter_mut() {
+            if *g == old {
+                m.remove(&agent);
+            }
+        }
+        self.members.retain(|_, m| !m.is_empty());
+        self.groups.insert(agent, group);
     }
 
-    /// Leaves `scope` (one agent fewer inside it).
-    fn leave(&mut self, scope: &str) {
-        if let Some(n) = self.users.get_mut(scope) {
-            *n = n.saturating_sub(1);
+    /// `CAIGroup::EnterGroupScope`: refused when `max` or more agents are members already
+    /// (the agent itself included); else the agent is inserted into the set (a member stays
+    /// one member). Whether it entered.
+    fn try_enter(&mut self, agent: AgentId, scope: &str, max: u32) -> bool {
+        let key = (self.group(agent), btvm::scope_id(scope));
+        if self.count(key.0, key.1) >= max {
+            return false;
+        }
+        self.members.entry(key).or_default().insert(agent);
+        true
+    }
+
+    /// `CAIGroup::LeaveGroupScope`: the agent is no longer a member (nothing if it was not).
+    fn leave(&mut self, agent: AgentId, scope: &str) {
+        let key = (self.group(agent), btvm::scope_id(scope));
+        if let Some(m) = self.members.get_mut(&key) {
+            m.remove(&agent);
+            if m.is_empty() {
+                self.members.remove(&key);
+            }
         }
     }
 }
@@ -377,7 +414,9 @@ impl Tick<'_, '_> {
             NodeKind::SendEvent(e) => self.deliver(&e.event),
             // GroupScope: enter if fewer than the limit hold it.
             NodeKind::GroupScope(g) => {
-                let entered = self.scopes.try_enter(&g.scope, g.max_users);
+                let entered = self
+                    .scopes
+                    .try_enter(self.state.agent, &g.scope, g.max_users);
                 if let Some(NodeData::GroupScope { entered: e }) = self.data_mut(id) {
                     *e = entered;
                 }
@@ -698,7 +737,7 @@ impl Tick<'_, '_> {
                     self.terminate(c);
                 }
                 if entered {
-                    self.scopes.leave(&g.scope);
+                    self.scopes.leave(self.state.agent, &g.scope);
                 }
             }
             (NodeKind::Hooks(h), _) => {
@@ -884,7 +923,7 @@ pub(super) fn release(tree: &Tree, state: &AgentState, scopes: &mut Scopes) {
     for (i, data) in state.live.iter().enumerate() {
         if let (Some(NodeData::GroupScope { entered: true }), Some(n)) = (data, tree.nodes.get(i)) {
             if let NodeKind::GroupScope(g) = &n.kind {
-                scopes.leave(&g.scope);
+                scopes.leave(state.agent, &g.scope);
             }
         }
     }

@@ -8,8 +8,9 @@
 //! can check it against the specs line by line. It is never clever and never fast.
 //!
 //! An [`Interpreter`] is immutable and shared; each agent owns an [`AgentState`]. MBT's group
-//! scopes are shared by every agent of a run: the caller owns that table ([`Scopes`]) and
-//! passes it to [`Interpreter::tick_with_scopes`] and [`Interpreter::reset_with_scopes`].
+//! scopes are shared by the agents of one AI group: the caller owns the tables and the agents'
+//! groups ([`Scopes`], [`Scopes::set_group`]) and passes them to
+//! [`Interpreter::tick_with_scopes`] and [`Interpreter::reset_with_scopes`].
 //!
 //! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.

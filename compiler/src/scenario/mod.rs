@@ -137,6 +137,8 @@ pub struct Scenario {
     /// Inputs given before a tick (after any reset), in file order: flags, stimuli, events
     /// and variable sets.
     pub inputs: BTreeMap<u32, Vec<Input>>,
+    /// MBT: the AI group of each agent named by `agent A group G` (others are in group 0).
+    pub groups: BTreeMap<u32, u32>,
     /// Imports the host does not have.
     pub missing: BTreeSet<String>,
     /// What unscripted actions return.
@@ -158,6 +160,7 @@ impl Default for Scenario {
             entries: BTreeMap::new(),
             resets: BTreeSet::new(),
             inputs: BTreeMap::new(),
+            groups: BTreeMap::new(),
             missing: BTreeSet::new(),
             default_action: Status::Success,
             default_function: Lit::Int(0),

@@ -519,6 +519,19 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> 
                 }
             }
         }
+        "agent" => {
+            let a = line.count("an agent id")?;
+            let (w, at) = line.word("`group`")?;
+            if w != "group" {
+                return Err(Diagnostic::new(
+                    ErrorKind::Syntax,
+                    at,
+                    format!("expected `group` after `agent {a}`, found `{w}`"),
+                ));
+            }
+            let g = line.count("a group id")?;
+            scn.groups.insert(a, g);
+        }
         "missing" => {
             let (name, _) = line.word("an import name")?;
             scn.missing.insert(name);

@@ -82,6 +82,8 @@ pub trait Engine {
     /// Delivers event `event` to the agent between ticks, at time `now` (lifecycle and
     /// selection models).
     fn event(&mut self, agent: u32, host: &mut dyn Host, event: &str, now: Millis);
+    /// Puts the agent in AI group `group` (lifecycle model: group scopes are per group).
+    fn set_group(&mut self, agent: u32, group: u32);
     /// Sets the agent's variable named `var` (case-insensitively) to `value`, as a game
     /// behaviour would (lifecycle and selection models).
     fn set_var(&mut self, agent: u32, var: &str, value: bool);
@@ -313,6 +315,10 @@ impl Engine for ReferenceEngine<'_> {
         }
     }
 
+    fn set_group(&mut self, agent: u32, group: u32) {
+        self.scopes.set_group(AgentId(agent), group);
+    }
+
     fn set_var(&mut self, agent: u32, var: &str, value: bool) {
         if let (Some(state), Some(index)) = (
             self.agents.get_mut(agent as usize),
@@ -437,6 +443,12 @@ impl Engine for CompiledEngine<'_> {
             // An error here means a state block of the wrong size, which this runner never
             // makes; the trace would show any effect missing.
             let _ = engine.event(state, AgentId(agent), host, event, now);
+        }
+    }
+
+    fn set_group(&mut self, agent: u32, group: u32) {
+        if let Some(state) = self.states.get_mut(agent as usize) {
+            self.engine.set_group(state, group);
         }
     }
 
@@ -659,6 +671,26 @@ fn drive(
         _ => 0,
     };
     let inputs = resolve_inputs(tree, scenario)?;
+    for (&agent, &group) in &scenario.groups {
+        if tree.config.model != Model::Lifecycle {
+            return Err(Diagnostic::new(
+                ErrorKind::InvalidValue,
+                Span::DUMMY,
+                format!("`agent {agent} group {group}`: only MBT trees have AI groups"),
+            ));
+        }
+        if agent >= scenario.agents {
+            return Err(Diagnostic::new(
+                ErrorKind::InvalidValue,
+                Span::DUMMY,
+                format!(
+                    "`agent {agent} group {group}`: the scenario runs {} agents",
+                    scenario.agents
+                ),
+            ));
+        }
+        engine.set_group(agent, group);
+    }
     let snapshot_error = |agent: u32, e: SnapshotError| {
         Diagnostic::new(
             ErrorKind::InvalidValue,

@@ -625,11 +625,15 @@ isa! {
     /// success quorum is reached (`all`: `n` successes; else one), else failure if the failure
     /// quorum is, else success when `n == 0`, else running; continue at its label.
     0x68 LcQuorum "lc.quorum" { at: u32, n: u8, success_all: bool, failure_all: bool, success: Label, failure: Label, running: Label } pop(0) push(0);
-    /// Enter group scope `scope` (named by the string) if fewer than `max` agents of this
-    /// engine hold it: count this agent in and set record bit `held`.
-    0x69 ScopeEnter "scope.enter" { scope: Str, max: u32, held: RBit } pop(0) push(0);
-    /// If record bit `held` is set: leave group scope `scope` and clear the bit.
-    0x6a ScopeLeave "scope.leave" { scope: Str, held: RBit } pop(0) push(0);
+    /// Enter group scope `scope` (named by the string; the lowering gives every name with one
+    /// CRC-32 of its lower-cased text one string) in the agent's AI group (the record `u32` at
+    /// `group`), unless `max` or more agents of that group are members of it already: then
+    /// record bit `held` is set and, unless record bit `member` (the agent is a member of the
+    /// scope) is already set, it is set and the agent counted in (members are a set).
+    0x69 ScopeEnter "scope.enter" { scope: Str, max: u32, held: RBit, member: RBit, group: u32 } pop(0) push(0);
+    /// If record bit `held` is set: clear it and, if record bit `member` is set, clear that and
+    /// count the agent out of scope `scope` of its AI group (the record `u32` at `group`).
+    0x6a ScopeLeave "scope.leave" { scope: Str, held: RBit, member: RBit, group: u32 } pop(0) push(0);
     // ---- selection model (BST) ----------------------------------------------------------
     /// Selection model: a tick starts: jump to `unchanged` unless a variable changed.
     0x70 SelBegin "sel.begin" { unchanged: Label } pop(0) push(0);

@@ -460,15 +460,20 @@ impl Program {
     /// timers, which the game keeps in the tree's nodes) survives. In every other model the
     /// state becomes fresh (all zeroes), as after [`Program::new_state`]; in the cursor model
     /// this is Drag\[en\]gine's `reset()`: the cursor returns to the root and a stopped tree
-    /// runs again. A lifecycle agent holding group scopes should be reset with
-    /// [`Engine::reset_agent`](crate::Engine::reset_agent), which also leaves them.
+    /// runs again. A lifecycle agent keeps its AI group ([`Program::group`]); one holding group
+    /// scopes should be reset with [`Engine::reset_agent`](crate::Engine::reset_agent), which
+    /// also leaves them.
     pub fn reset(&self, state: &mut [u8]) {
         if self.parts.model == ProgramModel::RunningList {
             let l = &self.parts.layout;
             crate::exec::write(state, l.current, 0);
             crate::exec::clear_list(state, l);
         } else {
+            let group = self.group(state);
             state.fill(0);
+            if group != 0 {
+                crate::lifecycle_exec::write_group(self, state, group);
+            }
         }
     }
 
