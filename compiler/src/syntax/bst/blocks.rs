@@ -59,9 +59,8 @@ impl<'a, 't> Scope<'a, 't> {
     /// block at all (`BlockyXmlBlocks::GetBlock` finds no scope of that name and, the name
     /// being "Global" to `stricmp`, does not fall back to the `"Global"` scope).
     pub fn hides_global(&mut self, tree: &str) {
-        self.falls_back = !(self.blocks.is_empty()
-            && tree.eq_ignore_ascii_case("global")
-            && tree != "Global");
+        self.falls_back =
+            !(self.blocks.is_empty() && tree.eq_ignore_ascii_case("global") && tree != "Global");
     }
 
     /// Adds the `<Block>` children of a `<Blocks>` element, in order. Anything else there is

@@ -22,9 +22,18 @@ struct Map {
     target: String,
 }
 
-/// A tree's leaf translations.
+/// A tree's leaf translations: one [`Section`] per `<LeafTranslations>` element, in file
+/// order. Each section is read on its own (`SelectionTranslator::LoadFromXML` runs once per
+/// element with fresh maps) and a leaf keeps the first translation a section gives it
+/// (`m_translations.insert` does not overwrite).
 #[derive(Default)]
 pub(super) struct Translations {
+    sections: Vec<Section>,
+}
+
+/// The maps of one `<LeafTranslations>` element.
+#[derive(Default)]
+struct Section {
     /// Every `node` string as written, with its target and where it was written: a leaf
     /// whose name is exactly that string takes that target (duplicates are errors).
     direct: HashMap<String, (String, Span)>,
@@ -33,6 +42,34 @@ pub(super) struct Translations {
 }
 
 impl Translations {
+    /// Starts the maps of a further `<LeafTranslations>` element.
+    pub fn begin_section(&mut self) {
+        self.sections.push(Section::default());
+    }
+
+    /// Adds one `<Map>` element to the current section (see [`Section::add`]).
+    pub fn add(&mut self, map: El) -> Result<(), Diagnostic> {
+        if self.sections.is_empty() {
+            self.begin_section();
+        }
+        match self.sections.last_mut() {
+            Some(s) => s.add(map),
+            None => Ok(()),
+        }
+    }
+
+    /// The behaviour of a leaf named `leaf` whose ancestor nodes are `ancestors` (outermost
+    /// first): the first section's translation that has one (see [`Section::behavior`]),
+    /// else the leaf's own name.
+    pub fn behavior<'s>(&'s self, leaf: &'s str, ancestors: &[&str]) -> &'s str {
+        self.sections
+            .iter()
+            .find_map(|s| s.behavior(leaf, ancestors))
+            .unwrap_or(leaf)
+    }
+}
+
+impl Section {
     /// Adds one `<Map>` element, as `SelectionTranslator::LoadFromXML` reads it
     /// (`SelectionTranslator.cpp`, 8b63f61c): the whole `node` string is a direct translation
     /// (duplicate strings are errors); if it holds a `:`, the text after the last `:` is the
@@ -80,10 +117,10 @@ impl Translations {
     /// The behaviour of a leaf named `leaf` whose ancestor nodes are `ancestors` (outermost
     /// first): the target of a map whose `node` is exactly `leaf`, else the first qualified map
     /// for `leaf` (file order) whose qualifiers, read from the last, name the parent, the
-    /// grandparent, …, else the leaf's own name.
-    pub fn behavior<'s>(&'s self, leaf: &'s str, ancestors: &[&str]) -> &'s str {
+    /// grandparent, …; `None` if neither.
+    fn behavior(&self, leaf: &str, ancestors: &[&str]) -> Option<&str> {
         if let Some((target, _)) = self.direct.get(leaf) {
-            return target;
+            return Some(target);
         }
         let maps = self.by_leaf.get(leaf).map_or(&[][..], Vec::as_slice);
         maps.iter()
@@ -95,7 +132,7 @@ impl Translations {
                         .zip(ancestors.iter().rev())
                         .all(|(q, a)| q == a)
             })
-            .map_or(leaf, |m| m.target.as_str())
+            .map(|m| m.target.as_str())
     }
 }
 
@@ -109,7 +146,14 @@ mod tests {
         let f = parse(FileId(0), xml).unwrap();
         let mut t = Translations::default();
         for m in El::root(&f).elements() {
-            t.add(m)?;
+            if m.is("LeafTranslations") {
+                t.begin_section();
+                for m in m.elements() {
+                    t.add(m)?;
+                }
+            } else {
+                t.add(m)?;
+            }
         }
         Ok(t)
     }
@@ -155,6 +199,20 @@ mod tests {
     }
 
     #[test]
+    fn each_section_is_read_alone_and_the_first_translation_stays() {
+        let t = table(
+            "<Tree><LeafTranslations><Map node='Q:L' target='first'/><Map node='M' target='m'/></LeafTranslations>\
+             <LeafTranslations><Map node='L' target='second'/><Map node='M' target='again'/>\
+             <Map node='N' target='n'/></LeafTranslations></Tree>",
+        )
+        .unwrap();
+        assert_eq!(t.behavior("L", &["Q"]), "first");
+        assert_eq!(t.behavior("L", &["R"]), "second");
+        assert_eq!(t.behavior("M", &[]), "m");
+        assert_eq!(t.behavior("N", &[]), "n");
+    }
+
+    #[test]
     fn bad_maps_are_errors() {
         let e = |xml: &str| table(xml).err().map(|d| d.kind);
         assert_eq!(
@@ -171,7 +229,10 @@ mod tests {
             Some(ErrorKind::InvalidValue)
         );
         // Different strings with the same leaf are fine, and so are empty pieces.
-        assert_eq!(e("<T><Map node='a:' target='x'/><Map node='a::b' target='y'/></T>"), None);
+        assert_eq!(
+            e("<T><Map node='a:' target='x'/><Map node='a::b' target='y'/></T>"),
+            None
+        );
         assert_eq!(
             e("<T><Map node='a' target='x'/><Map node='b:a' target='y'/></T>"),
             None

@@ -128,6 +128,7 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             .filter(|c| has_root && c.el.is("LeafTranslations"));
         for c in translations {
             c.el.only_attributes(&[])?;
+            scope.translations.begin_section();
             for m in self.children(c.el, &scope.local, 1 + c.levels)? {
                 scope.translations.add(m.el)?;
             }
