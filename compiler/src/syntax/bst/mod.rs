@@ -15,14 +15,18 @@
 //!   [`FileSystem`] (size limit, UTF-8, source map);
 //! - `xml`: parsing with `roxmltree`, positioned XML errors, elements and attributes with
 //!   their spans (tags case-insensitive, attribute names exact);
-//! - `blocks`: block scopes and `Ref` expansion (cycles, unknown blocks, depth, expansion
+//! - `blocks`: block scopes and `Ref` expansion (cycles, unresolved Refs, depth, expansion
 //!   size);
 //! - `translate`: `LeafTranslations` and the most specific match;
 //! - `tree`: one SelectionTree's sections and nodes, and the IR.
 //!
 //! Several trees in one file: the variables of trees after the first are named `TREE:VAR` in
 //! the IR, and only the main tree's signal bindings are bound (the others are checked), so a
-//! signal meant for another tree can never mark the main tree's variables changed.
+//! signal meant for another tree can never mark the main tree's variables changed. As in
+//! `CSelectionTreeManager` (8b63f61c), every tree's name and own `<Blocks>` are read before any
+//! tree loads (a fault there fails the file), a load error in a tree after the first is a
+//! warning that ends the file's trees there (the first tree still runs), and a fault in a
+//! global `<Blocks>` file is a warning that ends that file's blocks.
 //!
 //! This module never prints, never panics on input and never reads a file other than through
 //! the [`FileSystem`] it is given. Nesting (nodes, cases, states and Ref levels) is checked
