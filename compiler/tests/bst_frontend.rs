@@ -59,6 +59,52 @@ fn ok(main: &str) -> Tree {
     ok_files(&[("main.xml", main)])
 }
 
+/// Loads `files` (the first is the main file), which must load; the tree and the kinds and
+/// covered texts of its warnings.
+#[track_caller]
+fn warns_files(files: &[(&str, &str)]) -> (Tree, Vec<(ErrorKind, String)>) {
+    let fs = front::memfs(
+        &files
+            .iter()
+            .map(|(n, t)| (*n, t.as_bytes()))
+            .collect::<Vec<_>>(),
+    );
+    let mut sources = SourceMap::new();
+    let options = LoadOptions {
+        format: Some(Format::Dialect(Dialect::Bst)),
+        ..LoadOptions::default()
+    };
+    let path = format!("/t/{}", files[0].0);
+    match btvm_compiler::load::load_reporting(Path::new(&path), &fs, &options, &mut sources) {
+        Ok(l) => {
+            let w = l
+                .warnings
+                .iter()
+                .map(|d| {
+                    assert!(d.is_warning());
+                    let text = sources
+                        .get(d.span.file)
+                        .and_then(|f| f.text.get(d.span.start as usize..d.span.end as usize))
+                        .unwrap_or("")
+                        .to_string();
+                    (d.kind, text)
+                })
+                .collect();
+            (l.tree, w)
+        }
+        Err(d) => panic!("{:?}: {}", d[0].kind, d[0].message),
+    }
+}
+
+#[track_caller]
+fn warns(main: &str) -> (Tree, Vec<(ErrorKind, String)>) {
+    warns_files(&[("main.xml", main)])
+}
+
+fn w(kind: ErrorKind, text: &str) -> (ErrorKind, String) {
+    (kind, text.to_string())
+}
+
 /// A failed load: the first diagnostic, its `file:line:col` and the text its span covers.
 struct Failure {
     diag: Diagnostic,
@@ -437,8 +483,8 @@ fn refs_in_every_allowed_place() {
            <Block name='InState'><Transition state='Two' condition='A'/><Leaf name='T1'/></Block>
            <Block name='Empty'/>
          </Blocks>
-         <Variables><Ref name='vars'/><Ref name='Empty'/></Variables>
-         <SignalVariables><Ref name='SIGS'/></SignalVariables>
+         <Variables><Ref name='Vars'/><Ref name='Empty'/></Variables>
+         <SignalVariables><Ref name='Sigs'/></SignalVariables>
          <LeafTranslations><Ref name='Maps'/></LeafTranslations>
          <Ref name='Root'/>",
     ));
@@ -492,23 +538,33 @@ fn block_file_errors() {
     ]);
     assert_eq!(f.diag.kind, ErrorKind::Syntax);
     assert!(f.at.starts_with("/t/blocks.xml:2:"), "{}", f.at);
-    // Duplicate global blocks, across files, case-insensitively.
-    let f = fail_files(&[
-        ("main.xml", &tree("<Leaf name='L'/>")),
-        ("a.xml", "<Blocks><Block name='X'/></Blocks>"),
-        ("b.xml", "<Blocks><Block name='x'/></Blocks>"),
+    // Duplicate global blocks, across files (names compared exactly): a warning, and the
+    // later file's blocks stop there (CSelectionTreeManager::LoadBlocks, 8b63f61c).
+    let (t, ws) = warns_files(&[
+        (
+            "main.xml",
+            &tree("<Priority name='R'><Ref name='x'/><Ref name='X'/><Ref name='Y'/><Leaf name='L'/></Priority>"),
+        ),
+        ("a.xml", "<Blocks><Block name='X'><Leaf name='A'/></Block></Blocks>"),
+        (
+            "b.xml",
+            "<Blocks><Block name='x'><Leaf name='B'/></Block><Block name='X'/><Block name='Y'/></Blocks>",
+        ),
     ]);
     assert_eq!(
-        (f.diag.kind, f.text.as_str()),
-        (ErrorKind::InvalidValue, "x")
+        ws,
+        [
+            w(ErrorKind::InvalidValue, "X"),
+            w(ErrorKind::UnknownName, "Y")
+        ]
     );
-    assert!(f.at.starts_with("/t/b.xml"), "{}", f.at);
+    assert_eq!(main_tree(&t), "priority R {[true] B>B, [true] A>A}");
     // Something else in a Blocks file.
-    let f = fail_files(&[
+    let (_, ws) = warns_files(&[
         ("main.xml", &tree("<Leaf name='L'/>")),
         ("a.xml", "<Blocks><Leaf name='X'/></Blocks>"),
     ]);
-    assert_eq!(f.diag.kind, ErrorKind::UnknownName);
+    assert_eq!(ws, [w(ErrorKind::UnknownName, "<Leaf name='X'/>")]);
     // A Blocks file that is not UTF-8.
     let main = tree("<Leaf name='L'/>");
     let f = fail_bytes(
@@ -533,11 +589,11 @@ fn ref_cycles_name_the_chain() {
     let f = assert_err(
         &tree(
             "<Blocks><Block name='LoopA'><Leaf name='A'/><Ref name='LoopB'/></Block>\
-             <Block name='LoopB'><Ref name='loopa'/></Block></Blocks>\
+             <Block name='LoopB'><Ref name='LoopA'/></Block></Blocks>\
              <Priority name='R'><Ref name='LoopA'/></Priority>",
         ),
         ErrorKind::IncludeCycle,
-        "loopa",
+        "LoopA",
     );
     assert!(
         f.diag.message.contains("LoopA -> LoopB -> LoopA"),
@@ -580,51 +636,79 @@ fn ref_cycles_name_the_chain() {
 
 #[test]
 fn unknown_blocks_and_bad_refs() {
-    assert_err(
-        &tree("<Priority name='R'><Ref name='Missing'/><Leaf name='L'/></Priority>"),
-        ErrorKind::UnknownName,
-        "Missing",
-    );
+    // An unknown block ends the list with a warning (BlockyXmlNodeRef::next, 8b63f61c).
+    let (t, ws) = warns(&tree(
+        "<Priority name='R'><Ref name='Missing'/><Leaf name='L'/></Priority>",
+    ));
+    assert_eq!(ws, [w(ErrorKind::UnknownName, "Missing")]);
+    assert_eq!(main_tree(&t), "priority R {}");
+    // Inside a block, only the block ends.
+    let (t, ws) = warns(&tree(
+        "<Blocks><Block name='B'><Leaf name='A'/><Ref name='Gone'/><Leaf name='Z'/></Block></Blocks>\
+         <Priority name='R'><Ref name='B'/><Leaf name='L'/></Priority>",
+    ));
+    assert_eq!(ws, [w(ErrorKind::UnknownName, "Gone")]);
+    assert_eq!(main_tree(&t), "priority R {[true] A>A, [true] L>L}");
+    // A tree named `global` (not `Global`) without blocks sees no global block.
+    let (t, ws) = warns_files(&[
+        (
+            "main.xml",
+            "<SelectionTree name='GLOBAL' type='t'><Priority name='R'><Ref name='G'/><Leaf name='L'/></Priority></SelectionTree>",
+        ),
+        ("g.xml", "<Blocks><Block name='G'><Leaf name='X'/></Block></Blocks>"),
+    ]);
+    assert_eq!(ws, [w(ErrorKind::UnknownName, "G")]);
+    assert_eq!(main_tree(&t), "priority R {}");
     assert_err(
         &tree("<Priority name='R'><Ref/></Priority>"),
         ErrorKind::InvalidValue,
         "<Ref/>",
     );
-    assert_err(
-        // The first of two names in any case wins.
-        &tree("<Priority name='R'><Ref name='x' Name='y'/></Priority>"),
-        ErrorKind::UnknownName,
-        "x",
-    );
+    // The first of two names in any case wins.
+    let (_, ws) = warns(&tree(
+        "<Blocks><Block name='y'><Leaf name='Y'/></Block></Blocks><Priority name='R'><Ref name='x' Name='y'/></Priority>",
+    ));
+    assert_eq!(ws, [w(ErrorKind::UnknownName, "x")]);
     // Another tree's blocks are not visible.
-    let f = fail_files(&[(
-        "main.xml",
+    let (t, ws) = warns(
         "<SelectionTrees>
            <SelectionTree name='Owner' type='t'><Blocks><Block name='P'><Leaf name='S'/></Block></Blocks><Ref name='P'/></SelectionTree>
            <SelectionTree name='Borrower' type='t'><Ref name='P'/></SelectionTree>
          </SelectionTrees>",
-    )]);
-    assert_eq!(
-        (f.diag.kind, f.at.as_str()),
-        (ErrorKind::UnknownName, "/t/main.xml:3:63")
     );
-    // Duplicate blocks in one tree.
+    assert_eq!(
+        ws,
+        [
+            w(ErrorKind::UnknownName, "P"),
+            w(ErrorKind::Arity, "<SelectionTree name='Borrower' type='t'>")
+        ]
+    );
+    assert_eq!(t.roots.len(), 1);
+    // Duplicate blocks in one tree (names compared exactly), in any tree of the file.
     assert_err(
-        &tree("<Blocks><Block name='B'/><Block name='b'/></Blocks><Leaf name='L'/>"),
+        &tree("<Blocks><Block name='B'/><Block name='B'/></Blocks><Leaf name='L'/>"),
         ErrorKind::InvalidValue,
-        "b",
+        "B",
+    );
+    ok(&tree(
+        "<Blocks><Block name='B'/><Block name='b'/></Blocks><Leaf name='L'/>",
+    ));
+    assert_err(
+        "<SelectionTrees><SelectionTree name='T' type='t'><Leaf name='L'/></SelectionTree>\
+         <SelectionTree name='U' type='t'><Blocks><Block name='B'/><Block name='B'/></Blocks><Leaf name='L'/></SelectionTree></SelectionTrees>",
+        ErrorKind::InvalidValue,
+        "B",
     );
     assert_err(
         &tree("<Blocks><Blok name='B'/></Blocks><Leaf name='L'/>"),
         ErrorKind::UnknownName,
         "<Blok name='B'/>",
     );
-    // Blocks are only written in the tree itself.
-    assert_err(
-        &tree("<Blocks><Block name='B'><Blocks/></Block></Blocks><Ref name='B'/><Leaf name='L'/>"),
-        ErrorKind::Syntax,
-        "<Blocks/>",
-    );
+    // Blocks are only written in the tree itself: one from a Ref is skipped.
+    let (_, ws) = warns(&tree(
+        "<Blocks><Block name='B'><Blocks/></Block></Blocks><Ref name='B'/><Leaf name='L'/>",
+    ));
+    assert_eq!(ws, [w(ErrorKind::InvalidValue, "<Blocks/>")]);
 }
 
 #[test]
@@ -719,11 +803,10 @@ fn leaf_translations_plain_first_then_qualified_in_file_order() {
         ErrorKind::InvalidValue,
         "A",
     );
-    assert_err(
-        &tree("<LeafTranslations><Map node='A:' target='x'/></LeafTranslations><Leaf name='L'/>"),
-        ErrorKind::InvalidValue,
-        "A:",
-    );
+    // Empty pieces are no error (CryStringT::Tokenize skips them).
+    ok(&tree(
+        "<LeafTranslations><Map node='A:' target='x'/></LeafTranslations><Leaf name='L'/>",
+    ));
     assert_err(
         &tree("<LeafTranslations><Map target='x'/></LeafTranslations><Leaf name='L'/>"),
         ErrorKind::InvalidValue,
@@ -815,16 +898,12 @@ fn node_structure_errors() {
         ErrorKind::Arity,
         "<Leaf name='M'/>",
     );
-    assert_err(
-        &tree("<Priority name='R'/>"),
-        ErrorKind::Arity,
-        "<Priority name='R'/>",
+    // A Priority (or Sequence) may have no child.
+    assert_eq!(
+        main_tree(&ok(&tree("<Priority name='R'/>"))),
+        "priority R {}"
     );
-    assert_err(
-        &tree("<Sequence name='S'></Sequence>"),
-        ErrorKind::Arity,
-        "<Sequence name='S'>",
-    );
+    ok(&tree("<Sequence name='S'></Sequence>"));
     assert_err(
         &tree("<StateMachine name='M'/>"),
         ErrorKind::Arity,
@@ -841,11 +920,11 @@ fn node_structure_errors() {
         "<Leaf name='B'/>",
     );
     // States and transitions.
-    assert_err(
-        &tree("<StateMachine name='M'><State name='S'><Leaf name='A'/></State><State name='s'><Leaf name='B'/></State></StateMachine>"),
-        ErrorKind::InvalidValue,
-        "s",
-    );
+    // Duplicate state names: the first wins (a warning).
+    let (_, ws) = warns(&tree(
+        "<StateMachine name='M'><State name='S'><Leaf name='A'/></State><State name='s'><Leaf name='B'/></State></StateMachine>",
+    ));
+    assert_eq!(ws, [w(ErrorKind::InvalidValue, "s")]);
     assert_err(
         &tree("<StateMachine name='M'><State name='S'><Transition state='Nowhere' condition='true'/><Leaf name='A'/></State></StateMachine>"),
         ErrorKind::UnknownName,
@@ -899,8 +978,27 @@ fn selection_tree_errors() {
     );
     assert_err(
         "<SelectionTrees><Tree name='T'/></SelectionTrees>",
+        ErrorKind::Arity,
+        "<SelectionTrees>",
+    );
+    assert_err(
+        "<SelectionTrees><Tree name='T'/><SelectionTree name='T' type='t'><Leaf name='A'/></SelectionTree></SelectionTrees>",
         ErrorKind::UnknownName,
         "<Tree name='T'/>",
+    );
+    // After the first tree, a stray element ends the file's trees with a warning.
+    let (t, ws) = warns(
+        "<SelectionTrees><SelectionTree name='T' type='t'><Leaf name='A'/></SelectionTree><Tree/>\
+         <SelectionTree name='U' type='t'><Leaf name='A'/></SelectionTree></SelectionTrees>",
+    );
+    assert_eq!(ws, [w(ErrorKind::UnknownName, "<Tree/>")]);
+    assert_eq!(t.roots.len(), 1);
+    // A nameless tree anywhere fails the whole file (CSelectionTreeManager::Discover).
+    assert_err(
+        "<SelectionTrees><SelectionTree name='T' type='t'><Leaf name='A'/></SelectionTree>\
+         <SelectionTree type='t'><Leaf name='A'/></SelectionTree></SelectionTrees>",
+        ErrorKind::InvalidValue,
+        "<SelectionTree type='t'>",
     );
     assert_err("<SelectionTrees/>", ErrorKind::Arity, "<SelectionTrees/>");
     assert_err(
@@ -908,16 +1006,17 @@ fn selection_tree_errors() {
         ErrorKind::UnknownName,
         "<Stuff/>",
     );
-    assert_err(
+    // A later tree of a name used before: a warning, the first one runs.
+    let (t, ws) = warns(
         "<SelectionTrees><SelectionTree name='T' type='t'><Leaf name='A'/></SelectionTree>\
          <SelectionTree name='t' type='t'><Leaf name='A'/></SelectionTree></SelectionTrees>",
-        ErrorKind::InvalidValue,
-        "t",
     );
+    assert_eq!(ws, [w(ErrorKind::InvalidValue, "t")]);
+    assert_eq!(t.roots.len(), 1);
 }
 
 #[test]
-fn the_state_limit_is_32() {
+fn only_the_first_32_states_can_be_entered() {
     let machine = |n: usize| {
         let states: String = (0..n)
             .map(|i| {
@@ -933,21 +1032,32 @@ fn the_state_limit_is_32() {
     };
     let t = ok(&machine(32));
     assert_eq!(t.node(t.roots[0].node).children.len(), 32);
-    assert_err(&machine(33), ErrorKind::LimitExceeded, "<State name='S32'>");
-    // Refs count too.
+    // A transition into the 33rd state (SelectionTreeNode::Evaluate's 32-bit mask).
+    assert_err(&machine(33), ErrorKind::LimitExceeded, "S32");
+    // More states load (through Refs too); those after the 32nd cannot be entered and are
+    // left out.
     let blocks = format!(
         "<Blocks><Block name='Many'>{}</Block></Blocks>",
-        (0..33)
-            .map(|i| format!("<State name='S{i}'><Leaf name='L'/></State>"))
+        (0..40)
+            .map(|i| format!("<State name='S{i}'><Transition state='S3' condition='true'/><Leaf name='L'/></State>"))
             .collect::<String>()
     );
-    let f = fail_files(&[(
-        "main.xml",
-        &tree(&format!(
-            "{blocks}<StateMachine name='M'><Ref name='Many'/></StateMachine>"
-        )),
-    )]);
-    assert_eq!(f.diag.kind, ErrorKind::LimitExceeded);
+    let t = ok(&tree(&format!(
+        "{blocks}<StateMachine name='M'><Ref name='Many'/></StateMachine>"
+    )));
+    assert_eq!(t.node(t.roots[0].node).children.len(), 32);
+    // State indices are uint8: the 257th state is index 0 again.
+    let states: String = (0..257)
+        .map(|i| format!("<State name='S{i}'><Leaf name='L{i}'/></State>"))
+        .collect();
+    let t = ok(&tree(&format!(
+        "<StateMachine name='M'><State name='First'><Transition state='S255' condition='true'/><Leaf name='F'/></State>{states}</StateMachine>"
+    )));
+    let first = t.node(t.roots[0].node).children[0];
+    match &t.node(first).kind {
+        btvm_compiler::ir::NodeKind::State(s) => assert_eq!(s.transitions[0].to, 0),
+        k => panic!("{k:?}"),
+    }
 }
 
 // ---- several trees --------------------------------------------------------------------------
@@ -983,25 +1093,27 @@ fn several_trees_become_entries() {
     assert_eq!(vars(&t), ["Go=false", "Other:Go=true"]);
     // Only the main tree's signals are bound.
     assert_eq!(signals(&t), ["E: Go = true"]);
-    // Later trees are checked all the same.
-    let f = fail_files(&[(
-        "main.xml",
+    // Later trees are checked all the same; an error there is a warning, the trees before
+    // it stay (CSelectionTreeManager::LoadFileNode, 8b63f61c), it and the later ones go.
+    let (t, ws) = warns(
         "<SelectionTrees><SelectionTree name='Main' type='t'><Leaf name='Idle'/></SelectionTree>
-         <SelectionTree name='Spare' type='t'><SignalVariables><Signal name='E' variable='Nope' value='true'/></SignalVariables><Leaf name='Odd'/></SelectionTree></SelectionTrees>",
-    )]);
-    assert_eq!(
-        (f.diag.kind, f.text.as_str()),
-        (ErrorKind::UnknownName, "Nope")
+         <SelectionTree name='Spare' type='t'><SignalVariables><Signal name='E' variable='Nope' value='true'/></SignalVariables><Leaf name='Odd'/></SelectionTree>
+         <SelectionTree name='After' type='t'><Leaf name='Odd'/></SelectionTree></SelectionTrees>",
     );
+    assert_eq!(ws, [w(ErrorKind::UnknownName, "Nope")]);
+    let names: Vec<&str> = t.roots.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["Main"]);
     // A later tree's prefixed variable may not clash with the main tree's names.
-    let f = fail_files(&[(
-        "main.xml",
+    let (_, ws) = warns(
         "<SelectionTrees><SelectionTree name='Main' type='t'><Variables><Variable name='B:x'/></Variables><Leaf name='Idle'/></SelectionTree>
          <SelectionTree name='B' type='t'><Variables><Variable name='X'/></Variables><Leaf name='Odd'/></SelectionTree></SelectionTrees>",
-    )]);
-    assert_eq!(
-        (f.diag.kind, f.text.as_str()),
-        (ErrorKind::InvalidValue, "X")
+    );
+    assert_eq!(ws, [w(ErrorKind::InvalidValue, "X")]);
+    // The first tree's errors stay errors.
+    assert_err(
+        "<SelectionTrees><SelectionTree name='Main' type='t'><SignalVariables><Signal name='E' variable='Nope' value='true'/></SignalVariables><Leaf name='Idle'/></SelectionTree></SelectionTrees>",
+        ErrorKind::UnknownName,
+        "Nope",
     );
 }
 

@@ -1,9 +1,13 @@
 //! Blocks and `Ref` expansion (`spec/bst.md` section 1.3).
 //!
 //! A [`Scope`] holds the `<Block name=…>` elements of one scope (a tree's own `<Blocks>`, or
-//! the global block files); names are case-insensitive and unique per scope. The
-//! [`Expander`] lists an element's children with every `<Ref name=…/>` replaced in place by
-//! the children of the named block (tree scope first, then global), recursively.
+//! the global block files); names are case-sensitive and unique per scope, as the original's
+//! `std::map<string, Block>` keys them (`BlockyXmlBlocks::AddBlock`/`GetBlock`,
+//! `BlockyXml.cpp`, 8b63f61c). The [`Expander`] lists an element's children with every
+//! `<Ref name=…/>` replaced in place by the children of the named block (tree scope first,
+//! then global), recursively. A Ref to no block ends the list that holds it with a warning,
+//! as `BlockyXmlNodeRef::next` logs and returns no node: the element's own children end
+//! there, or, inside a block, that block's expansion ends and the enclosing list goes on.
 //!
 //! Expansion recurses once per Ref level, and that level counts towards the nesting limit,
 //! which is checked before each step; a Ref chain that reaches a block being expanded is an
@@ -30,11 +34,14 @@ struct Block<'a, 't> {
     span: Span,
 }
 
-/// The blocks of one scope, by lower-cased name.
+/// The blocks of one scope, by name as written (case-sensitive).
 pub(super) struct Scope<'a, 't> {
     blocks: HashMap<String, Block<'a, 't>>,
     /// `"tree"` or `"global"`, for messages and cycle keys.
     what: &'static str,
+    /// Whether a lookup that misses here goes on to the global blocks (see
+    /// [`Scope::hides_global`]).
+    falls_back: bool,
 }
 
 impl<'a, 't> Scope<'a, 't> {
@@ -43,11 +50,22 @@ impl<'a, 't> Scope<'a, 't> {
         Scope {
             blocks: HashMap::new(),
             what,
+            falls_back: true,
         }
     }
 
-    /// Adds the `<Block>` children of a `<Blocks>` element. Anything else there is an
-    /// [`ErrorKind::UnknownName`] error; a duplicate name is [`ErrorKind::InvalidValue`].
+    /// A tree scope for the tree named `tree`, once its blocks are added: a tree whose name
+    /// is `global` in any case other than `Global` and that has no blocks of its own sees no
+    /// block at all (`BlockyXmlBlocks::GetBlock` finds no scope of that name and, the name
+    /// being "Global" to `stricmp`, does not fall back to the `"Global"` scope).
+    pub fn hides_global(&mut self, tree: &str) {
+        self.falls_back =
+            !(self.blocks.is_empty() && tree.eq_ignore_ascii_case("global") && tree != "Global");
+    }
+
+    /// Adds the `<Block>` children of a `<Blocks>` element, in order. Anything else there is
+    /// an [`ErrorKind::UnknownName`] error; a duplicate name (compared exactly) is
+    /// [`ErrorKind::InvalidValue`]. The blocks before the error stay added.
     pub fn add_blocks(&mut self, blocks: El<'a, 't>) -> Result<(), Diagnostic> {
         blocks.only_attributes(&[])?;
         for el in blocks.elements() {
@@ -61,15 +79,12 @@ impl<'a, 't> Scope<'a, 't> {
             }
             el.only_attributes(&["name"])?;
             let name = el.required("name")?;
-            let key = name.value.to_lowercase();
+            let key = name.value.to_string();
             if let Some(first) = self.blocks.get(&key) {
                 return Err(Diagnostic::new(
                     ErrorKind::InvalidValue,
                     name.span,
-                    format!(
-                        "{} block `{}` is defined twice (block names are case-insensitive)",
-                        self.what, name.value
-                    ),
+                    format!("{} block `{}` is defined twice", self.what, name.value),
                 )
                 .with_label(first.span, "first defined here"));
             }
@@ -105,9 +120,11 @@ pub(super) struct Expander<'s, 'a, 't> {
     limits: &'s Limits,
     /// Elements visited so far, over the whole load.
     visited: usize,
+    /// Unresolved Refs, in the order they were met.
+    pub warnings: Vec<Diagnostic>,
 }
 
-/// One block on the expansion stack: its scope and lower-cased name, and its name as written.
+/// One block on the expansion stack: its scope, its name as written, and its name again.
 type ChainLink<'a> = (&'static str, String, &'a str);
 
 impl<'s, 'a, 't> Expander<'s, 'a, 't> {
@@ -117,6 +134,7 @@ impl<'s, 'a, 't> Expander<'s, 'a, 't> {
             global,
             limits,
             visited: 0,
+            warnings: Vec::new(),
         }
     }
 
@@ -164,23 +182,31 @@ impl<'s, 'a, 't> Expander<'s, 'a, 't> {
             el.only_attributes(&["name"])?;
             el.no_elements()?;
             let name = el.required("name")?;
-            let key = name.value.to_lowercase();
-            let (scope, block) = match local.get(&key) {
-                Some(b) => (local.what, b),
-                None => match self.global.get(&key) {
-                    Some(b) => (self.global.what, b),
-                    None => {
-                        return Err(Diagnostic::new(
-                            ErrorKind::UnknownName,
-                            name.span,
-                            format!("unknown block `{}`", name.value),
-                        )
-                        .with_note(
-                            "a Ref names a `<Block>` of the tree's own `<Blocks>` or of a \
-                             `<Blocks>` file next to the main file",
-                        ))
-                    }
-                },
+            let key = name.value.to_string();
+            let found = match local.get(&key) {
+                Some(b) => Some((local.what, b)),
+                None if local.falls_back => self.global.get(&key).map(|b| (self.global.what, b)),
+                None => None,
+            };
+            let Some((scope, block)) = found else {
+                // BlockyXmlNodeRef::next logs "Unresolved block reference" and returns no
+                // node, which ends this list (BlockyXml.cpp, 8b63f61c).
+                self.warnings.push(
+                    Diagnostic::warning(
+                        ErrorKind::UnknownName,
+                        name.span,
+                        format!(
+                            "unknown block `{}`: the rest of this list is not read",
+                            name.value
+                        ),
+                    )
+                    .with_note(
+                        "a Ref names a `<Block>` of the tree's own `<Blocks>` or of a \
+                         `<Blocks>` file next to the main file (block names are case-sensitive); \
+                         the original logs it and ends the list there",
+                    ),
+                );
+                return Ok(());
             };
             if let Some(at) = chain.iter().position(|l| l.0 == scope && l.1 == key) {
                 let mut names: Vec<&str> = chain[at..].iter().map(|l| l.2).collect();

@@ -15,14 +15,18 @@
 //!   [`FileSystem`] (size limit, UTF-8, source map);
 //! - `xml`: parsing with `roxmltree`, positioned XML errors, elements and attributes with
 //!   their spans (tags case-insensitive, attribute names exact);
-//! - `blocks`: block scopes and `Ref` expansion (cycles, unknown blocks, depth, expansion
+//! - `blocks`: block scopes and `Ref` expansion (cycles, unresolved Refs, depth, expansion
 //!   size);
 //! - `translate`: `LeafTranslations` and the most specific match;
 //! - `tree`: one SelectionTree's sections and nodes, and the IR.
 //!
 //! Several trees in one file: the variables of trees after the first are named `TREE:VAR` in
 //! the IR, and only the main tree's signal bindings are bound (the others are checked), so a
-//! signal meant for another tree can never mark the main tree's variables changed.
+//! signal meant for another tree can never mark the main tree's variables changed. As in
+//! `CSelectionTreeManager` (8b63f61c), every tree's name and own `<Blocks>` are read before any
+//! tree loads (a fault there fails the file), a load error in a tree after the first is a
+//! warning that ends the file's trees there (the first tree still runs), and a fault in a
+//! global `<Blocks>` file is a warning that ends that file's blocks.
 //!
 //! This module never prints, never panics on input and never reads a file other than through
 //! the [`FileSystem`] it is given. Nesting (nodes, cases, states and Ref levels) is checked
@@ -71,6 +75,15 @@ pub fn load_with_warnings(
     load_tree(path, fs, limits, sources, warnings).map_err(|d| vec![d])
 }
 
+/// `d` as a warning, with `note`.
+fn demote(d: Diagnostic, note: &str) -> Diagnostic {
+    Diagnostic {
+        severity: crate::diag::Severity::Warning,
+        ..d
+    }
+    .with_note(note)
+}
+
 fn load_tree(
     path: &Path,
     fs: &dyn FileSystem,
@@ -81,19 +94,12 @@ fn load_tree(
     let main = files::read_source(fs, sources, limits, path, Span::DUMMY)?;
     let main_xml = xml::parse(main.id, &main.text)?;
     let root = El::root(&main_xml);
-    let trees: Vec<El> = if root.is("SelectionTrees") {
+    // The trees of the file in order, and the first element of a `<SelectionTrees>` that is
+    // not a `<SelectionTree>` (CSelectionTreeManager::LoadFileNode stops there).
+    let (trees, stray): (Vec<El>, Option<El>) = if root.is("SelectionTrees") {
         root.only_attributes(&[])?;
-        let trees: Vec<El> = root.elements().collect();
-        if let Some(other) = trees.iter().find(|t| !t.is("SelectionTree")) {
-            return Err(Diagnostic::new(
-                ErrorKind::UnknownName,
-                other.start_tag(),
-                format!("unknown element `<{}>` in `<{}>`", other.tag(), root.tag()),
-            )
-            .with_note(
-                "`<SelectionTrees>` holds `<SelectionTree name=\"…\" type=\"…\">` elements",
-            ));
-        }
+        let stray = root.elements().find(|t| !t.is("SelectionTree"));
+        let trees: Vec<El> = root.elements().filter(|t| t.is("SelectionTree")).collect();
         if trees.is_empty() {
             return Err(Diagnostic::new(
                 ErrorKind::Arity,
@@ -101,9 +107,9 @@ fn load_tree(
                 "`<SelectionTrees>` holds no `<SelectionTree>`",
             ));
         }
-        trees
+        (trees, stray)
     } else if root.is("SelectionTree") {
-        vec![root]
+        (vec![root], None)
     } else {
         let d = Diagnostic::new(
             ErrorKind::Syntax,
@@ -125,15 +131,66 @@ fn load_tree(
         .iter()
         .map(|f| xml::parse(f.id, &f.text))
         .collect::<Result<Vec<_>, _>>()?;
+    // A bad global `<Blocks>` file (a duplicate block, another element, a Block without a
+    // name) keeps the blocks before the fault and the trees still load
+    // (CSelectionTreeManager::LoadBlocks returns false, ScanFolder ignores it).
     let mut global = Scope::new("global");
     for f in &block_xml {
-        global.add_blocks(El::root(f))?;
+        if let Err(d) = global.add_blocks(El::root(f)) {
+            warnings.push(demote(
+                d,
+                "the original logs this and reads no further block of this file",
+            ));
+        }
+    }
+    // Discovery, before any tree loads (CSelectionTreeManager::Discover/DiscoverBlocks): every
+    // SelectionTree of the file needs a name, and every tree's own `<Blocks>` must load, or
+    // the whole file is skipped; that makes it an error here.
+    let mut scopes = Vec::with_capacity(trees.len());
+    for t in &trees {
+        let name = t.required("name")?;
+        let mut scope = Scope::new("tree");
+        for c in t.elements().filter(|c| c.is("Blocks")) {
+            scope.add_blocks(c)?;
+        }
+        scope.hides_global(name.value);
+        scopes.push(scope);
     }
     let mut loader = tree::Loader::new(Expander::new(&global, limits), limits);
-    for (i, t) in trees.into_iter().enumerate() {
-        let r = loader.tree(t, i == 0);
+    for (i, (t, scope)) in trees.into_iter().zip(scopes).enumerate() {
+        if let Some(s) = stray.filter(|s| s.start_tag().start < t.start_tag().start) {
+            let d = Diagnostic::new(
+                ErrorKind::UnknownName,
+                s.start_tag(),
+                format!("unknown element `<{}>` in `<{}>`", s.tag(), root.tag()),
+            )
+            .with_note("`<SelectionTrees>` holds `<SelectionTree name=\"…\" type=\"…\">` elements");
+            if i == 0 {
+                return Err(d);
+            }
+            warnings.push(demote(
+                d,
+                "the trees before it are loaded; this and the ones after it are not",
+            ));
+            break;
+        }
+        let r = loader.tree(t, i == 0, scope);
         warnings.append(&mut loader.warnings);
-        r?;
+        match r {
+            Ok(_) => {}
+            Err(d) if i == 0 => return Err(d),
+            // The trees loaded before stay registered and the first one runs; this one and
+            // the ones after it are not loaded (CSelectionTreeManager::LoadFileNode stops at
+            // the first tree whose LoadTreeTemplate fails).
+            Err(d) => {
+                warnings.push(demote(
+                    d,
+                    "this selection tree fails to load: the trees before it are loaded, this \
+                     one and the ones after it are not",
+                ));
+                break;
+            }
+        }
     }
     loader
         .into_builder()

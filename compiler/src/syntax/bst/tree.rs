@@ -28,7 +28,8 @@ use crate::ir::{
 use crate::source::Span;
 use crate::syntax::cryexpr::{self, Undeclared};
 
-/// Most states one StateMachine may have (the original's 32-bit visited mask).
+/// How many states of one StateMachine can be entered (the original's 32-bit visited mask;
+/// any number of states loads).
 pub(super) const MAX_STATES: usize = 32;
 
 const NODE_TYPES: &str = "`<Leaf>`, `<Priority>`, `<StateMachine>`, `<Sequence>`";
@@ -83,10 +84,19 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         self.b
     }
 
-    /// Adds one `<SelectionTree>` as an entry named after it. The first tree added is the
-    /// main tree: its variables keep their names and its signals are bound; a further tree's
-    /// variables are named `TREE:VAR` and its signals are checked but not bound.
-    pub fn tree(&mut self, el: El<'a, 't>, is_main: bool) -> Result<(), Diagnostic> {
+    /// Adds one `<SelectionTree>` as an entry named after it, with `local`, its own blocks
+    /// (discovered before any tree loads, as `CSelectionTreeManager::Discover` does). The
+    /// first tree added is the main tree: its variables keep their names and its signals are
+    /// bound; a further tree's variables are named `TREE:VAR` and its signals are checked but
+    /// not bound. A further tree without a root node is no error: the original loads it
+    /// without a word and it is never valid (`SelectionTreeTemplate::LoadFromXML` returns
+    /// true with an empty tree; `Valid`); btvm warns and adds no entry (`Ok(false)`).
+    pub fn tree(
+        &mut self,
+        el: El<'a, 't>,
+        is_main: bool,
+        local: Scope<'a, 't>,
+    ) -> Result<bool, Diagnostic> {
         el.only_attributes(&["name", "type"])?;
         let name = el.required("name")?;
         el.required("type")?;
@@ -103,17 +113,23 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         }
         self.trees.insert(name.value.to_lowercase(), name.span);
         let mut scope = TreeScope {
-            local: Scope::new("tree"),
+            local,
             vars: HashMap::new(),
             translations: Translations::default(),
         };
-        for c in el.elements().filter(|c| c.is("Blocks")) {
-            scope.local.add_blocks(c)?;
-        }
-        let children = self.ex.children(el, &scope.local, 0)?;
-        for c in children.iter().filter(|c| c.el.is("LeafTranslations")) {
+        let children = self.children(el, &scope.local, 0)?;
+        // The original reads LeafTranslations only once a root is loaded.
+        let sections = ["Blocks", "Variables", "SignalVariables", "LeafTranslations"];
+        let has_root = children
+            .iter()
+            .any(|c| !sections.iter().any(|t| c.el.is(t)));
+        let translations = children
+            .iter()
+            .filter(|c| has_root && c.el.is("LeafTranslations"));
+        for c in translations {
             c.el.only_attributes(&[])?;
-            for m in self.ex.children(c.el, &scope.local, 1 + c.levels)? {
+            scope.translations.begin_section();
+            for m in self.children(c.el, &scope.local, 1 + c.levels)? {
                 scope.translations.add(m.el)?;
             }
         }
@@ -129,12 +145,14 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         for c in &children {
             let el = c.el;
             if el.is("Blocks") {
+                // SelectionTreeTemplate::LoadFromXML skips every `<Blocks>`; only those written
+                // in the tree itself were discovered (CSelectionTreeManager::DiscoverBlocks).
                 if c.levels > 0 {
-                    return Err(Diagnostic::new(
-                        ErrorKind::Syntax,
+                    self.warnings.push(Diagnostic::warning(
+                        ErrorKind::InvalidValue,
                         el.start_tag(),
-                        "`<Blocks>` must be written in the `<SelectionTree>` itself, not come \
-                         from a Ref",
+                        "this `<Blocks>` comes from a Ref and is ignored: only a `<Blocks>` \
+                         written in the `<SelectionTree>` itself defines blocks",
                     ));
                 }
             } else if el.is("LeafTranslations") {
@@ -166,18 +184,29 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             }
         }
         let Some((root, _)) = root else {
-            return Err(Diagnostic::new(
+            let d = |d: Diagnostic| d.with_note(format!("add one of {NODE_TYPES}"));
+            if is_main {
+                return Err(d(Diagnostic::new(
+                    ErrorKind::Arity,
+                    el.start_tag(),
+                    format!("selection tree `{}` has no root node", name.value),
+                )));
+            }
+            self.warnings.push(d(Diagnostic::warning(
                 ErrorKind::Arity,
                 el.start_tag(),
-                format!("selection tree `{}` has no root node", name.value),
-            )
-            .with_note(format!("add one of {NODE_TYPES}")));
+                format!(
+                    "selection tree `{}` has no root node: it is never valid and is left out",
+                    name.value
+                ),
+            )));
+            return Ok(false);
         };
         for c in signals {
             self.signals(c, &scope, is_main)?;
         }
         self.b.root(name.value, root);
-        Ok(())
+        Ok(true)
     }
 
     fn variables(
@@ -328,6 +357,19 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         )
     }
 
+    /// The children of `el` after Ref expansion; an unresolved Ref's warning joins
+    /// [`Loader::warnings`].
+    fn children(
+        &mut self,
+        el: El<'a, 't>,
+        local: &Scope<'a, 't>,
+        depth: u32,
+    ) -> Result<Vec<Child<'a, 't>>, Diagnostic> {
+        let r = self.ex.children(el, local, depth);
+        self.warnings.append(&mut self.ex.warnings);
+        r
+    }
+
     fn count(&mut self, at: Span) -> Result<(), Diagnostic> {
         self.nodes += 1;
         if self.nodes > self.limits.max_nodes {
@@ -437,14 +479,9 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         depth: u32,
         ancestors: &mut Vec<&'a str>,
     ) -> Result<Vec<NodeBuf>, Diagnostic> {
-        let children = self.ex.children(el, &scope.local, depth)?;
-        if children.is_empty() {
-            return Err(Diagnostic::new(
-                ErrorKind::Arity,
-                el.start_tag(),
-                format!("`<{}>` needs at least one child node", el.tag()),
-            ));
-        }
+        // No child at all is fine: the Priority then selects nothing
+        // (SelectionTreeNode::Evaluate, SelectionTreeNode.cpp, 8b63f61c).
+        let children = self.children(el, &scope.local, depth)?;
         let mut cases = Vec::with_capacity(children.len());
         for c in children {
             let case_depth = depth.saturating_add(c.levels).saturating_add(1);
@@ -465,15 +502,17 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         depth: u32,
         ancestors: &mut Vec<&'a str>,
     ) -> Result<Vec<NodeBuf>, Diagnostic> {
-        let children = self.ex.children(el, &scope.local, depth)?;
+        let children = self.children(el, &scope.local, depth)?;
         if children.is_empty() {
+            // The original evaluates `m_states[0]` of an empty vector (undefined behaviour).
             return Err(Diagnostic::new(
                 ErrorKind::Arity,
                 el.start_tag(),
                 "a `<StateMachine>` needs at least one `<State>`",
             ));
         }
-        // Names first: transitions may target later states.
+        // Names first: transitions may target later states. The first state of a name is the
+        // one a transition finds (the original searches its list of names in order, stricmp).
         let mut index: HashMap<String, (u32, Span)> = HashMap::new();
         let mut names = Vec::with_capacity(children.len());
         for (i, c) in children.iter().enumerate() {
@@ -486,51 +525,69 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                 )
                 .with_note("a `<StateMachine>` holds `<State name=\"…\">` elements and `<Ref>`"));
             }
-            if i == MAX_STATES {
-                return Err(Diagnostic::new(
-                    ErrorKind::LimitExceeded,
-                    s.start_tag(),
-                    format!("a `<StateMachine>` has at most {MAX_STATES} states"),
-                )
-                .with_label(el.start_tag(), "in this state machine"));
-            }
             s.only_attributes(&["name"])?;
             let name = s.required("name")?;
-            let key = name.value.to_lowercase();
+            let key = name.value.to_ascii_lowercase();
             if let Some((_, first)) = index.get(&key) {
-                return Err(Diagnostic::new(
-                    ErrorKind::InvalidValue,
-                    name.span,
-                    format!(
-                        "state `{}` is defined twice (state names are case-insensitive)",
-                        name.value
-                    ),
-                )
-                .with_label(*first, "first defined here"));
+                // Definition: the original is silent.
+                self.warnings.push(
+                    Diagnostic::warning(
+                        ErrorKind::InvalidValue,
+                        name.span,
+                        format!(
+                            "state `{}` is defined twice (state names are case-insensitive): \
+                             transitions to it go to the first",
+                            name.value
+                        ),
+                    )
+                    .with_label(*first, "first defined here"),
+                );
+            } else {
+                // The original keeps the index in a uint8 (`targetState`).
+                index.insert(key, ((i % 256) as u32, name.span));
             }
-            index.insert(key, (i as u32, name.span));
             names.push(name.value);
         }
-        let mut states = Vec::with_capacity(children.len());
-        for (c, name) in children.iter().zip(names) {
+        let mut states = Vec::with_capacity(children.len().min(MAX_STATES));
+        for (i, (c, name)) in children.iter().zip(names).enumerate() {
             let s = c.el;
             let state_depth = depth.saturating_add(c.levels).saturating_add(1);
             let mut transitions = Vec::new();
             let mut body: Option<(NodeBuf, Span)> = None;
-            for item in self.ex.children(s, &scope.local, state_depth)? {
+            for item in self.children(s, &scope.local, state_depth)? {
                 let it = item.el;
                 if it.is("Transition") {
                     it.only_attributes(&["state", "condition"])?;
                     it.no_elements()?;
                     let target = it.required("state")?;
                     let cond = it.required("condition")?;
-                    let Some(&(to, _)) = index.get(&target.value.to_lowercase()) else {
+                    let Some(&(to, _)) = index.get(&target.value.to_ascii_lowercase()) else {
                         return Err(Diagnostic::new(
                             ErrorKind::UnknownName,
                             target.span,
                             format!("this state machine has no state `{}`", target.value),
                         ));
                     };
+                    if to as usize >= MAX_STATES {
+                        // Divergence: the original loads it, but taking it shifts `1` by the
+                        // index in its 32-bit visited mask (`assert(nextID < 32)`; undefined
+                        // behaviour), SelectionTreeNode::Evaluate.
+                        return Err(Diagnostic::new(
+                            ErrorKind::LimitExceeded,
+                            target.span,
+                            format!(
+                                "a transition to state {} (`{}`): only the first {MAX_STATES} \
+                                 states of a `<StateMachine>` can be entered",
+                                to + 1,
+                                target.value
+                            ),
+                        )
+                        .with_label(el.start_tag(), "in this state machine")
+                        .with_note(
+                            "the original's 32-bit visited mask has no bit for it (undefined \
+                             behaviour)",
+                        ));
+                    }
                     let cond = self.condition(scope, Some(cond))?;
                     transitions.push(Transition {
                         on: Trigger::When(cond),
@@ -565,7 +622,11 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                 vec![body],
             );
             state.name = Some(name.to_string());
-            states.push(state);
+            // A state after the 32nd is loaded and checked, but no transition can enter it
+            // (above) and a machine starts at 0 or its current state, so it is left out.
+            if i < MAX_STATES {
+                states.push(state);
+            }
         }
         Ok(states)
     }
