@@ -1001,7 +1001,23 @@ fn attributes_unknown_missing_and_malformed() {
         r#"<GroupScope name="g" allowedConcurrentUsers="4294967296"><Halt/></GroupScope>"#,
         IV,
         "4294967296",
-        "out of range",
+        "form btvm does not read",
+    );
+    // GroupScope::LoadFromXml refuses an empty name; the limit is strtoul's.
+    e(
+        r#"<GroupScope name=""><Halt/></GroupScope>"#,
+        IV,
+        "\"><Halt/>",
+        "non-empty `name`",
+    );
+    let t = ok(&doc(
+        "",
+        r#"<GroupScope name="g" allowedConcurrentUsers="-1"><Halt/></GroupScope>"#,
+    ));
+    assert!(
+        body(&t).contains("groupscope \"g\" 4294967295"),
+        "{}",
+        body(&t)
     );
     ok(&doc(
         "",

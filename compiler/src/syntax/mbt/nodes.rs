@@ -489,19 +489,14 @@ impl<'t> Nodes<'_, 't> {
                 NodeKind::Hooks(hooks)
             }
             Kind::GroupScope => {
-                let scope = src.required(el, "name")?.value.to_string();
+                // `GroupScope::LoadFromXml` (BehaviorTreeNodes_AI.cpp, 8b63f61c) refuses an
+                // empty name and reads the limit into a `uint32` through `strtoul`.
+                let scope = self.nonempty(el, "name")?.value.to_string();
                 let max_users = match src.find(el, "allowedConcurrentUsers") {
                     None => 1,
-                    Some(a) => self.number(
-                        &a,
-                        time::count(a.value, u64::from(u32::MAX)),
-                        "an integer 0..=4294967295",
-                    )?,
+                    Some(a) => self.read(&a, time::uint32(a.value), "a count", "strtoul")?,
                 };
-                NodeKind::GroupScope(GroupScope {
-                    scope,
-                    max_users: u32::try_from(max_users).unwrap_or(u32::MAX),
-                })
+                NodeKind::GroupScope(GroupScope { scope, max_users })
             }
             Kind::Profile(p) => {
                 let call = self.profile_call(el)?;

@@ -128,11 +128,20 @@ pub(super) fn chance(text: &str) -> Result<Read<'_, Option<f64>>, NumError> {
 }
 
 /// A `uint8` attribute (`Loop@count`, `LoopUntilSuccess@attemptCount`) as
-/// `IXmlNode::getAttr(const char*, unsigned char&)` reads it: `strtoul(text, NULL, 10)` into
-/// an `unsigned int`, then its low 8 bits (`"256"` is 0, `"-1"` is 255). A magnitude of 2^32 or
-/// more is [`NumError::Unsupported`]: `strtoul`'s result then depends on the width of the
-/// platform's `unsigned long`.
+/// `IXmlNode::getAttr(const char*, unsigned char&)` reads it: [`uint32`], then its low 8 bits
+/// (`"256"` is 0, `"-1"` is 255).
 pub(super) fn uint8(text: &str) -> Result<Read<'_, u8>, NumError> {
+    uint32(text).map(|r| Read {
+        value: r.value as u8,
+        ignored: r.ignored,
+    })
+}
+
+/// An `unsigned int` attribute (`GroupScope@allowedConcurrentUsers`) as
+/// `CXmlNode::getAttr(const char*, unsigned int&)` reads it: `strtoul(text, NULL, 10)` (`"-1"`
+/// is 4294967295, `"x"` is 0). A magnitude of 2^32 or more is [`NumError::Unsupported`]:
+/// `strtoul`'s result then depends on the width of the platform's `unsigned long`.
+pub(super) fn uint32(text: &str) -> Result<Read<'_, u32>, NumError> {
     let b = text.as_bytes();
     let mut i = b.iter().take_while(|&&c| c_space(c)).count();
     let negative = b.get(i) == Some(&b'-');
@@ -149,7 +158,7 @@ pub(super) fn uint8(text: &str) -> Result<Read<'_, u8>, NumError> {
     }
     let v = u32::try_from(v).map_err(|_| NumError::Unsupported)?;
     let v = if negative { v.wrapping_neg() } else { v };
-    Ok(read(text, v as u8, i + n))
+    Ok(read(text, v, i + n))
 }
 
 /// Why a number was refused.
@@ -162,22 +171,6 @@ pub(super) enum NumError {
     /// A form the original reads in a way btvm does not follow (hexadecimal floats; a
     /// platform-dependent conversion).
     Unsupported,
-}
-
-/// An unsigned decimal integer up to `max`.
-pub(super) fn count(text: &str, max: u64) -> Result<u64, NumError> {
-    if text.is_empty() || !text.bytes().all(|c| c.is_ascii_digit()) {
-        return Err(NumError::Malformed);
-    }
-    let digits = text.trim_start_matches('0');
-    if digits.is_empty() {
-        return Ok(0);
-    }
-    digits
-        .parse::<u64>()
-        .ok()
-        .filter(|n| *n <= max)
-        .ok_or(NumError::OutOfRange)
 }
 
 /// A node boolean as CryXML's `CXmlNode::getAttr(const char*, bool&)` reads it: `atoi(value) != 0`
@@ -301,15 +294,11 @@ mod tests {
         assert_eq!(c("x"), 0);
         assert_eq!(c("4294967295"), 255);
         assert_eq!(uint8("4294967296"), Err(NumError::Unsupported));
-        assert_eq!(count("255", 255), Ok(255));
-        assert_eq!(count("0000", 255), Ok(0));
-        assert_eq!(count("256", 255), Err(NumError::OutOfRange));
-        assert_eq!(
-            count("99999999999999999999999", 255),
-            Err(NumError::OutOfRange)
-        );
-        assert_eq!(count("-1", 255), Err(NumError::Malformed));
-        assert_eq!(count("", 255), Err(NumError::Malformed));
+        let u = |t: &str| uint32(t).unwrap().value;
+        assert_eq!(u("-1"), u32::MAX);
+        assert_eq!(u("4294967295"), u32::MAX);
+        assert_eq!(u("2 users"), 2);
+        assert_eq!(u(""), 0);
         assert!(!boolean("TRUE"));
         assert!(!boolean("true"));
         assert!(!boolean("0"));
