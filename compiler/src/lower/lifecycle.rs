@@ -563,6 +563,19 @@ impl LcLower<'_, '_> {
         });
     }
 
+    /// A GroupScope's terminate step: leave scope `scope` if the node's record holds it.
+    fn leave_scope(&mut self, scope: &str, rec: super::records::Rec) {
+        if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(scope)) {
+            let scope = self.str_id(name);
+            self.emit(Instr::ScopeLeave {
+                scope,
+                held,
+                member,
+                group: self.recs.group,
+            });
+        }
+    }
+
     /// The node's terminate step on a normal finish with `st`, then its records zeroed.
     fn finish(&mut self, id: NodeId, st: Status) {
         let tree = self.lw.tree;
@@ -584,18 +597,7 @@ impl LcLower<'_, '_> {
                 let kids = node.children.clone();
                 self.terminate_all(&kids);
             }
-            NodeKind::GroupScope(g) => {
-                if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(&g.scope))
-                {
-                    let scope = self.str_id(name);
-                    self.emit(Instr::ScopeLeave {
-                        scope,
-                        held,
-                        member,
-                        group: self.recs.group,
-                    });
-                }
-            }
+            NodeKind::GroupScope(g) => self.leave_scope(&g.scope, rec),
             NodeKind::Hooks(h) => {
                 if let Some(c) = &h.exit {
                     let c = c.clone();
@@ -669,18 +671,7 @@ impl LcLower<'_, '_> {
                     self.place(skip);
                 }
             }
-            NodeKind::GroupScope(g) => {
-                if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(&g.scope))
-                {
-                    let scope = self.str_id(name);
-                    self.emit(Instr::ScopeLeave {
-                        scope,
-                        held,
-                        member,
-                        group: self.recs.group,
-                    });
-                }
-            }
+            NodeKind::GroupScope(g) => self.leave_scope(&g.scope, rec),
             _ => {}
         }
     }
