@@ -435,14 +435,14 @@ fn object_function_and_multiline_macros() {
         "#define LOW_HEALTH percentHealth( E_SELF ) < 0.5\n\
          #define HURT alertedToEnemy \\\n    && LOW_HEALTH\n\
          #define GOTO(ent) action moveTo( ent )\n\
-         #define ACT(name, args) action name args\n\
+         #define ACT(name, args) action name(args)\n\
          #define P(x) (x)\n\
          #define RADIUS 300\n\
          selector {\n\
            condition HURT { action flee }\n\
            GOTO(E_H_REACTOR)\n\
-           ACT(roamInRadius, (E_H_REACTOR, RADIUS))\n\
-           condition P(P(1) == P(2))\n\
+           ACT(roamInRadius, (E_H_REACTOR, RADIUS)\n\
+           condition P(1 == 2)\n\
          }",
     );
     assert_eq!(
@@ -454,19 +454,31 @@ fn object_function_and_multiline_macros() {
 
 #[test]
 fn function_macro_arguments_may_nest_parentheses_and_commas() {
-    // The argument `(E_GOAL, 100)` holds a comma inside parentheses.
-    let t = load_src("#define ACT(n, a) action n a\nACT(moveTo, (E_GOAL, 100))");
+    // The game's argument reader drops a nested `(` and ends the list at its `)`: the
+    // argument of `(E_GOAL, 100)` is `E_GOAL , 100`, and the last `)` is left over.
+    let t = load_src("#define ACT(n, a) action n(a)\nACT(moveTo, (E_GOAL, 100)");
     assert_eq!(show_main(&t), "moveTo(17, 100)");
-    // A function-like macro name without `(` is just a name.
-    let t = load_src("#define team(x) x\ncondition team == 1 { action roam() }");
-    assert_eq!(show_main(&t), "guard (team() == 1) { roam() }");
+    assert_err(
+        "#define ACT(n, a) action n a\nACT(moveTo, (E_GOAL, 100))",
+        ErrorKind::Arity,
+        "2:5",
+    );
+    // A function-like macro name without `(` ends the game's token stream.
+    assert_err(
+        "#define team(x) x\ncondition team == 1 { action roam() }",
+        ErrorKind::Syntax,
+        "2:11",
+    );
     // `#define F (x)` (space before the parenthesis) is object-like.
     let t = load_src("#define F (1)\ncondition F { action roam() }");
     assert_eq!(show_main(&t), "guard 1 { roam() }");
-    // Wrong argument count.
+    // Too few arguments: the missing ones are empty (the game logs it).
+    let t = load_src("#define F(a, b) a b\ncondition F(1) { action roam() }");
+    assert_eq!(show_main(&t), "guard 1 { roam() }");
+    // Too many: the game's token stream ends there.
     assert_err(
-        "#define F(a, b) a\ncondition F(1)",
-        ErrorKind::Preprocessor,
+        "#define F(a) a\ncondition F(1, 2)",
+        ErrorKind::Syntax,
         "2:11",
     );
     assert_err(
@@ -541,8 +553,15 @@ fn elif_else_and_nesting() {
     );
     // Skipped groups are tokenized but their directives other than conditionals do nothing,
     // and their expressions are not evaluated.
-    let t = load_src("#if 0\n#error no\n#if 1/0\n#endif\n#define X flee\n#endif\naction roam()");
+    // In a skipped group `#define`, `#undef` and `#include` do nothing (the rest of their line
+    // is skipped tokens); other directives run: `#error` stops the game's token stream.
+    let t = load_src("#if 0\n#if 1\n#endif\n#define X flee\n#undef Y\n#endif\naction roam()");
     assert_eq!(show_main(&t), "roam()");
+    assert_err(
+        "#if 0\n#error no\n#endif\naction roam()",
+        ErrorKind::Syntax,
+        "2:1",
+    );
     // `#pragma` is ignored; a directive may sit after other tokens on a line.
     let t = load_src("#pragma once\naction # define R roam\nR()");
     assert_eq!(show_main(&t), "roam()");
@@ -582,9 +601,13 @@ fn self_referencing_macros_terminate() {
         "#define distanceTo(x) distanceTo(x)\ncondition distanceTo(E_GOAL) > 5 { action roam() }",
     );
     assert_eq!(show_main(&t), "guard (distanceTo(17) > 5) { roam() }");
-    // Nested calls of the same macro in arguments do expand.
-    let t = load_src("#define P(x) (x)\ncondition P(P(P(1))) { action roam() }");
-    assert_eq!(show_main(&t), "guard 1 { roam() }");
+    // Nested calls do not expand in the game: its argument reader ends the list at the
+    // first nested `)`, and the inner `P` without `(` ends the token stream.
+    assert_err(
+        "#define P(x) (x)\ncondition P(P(P(1))) { action roam() }",
+        ErrorKind::Syntax,
+        "2:13",
+    );
     // Recursion through arguments is cut off by the expansion budget.
     let mut limits = Limits::new();
     limits.max_expanded_tokens = 10_000;
@@ -633,7 +656,7 @@ fn include_directive_reads_relative_files() {
             "#define TARGET E_GOAL\n#include \"bots/inc/deeper.h\"",
         ),
         ("bots/inc/deeper.h", "#define RANGE 42"),
-        ("bots/inc/more.h", "#ifndef TARGET\n#error no\n#endif"),
+        ("bots/inc/more.h", "#ifndef TARGET\naction flee()\n#endif"),
     ]);
     assert_eq!(show_main(&t), "moveTo(17, 42)");
     // A name relative to the including file is not found there: the precompiler stops.
@@ -1007,7 +1030,8 @@ fn grammar_errors() {
     assert_err("action moveTo(E_GOAL", ErrorKind::Syntax, "1:14");
     assert_err("spawnAs PCL_NOPE", ErrorKind::Syntax, "1:9");
     assert_err("spawnAs 1.5", ErrorKind::InvalidValue, "1:9");
-    assert_err("behavior 5", ErrorKind::Syntax, "1:10");
+    // `behavior` takes any token's text: `behavior 5` reads `5.bt`.
+    assert_err("behavior 5", ErrorKind::Io, "1:1");
     assert_err(
         "decorator timer(100) action roam",
         ErrorKind::Syntax,
@@ -1195,15 +1219,20 @@ fn deep_conditions() {
 
 #[test]
 fn deep_macro_args() {
-    // Each level re-collects the arguments of the next: the expansion budget ends it.
+    // The first call's argument takes every nested level (the game drops each `(`); its
+    // first token, `F` without `(`, ends the stream. Nothing recurses.
     let macro_args = format!(
         "#define F(x) x\ncondition {}1{}",
         "F(".repeat(100_000),
         ")".repeat(100_000)
     );
-    assert_eq!(err(&macro_args).0.kind, ErrorKind::ExpansionTooLarge);
-    let t = load_src("#define F(x) x\ncondition F(F(F(1))) { action roam() }");
-    assert_eq!(show_main(&t), "guard 1 { roam() }");
+    assert_eq!(err(&macro_args).0.kind, ErrorKind::Syntax);
+    // The game cannot nest calls: the inner `F` is read without `(` and ends the stream.
+    assert_err(
+        "#define F(x) x\ncondition F(F(F(1))) { action roam() }",
+        ErrorKind::Syntax,
+        "2:13",
+    );
 }
 
 // ---- the real game files -----------------------------------------------------------------

@@ -162,7 +162,17 @@ impl Env for Loader<'_> {
     }
 
     fn include(&mut self, name_tok: &Token, site: Span, depth: u32) -> PResult<(SubtreeId, u32)> {
-        let name = name_tok.name().unwrap_or_default().to_string();
+        let name = name_tok.game_text();
+        if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0', ':']) {
+            // **Divergence**: the game would read `bots/NAME.bt` for any text, even one naming
+            // another directory; btvm loads behaviors only from the tree's own directory.
+            return Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                name_tok.span,
+                format!("`{name}` is not a behavior file name"),
+            )
+            .with_note("btvm loads `behavior NAME` only as `NAME.bt` beside the main tree"));
+        }
         let key = name.to_ascii_lowercase();
         if key == self.main_key {
             return Err(self.cycle(&name, site));

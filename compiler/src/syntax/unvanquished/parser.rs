@@ -7,7 +7,7 @@
 //!       | "action" NAME [ "(" params ")" ]      (parentheses optional when it takes none)
 //!       | "condition" expr [ "{" node "}" ]
 //!       | "decorator" NAME "(" params ")" "{" node "}"
-//!       | "behavior" NAME
+//!       | "behavior" TOKEN
 //!       | "spawnAs" NUMBER
 //! ```
 //!
@@ -281,7 +281,12 @@ impl<'t> Parser<'t> {
                 "expected a node, found the end of the file",
             ));
         };
-        let keyword = tok.name().map(str::to_ascii_lowercase);
+        // The game's `ReadNode` compares the token's text (`Q_stricmp`), whatever its type:
+        // a string `"sequence"` is the keyword too.
+        let keyword = match &tok.kind {
+            TokenKind::Name(_) | TokenKind::Str(_) => Some(tok.game_text().to_ascii_lowercase()),
+            _ => None,
+        };
         let kind = match keyword.as_deref() {
             Some("selector") => selector(Resume::Restart),
             Some("fallback") => selector(Resume::RunningList),
@@ -515,7 +520,16 @@ impl<'t> Parser<'t> {
     /// `behavior NAME`.
     fn behavior(&mut self, start: usize, depth: u32) -> PResult<NodeBuf> {
         self.pos += 1;
-        let name_tok = self.expect_name("a behavior name after `behavior`")?;
+        // `ReadBehaviorTreeInclude` takes the text of whatever token follows (`behavior E_GOAL`
+        // loads `17.bt`, `behavior "x"` loads `x.bt`).
+        let Some(name_tok) = self.peek() else {
+            return Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                self.here(),
+                "expected a behavior name after `behavior`, found the end of the file",
+            ));
+        };
+        self.pos += 1;
         let site = self.span_from(start);
         let (id, height) = self.env.include(name_tok, site, depth)?;
         self.deepest = self.deepest.max(depth.saturating_add(height));

@@ -7,7 +7,10 @@
 //!   `#include "file"` / `<file>` (from the game's file-system root: the directory above the
 //!   main tree's, as the game reads trees from `bots/`), `#error`, `#pragma`
 //!   (ignored), `$evalint(…)`. `#line`, `#eval`, `#evalfloat` and `$evalfloat` are rejected
-//!   as unsupported; other names stop reading, as in the game. In skipped groups only the conditional directives count.
+//!   as unsupported; other names stop reading, as in the game. In skipped groups every
+//!   directive runs except `#define`, `#undef` and `#include`, whose line is then read as
+//!   skipped tokens; `$` directives and `enum` blocks run too, and strings are kept (the game's
+//!   string joining reads past the group).
 //! - `#elif` / `#else` follow C. The game's precompiler evaluates each `#elif` on its own and
 //!   ties `#else` to the branch just before it, so it can include two branches of one chain;
 //!   when that would happen the chain is rejected (`Unsupported`) instead of silently picking
@@ -250,9 +253,8 @@ impl Pp<'_> {
                 }
                 continue;
             }
-            if self.skipping() {
-                continue;
-            }
+            // `Parse_ReadToken` runs `$` directives and `enum` blocks before it looks at the
+            // skip state, so they run in skipped groups too.
             if tok.is(Punct::Dollar) {
                 match self.dollar(&tok) {
                     Ok(()) => {}
@@ -266,6 +268,15 @@ impl Pp<'_> {
                 let r = self.enumeration(&tok);
                 self.in_enum = false;
                 r?;
+                continue;
+            }
+            if self.skipping() {
+                // A string in a skipped group is kept: `Parse_ReadToken` first reads the token
+                // after it to join adjacent strings, which runs past the group's `#endif`, and
+                // then returns the string because by then nothing is skipped.
+                if matches!(tok.kind, TokenKind::Str(_)) {
+                    return Ok(Some(tok));
+                }
                 continue;
             }
             if self.try_expand(&tok)? {
@@ -287,14 +298,25 @@ impl Pp<'_> {
             return Ok(false);
         }
         let args = match &m.params {
-            None => Vec::new(),
-            Some(params) => {
+            // `#define F() …` has no parameters, and the game expands it like an object-like
+            // macro (`Parse_ExpandDefine` reads arguments only when `numparms` is not zero).
+            Some(params) if !params.is_empty() => {
                 if !self.peek_is_lparen()? {
-                    return Ok(false);
+                    // `Parse_ReadDefineParms`: "define … missing parms", and the game's token
+                    // stream ends here.
+                    self.stop(pp_error(
+                        tok.span,
+                        format!("function-like macro `{name}` is used without arguments"),
+                    ));
+                    return Ok(true);
                 }
                 self.next_raw()?;
-                self.collect_args(params.len(), tok)?
+                match self.collect_args(params.len(), tok)? {
+                    Some(args) => args,
+                    None => return Ok(true),
+                }
             }
+            _ => Vec::new(),
         };
         let out = substitute(&m, &args, tok)?;
         if out.is_empty() {
@@ -323,56 +345,79 @@ impl Pp<'_> {
         Ok(true)
     }
 
-    /// The arguments of a function-like macro call, after its `(`: split at top-level commas,
-    /// nested parentheses kept.
+    /// The arguments of a function-like macro call, after its `(`, read as the game's
+    /// `Parse_ReadDefineParms` reads them: a `(` inside is dropped and counted, a `)` ends the
+    /// list when the count falls to zero or below (so the `)` closing the first nested `(` ends
+    /// it; other `)` are kept), and a `,` at count zero or below starts the next argument.
+    /// Missing arguments are empty (a warning when the last one is); too many stop the game's
+    /// token stream, and then `None` is returned.
     fn collect_args(
         &mut self,
         nparams: usize,
         call: &Token,
-    ) -> Result<Vec<Vec<Token>>, Diagnostic> {
+    ) -> Result<Option<Vec<Vec<Token>>>, Diagnostic> {
         let name = call.name().unwrap_or_default().to_string();
-        let mut args: Vec<Vec<Token>> = vec![Vec::new()];
-        let mut depth = 0u32;
-        loop {
-            let tok = match self.next_raw()? {
-                Some((t, _)) if t.kind != TokenKind::End => t,
-                _ => {
-                    return Err(pp_error(
-                        call.span,
-                        format!("the arguments of macro `{name}` are not closed with `)`"),
-                    ))
-                }
-            };
-            if tok.is(Punct::LParen) {
-                depth += 1;
-            } else if tok.is(Punct::RParen) {
-                if depth == 0 {
+        let mut args: Vec<Vec<Token>> = Vec::new();
+        let mut indent: i64 = 0;
+        let mut done = false;
+        while !done {
+            if args.len() >= nparams {
+                self.stop(pp_error(
+                    call.span,
+                    format!("macro `{name}` is given more than {nparams} argument(s)"),
+                ));
+                return Ok(None);
+            }
+            let mut arg = Vec::new();
+            let mut last_comma = true;
+            loop {
+                let tok = match self.next_raw()? {
+                    Some((t, _)) if t.kind != TokenKind::End => t,
+                    _ => {
+                        return Err(pp_error(
+                            call.span,
+                            format!("the arguments of macro `{name}` are not closed with `)`"),
+                        ))
+                    }
+                };
+                if tok.is(Punct::Comma) && indent <= 0 {
+                    if last_comma {
+                        self.warnings.push(Diagnostic::warning(
+                            ErrorKind::Preprocessor,
+                            tok.span,
+                            format!("an empty argument of macro `{name}` (\"too many comma's\")"),
+                        ));
+                    }
                     break;
                 }
-                depth -= 1;
-            } else if tok.is(Punct::Comma) && depth == 0 {
-                args.push(Vec::new());
-                continue;
+                last_comma = false;
+                if tok.is(Punct::LParen) {
+                    indent += 1;
+                    continue;
+                }
+                if tok.is(Punct::RParen) {
+                    indent -= 1;
+                    if indent <= 0 {
+                        done = true;
+                        break;
+                    }
+                }
+                arg.push(tok);
             }
-            if let Some(last) = args.last_mut() {
-                last.push(tok);
-            }
+            args.push(arg);
         }
-        if nparams == 0 && args.len() == 1 && args[0].is_empty() {
-            args.clear();
-        }
-        if args.len() != nparams {
-            return Err(pp_error(
+        if args.len() < nparams || args.last().is_some_and(Vec::is_empty) {
+            self.warnings.push(Diagnostic::warning(
+                ErrorKind::Preprocessor,
                 call.span,
                 format!(
-                    "macro `{name}` takes {nparams} argument{}, but {} {} given",
-                    if nparams == 1 { "" } else { "s" },
-                    args.len(),
-                    if args.len() == 1 { "was" } else { "were" }
+                    "macro `{name}` is given fewer than {nparams} argument(s); the missing ones \
+                     are empty"
                 ),
             ));
         }
-        Ok(args)
+        args.resize_with(nparams, Vec::new);
+        Ok(Some(args))
     }
 
     /// The rest of a directive line (`\` continues it onto the next line).
@@ -405,23 +450,22 @@ impl Pp<'_> {
                 if let Some(t) = other {
                     self.push_back(t);
                 }
-                if self.skipping() {
-                    return Ok(());
-                }
                 return Err(pp_error(hash.span, "`#` without a directive name"));
             }
         };
         let at = hash.span.to(name_tok.span);
         let Some(name) = name_tok.name().map(str::to_string) else {
-            self.read_line()?;
-            if self.skipping() {
-                return Ok(());
-            }
             return Err(pp_error(
                 name_tok.span,
                 format!("expected a directive name after `#`, found {name_tok}"),
             ));
         };
+        // In a skipped group the game's `#define`, `#undef` and `#include` return at once
+        // (`Parse_Directive_define` …: `if ( source->skip > 0 ) return true`), so the rest of
+        // their line is read as ordinary tokens; every other directive runs as usual.
+        if self.skipping() && matches!(name.as_str(), "define" | "undef" | "include") {
+            return Ok(());
+        }
         let line = self.read_line()?;
         match name.as_str() {
             "if" => self.open_cond(at, |pp| pp.eval_condition(line, at)),
@@ -444,7 +488,6 @@ impl Pp<'_> {
                 }
                 Ok(())
             }
-            _ if self.skipping() => Ok(()),
             "define" => self.macros.define(line, at, &mut self.warnings),
             "undef" => {
                 let m = single_name(&line, at, "undef")?.to_string();
@@ -480,6 +523,8 @@ impl Pp<'_> {
         eval: impl FnOnce(&mut Self) -> Result<bool, Diagnostic>,
     ) -> Result<(), Diagnostic> {
         let cond = if self.skipping() {
+            // The game evaluates the condition in a skipped group too (its errors count).
+            eval(self)?;
             Cond {
                 span,
                 parent_active: false,
@@ -511,10 +556,11 @@ impl Pp<'_> {
             Some(c) if c.seen_else => return Err(pp_error(at, "`#elif` after `#else`")),
             Some(c) => (c.parent_active, c.taken),
         };
+        let v = self.eval_condition(line, at)?;
         if !parent_active {
+            // Evaluated anyway, as the game does (`Parse_Directive_elif`).
             return Ok(());
         }
-        let v = self.eval_condition(line, at)?;
         if taken && v {
             return Err(game_diverges(
                 at,
@@ -903,11 +949,16 @@ mod tests {
     fn hide_sets_stop_recursion_but_not_nested_calls() {
         assert_eq!(pp("#define X X + 1\nX").unwrap(), ["X", "+", "1"]);
         assert_eq!(pp("#define A B\n#define B A\nA B").unwrap(), ["A", "B"]);
+        // The game's argument reader drops the inner `(` and ends the list at its `)`: the
+        // argument is `F 1`, and the inner `F` without `(` ends the token stream.
+        assert_eq!(pp("#define F(x) (x)\nF(F(1))").unwrap(), ["("]);
+        assert_eq!(pp("#define F(x) (x)\nF(F(1)").unwrap(), ["("]);
         assert_eq!(
-            pp("#define F(x) (x)\nF(F(1))").unwrap(),
-            ["(", "(", "1", ")", ")"]
+            pp("#define F(x) [x]\nF((1, 2)").unwrap(),
+            ["[", "1", ",", "2", "]"]
         );
         assert_eq!(pp("#define F(x) x\n#define G F\nG(2)").unwrap(), ["2"]);
-        assert_eq!(pp("#define F() 7\nF() F").unwrap(), ["7", "F"]);
+        // `F()` has no parameters: an object-like macro for the game.
+        assert_eq!(pp("#define F() 7\nF() F").unwrap(), ["7", "(", ")", "7"]);
     }
 }

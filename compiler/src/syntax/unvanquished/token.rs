@@ -274,6 +274,15 @@ impl Token {
         self.name().is_some_and(|n| n.eq_ignore_ascii_case(kw))
     }
 
+    /// The text the game's parser compares (`pc_token_t::string`): a name's or number's
+    /// spelling, a string's value without its quotes, a punctuation's spelling.
+    pub(super) fn game_text(&self) -> String {
+        match &self.kind {
+            TokenKind::Str(s) => s.to_string(),
+            _ => self.text(),
+        }
+    }
+
     /// Whether macro `id` is in the hide set.
     pub(super) fn hidden(&self, id: u32) -> bool {
         self.hide
