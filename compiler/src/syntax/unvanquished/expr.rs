@@ -167,7 +167,9 @@ impl Parser<'_> {
                 self.pos += 1;
                 Ok(Primary::Not)
             }
-            TokenKind::Punct(Punct::LParen) => {
+            // `Primary` in `sg_bot_parse.cpp` opens a group on any token whose text starts
+            // with `(`, a string `"("` or `"(x"` too (and closes it on the text `)`).
+            _ if tok.starts_paren() => {
                 self.pos += 1;
                 Ok(Primary::Paren(tok.span))
             }

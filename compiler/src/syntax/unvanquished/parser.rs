@@ -78,7 +78,12 @@ pub(super) fn parse_file(
         deepest: base_depth,
     };
     let mut select_class = None;
-    if p.peek().is_some_and(|t| t.is_keyword("selectClass")) {
+    // `ReadBehaviorTree` compares the first token's text (`Str::IsIEqual`): a string
+    // `"selectClass"` starts the block too.
+    if p.peek().is_some_and(|t| {
+        matches!(t.kind, TokenKind::Name(_) | TokenKind::Str(_))
+            && t.game_text().eq_ignore_ascii_case("selectClass")
+    }) {
         p.pos += 1;
         p.expect(Punct::LBrace, "after `selectClass`")?;
         select_class = Some(p.node(base_depth)?);
@@ -128,9 +133,10 @@ impl<'t> Parser<'t> {
         self.toks.get(self.pos)
     }
 
-    /// Whether the next token is `p`.
+    /// Whether the next token reads as `p` (by its text, as the game compares it: a string
+    /// `"{"` is a `{`; see [`Token::is_text`]).
     pub(super) fn at(&self, p: Punct) -> bool {
-        self.peek().is_some_and(|t| t.is(p))
+        self.peek().is_some_and(|t| t.is_text(p))
     }
 
     /// The span of the next token (the end of the file if there is none).
@@ -153,10 +159,11 @@ impl<'t> Parser<'t> {
             .map_or_else(|| "the end of the file".to_string(), |t| t.to_string())
     }
 
-    /// Consumes `p` or fails with "expected `p` {context}, found …".
+    /// Consumes `p` (by its text, as the game's `expectToken` compares it) or fails with
+    /// "expected `p` {context}, found …".
     pub(super) fn expect(&mut self, p: Punct, context: &str) -> PResult<&'t Token> {
         match self.peek() {
-            Some(t) if t.is(p) => {
+            Some(t) if t.is_text(p) => {
                 self.pos += 1;
                 Ok(t)
             }
@@ -172,12 +179,15 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// Consumes a name token or fails with "expected {what}, found …".
-    fn expect_name(&mut self, what: &str) -> PResult<&'t Token> {
+    /// Consumes an action or decorator name or fails with "expected {what}, found …". The
+    /// game looks the token's text up (`bsearch` with `cmdcmp`, a `Q_stricmp`, in
+    /// `ReadActionNode` and `ReadDecoratorNode`), so a string `"roam"` names `roam` too; returns
+    /// the token and its text.
+    fn expect_name(&mut self, what: &str) -> PResult<(&'t Token, String)> {
         match self.peek() {
-            Some(t) if t.name().is_some() => {
+            Some(t) if matches!(t.kind, TokenKind::Name(_) | TokenKind::Str(_)) => {
                 self.pos += 1;
-                Ok(t)
+                Ok((t, t.game_text()))
             }
             _ => Err(Diagnostic::new(
                 ErrorKind::Syntax,
@@ -331,8 +341,8 @@ impl<'t> Parser<'t> {
     /// `action NAME [ ( params ) ]`.
     fn action(&mut self, start: usize) -> PResult<NodeBuf> {
         self.pos += 1;
-        let name_tok = self.expect_name("an action name after `action`")?;
-        let name = name_tok.name().unwrap_or_default();
+        let (name_tok, name) = self.expect_name("an action name after `action`")?;
+        let name = name.as_str();
         let Some(def) = profile::action(name) else {
             let mut d = unknown(
                 name_tok.span,
@@ -372,6 +382,27 @@ impl<'t> Parser<'t> {
         min: u8,
         max: u8,
     ) -> PResult<Vec<Param>> {
+        if self
+            .peek()
+            .is_some_and(|t| t.starts_paren() && !t.is_text(Punct::LParen))
+        {
+            // The game sees a `(` (its first character) and `parseFunctionParameters` then
+            // wants exactly `(` (`expectToken`): it fails and leaves the reader at the name,
+            // which the enclosing node then fails on (or which is left over after the root).
+            return Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                self.here(),
+                format!("expected `(` after `{name}`, found {}", self.found()),
+            )
+            .with_label(
+                name_tok.span,
+                "the game reads this name again as the next node",
+            )
+            .with_note(
+                "the game takes a token starting with `(` for the start of the parameters, \
+                 and then needs it to be exactly `(`",
+            ));
+        }
         if !self.at(Punct::LParen) {
             if min > 0 {
                 return Err(Diagnostic::new(
@@ -463,8 +494,8 @@ impl<'t> Parser<'t> {
     /// `decorator NAME ( params ) { node }`.
     fn decorator(&mut self, start: usize) -> PResult<Head> {
         self.pos += 1;
-        let name_tok = self.expect_name("a decorator name after `decorator`")?;
-        let name = name_tok.name().unwrap_or_default();
+        let (name_tok, name) = self.expect_name("a decorator name after `decorator`")?;
+        let name = name.as_str();
         let Some(def) = profile::decorator(name) else {
             return Err(unknown(
                 name_tok.span,
@@ -473,7 +504,7 @@ impl<'t> Parser<'t> {
                 profile::DECORATORS.iter().map(|d| d.name),
             ));
         };
-        if def.min_args == 0 && !self.at(Punct::LParen) {
+        if def.min_args == 0 && !self.peek().is_some_and(Token::starts_paren) {
             return Err(self.childless_decorator(name_tok, def));
         }
         let params = self.call_params(name_tok, def.name, def.min_args, def.max_args)?;

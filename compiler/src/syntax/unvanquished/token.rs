@@ -261,6 +261,27 @@ impl Token {
         self.kind == TokenKind::Punct(p)
     }
 
+    /// Whether the game's parser reads this token as `p` (`{`, `}`, `(`, `)`): it compares the
+    /// token's text (`Q_stricmp` in `src/sgame/sg_bot_parse.cpp`), so a string whose value is
+    /// that spelling counts too (`"{"` opens a list).
+    pub(super) fn is_text(&self, p: Punct) -> bool {
+        match &self.kind {
+            TokenKind::Punct(q) => *q == p,
+            TokenKind::Str(s) => &**s == p.as_str(),
+            _ => false,
+        }
+    }
+
+    /// Whether the token's text starts with `(` (the game's `token.string[0] == '('`): the
+    /// punctuation, or a string whose value starts with `(`.
+    pub(super) fn starts_paren(&self) -> bool {
+        match &self.kind {
+            TokenKind::Punct(p) => *p == Punct::LParen,
+            TokenKind::Str(s) => s.starts_with('('),
+            _ => false,
+        }
+    }
+
     /// The name, if this is a name token.
     pub(super) fn name(&self) -> Option<&str> {
         match &self.kind {
