@@ -985,7 +985,9 @@ fn preprocessor_errors() {
     assert_warns("#define F(a, a) a", ErrorKind::Preprocessor, "1:14");
     assert_warns("#undef\n", ErrorKind::Preprocessor, "1:1");
     assert_warns("#\naction roam", ErrorKind::Preprocessor, "1:1");
-    assert_warns("#endif junk", ErrorKind::Preprocessor, "1:8");
+    assert_warns("#if 1\n#endif junk", ErrorKind::Preprocessor, "2:8");
+    // A misplaced `#endif` fails before its line is read, as in the game.
+    assert_warns("#endif junk", ErrorKind::Preprocessor, "1:1");
     assert_warns("#include nothing", ErrorKind::Preprocessor, "1:1");
     // A file included from inside a behavior counts towards the include depth too.
     let mut limits = Limits::new();

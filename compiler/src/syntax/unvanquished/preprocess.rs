@@ -91,6 +91,8 @@ pub(super) fn preprocess(
         in_enum: false,
         warnings: Vec::new(),
         stopped: None,
+        after_string: false,
+        resumable: false,
     };
     let mut tokens: Vec<Token> = Vec::new();
     while let Some(tok) = pp.next_token()? {
@@ -153,6 +155,13 @@ struct Pp<'a> {
     /// Where the game's precompiler stopped reading (a directive it failed on): no token is
     /// read after it.
     stopped: Option<Span>,
+    /// Whether the last token handed out was a string. The game's `Parse_ReadToken` reads the
+    /// token after a string at once, to join adjacent strings, and ignores a failure of that
+    /// read: the string is returned and reading goes on.
+    after_string: bool,
+    /// Whether the failure being reported left the reader exactly where the game's does, so
+    /// that reading can go on after it (set by the failures btvm models that far).
+    resumable: bool,
 }
 
 impl Pp<'_> {
@@ -180,7 +189,28 @@ impl Pp<'_> {
     /// directive, an `#include` it cannot read) and stops reading: `PC_ReadToken` returns
     /// false, and the game's `CreateTokenList` parses the tokens read so far. Logged as a
     /// warning, and nothing more is read.
-    fn stop(&mut self, complaint: Diagnostic) {
+    ///
+    /// Right after a string the game ignores the failure (see `after_string`): btvm warns and
+    /// reads on when the failure is one it models (`resumable`), and fails the load otherwise.
+    fn stop(&mut self, complaint: Diagnostic) -> Result<(), Diagnostic> {
+        let resumable = std::mem::take(&mut self.resumable);
+        if self.after_string {
+            self.after_string = false;
+            if !resumable {
+                return Err(complaint.with_note(
+                    "right after a string the game ignores this failure and reads on; btvm \
+                     does not model where it resumes here, so it refuses the tree",
+                ));
+            }
+            self.warnings.push(Diagnostic {
+                severity: Severity::Warning,
+                ..complaint.with_note(
+                    "right after a string the game ignores this failure (its string joining \
+                     reads the next token and drops a failed read) and reads on",
+                )
+            });
+            return Ok(());
+        }
         self.stopped = Some(complaint.span);
         self.warnings.push(Diagnostic {
             severity: Severity::Warning,
@@ -189,6 +219,7 @@ impl Pp<'_> {
                  tokens before it",
             )
         });
+        Ok(())
     }
 
     fn push_back(&mut self, t: Token) {
@@ -245,20 +276,22 @@ impl Pp<'_> {
                 continue;
             };
             if from_file && tok.is(Punct::Hash) {
+                self.resumable = false;
                 if let Err(d) = self.directive(tok) {
                     if !stops_reading(&d) {
                         return Err(d);
                     }
-                    self.stop(d);
+                    self.stop(d)?;
                 }
                 continue;
             }
             // `Parse_ReadToken` runs `$` directives and `enum` blocks before it looks at the
             // skip state, so they run in skipped groups too.
             if tok.is(Punct::Dollar) {
+                self.resumable = false;
                 match self.dollar(&tok) {
                     Ok(()) => {}
-                    Err(d) if stops_reading(&d) => self.stop(d),
+                    Err(d) if stops_reading(&d) => self.stop(d)?,
                     Err(d) => return Err(d),
                 }
                 continue;
@@ -275,6 +308,7 @@ impl Pp<'_> {
                 // after it to join adjacent strings, which runs past the group's `#endif`, and
                 // then returns the string because by then nothing is skipped.
                 if matches!(tok.kind, TokenKind::Str(_)) {
+                    self.after_string = true;
                     return Ok(Some(tok));
                 }
                 continue;
@@ -282,6 +316,7 @@ impl Pp<'_> {
             if self.try_expand(&tok)? {
                 continue;
             }
+            self.after_string = matches!(tok.kind, TokenKind::Str(_));
             return Ok(Some(tok));
         }
     }
@@ -302,12 +337,13 @@ impl Pp<'_> {
             // macro (`Parse_ExpandDefine` reads arguments only when `numparms` is not zero).
             Some(params) if !params.is_empty() => {
                 if !self.peek_is_lparen()? {
-                    // `Parse_ReadDefineParms`: "define … missing parms", and the game's token
-                    // stream ends here.
+                    // `Parse_ReadDefineParms`: "define … missing parms" (the token after the
+                    // name is put back), and the game's token stream ends here.
+                    self.resumable = true;
                     self.stop(pp_error(
                         tok.span,
                         format!("function-like macro `{name}` is used without arguments"),
-                    ));
+                    ))?;
                     return Ok(true);
                 }
                 self.next_raw()?;
@@ -321,12 +357,13 @@ impl Pp<'_> {
         let out = substitute(&m, &args, tok)?;
         if out.is_empty() {
             // `Parse_ExpandDefineIntoSource` fails on an expansion without tokens, and with it
-            // `PC_ReadToken`: the game's token stream ends at this use.
+            // `PC_ReadToken`: the game's token stream ends at this use (its arguments read).
+            self.resumable = true;
             self.stop(Diagnostic::new(
                 ErrorKind::Preprocessor,
                 tok.span,
                 format!("`{name}` expands to nothing"),
-            ));
+            ))?;
             return Ok(true);
         }
         self.expanded = self.expanded.saturating_add(out.len());
@@ -362,10 +399,13 @@ impl Pp<'_> {
         let mut done = false;
         while !done {
             if args.len() >= nparams {
+                // `Parse_ReadDefineParms` ("define … has too many parms") fails after the
+                // comma that starts the extra argument; the rest is read as ordinary tokens.
+                self.resumable = true;
                 self.stop(pp_error(
                     call.span,
                     format!("macro `{name}` is given more than {nparams} argument(s)"),
-                ));
+                ))?;
                 return Ok(None);
             }
             let mut arg = Vec::new();
@@ -450,11 +490,15 @@ impl Pp<'_> {
                 if let Some(t) = other {
                     self.push_back(t);
                 }
+                // `Parse_ReadDirective` puts the token back: nothing more is consumed.
+                self.resumable = true;
                 return Err(pp_error(hash.span, "`#` without a directive name"));
             }
         };
         let at = hash.span.to(name_tok.span);
         let Some(name) = name_tok.name().map(str::to_string) else {
+            // "unknown precompiler directive": the token after `#` is consumed, no more.
+            self.resumable = true;
             return Err(pp_error(
                 name_tok.span,
                 format!("expected a directive name after `#`, found {name_tok}"),
@@ -465,6 +509,37 @@ impl Pp<'_> {
         // their line is read as ordinary tokens; every other directive runs as usual.
         if self.skipping() && matches!(name.as_str(), "define" | "undef" | "include") {
             return Ok(());
+        }
+        // The failures below consume what the game's do (`Parse_ReadDirective`,
+        // `Parse_Directive_error`, `Parse_Directive_endif` / `else` / `elif`), so reading can go
+        // on after them when they follow a string: the rest of the line is then ordinary tokens.
+        match name.as_str() {
+            "error" => {
+                // `Parse_Directive_error` reads one token (from any line) for its message.
+                let text = self
+                    .next_file_token()?
+                    .map(|t| t.text())
+                    .unwrap_or_default();
+                self.resumable = true;
+                return Err(pp_error(at, format!("#error {text}")));
+            }
+            "endif" | "else" | "elif" if self.files.last().is_some_and(|f| f.conds.is_empty()) => {
+                self.resumable = true;
+                return Err(pp_error(at, format!("`#{name}` without `#if`")));
+            }
+            "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" | "define" | "undef"
+            | "include" | "pragma" | "line" | "eval" | "evalfloat" => {}
+            _ => {
+                self.resumable = true;
+                return Err(pp_error(
+                    name_tok.span,
+                    format!("unknown preprocessor directive `#{name}`"),
+                )
+                .with_note(
+                    "known directives: #define #undef #if #ifdef #ifndef #elif #else #endif \
+                     #include #error #pragma",
+                ));
+            }
         }
         let line = self.read_line()?;
         match name.as_str() {
@@ -495,23 +570,24 @@ impl Pp<'_> {
                 Ok(())
             }
             "include" => self.include(line, at),
-            "error" => {
-                let text: Vec<String> = line.iter().map(Token::text).collect();
-                Err(pp_error(at, format!("#error {}", text.join(" "))))
+            "pragma" => {
+                // `Parse_Directive_pragma` logs "#pragma directive not supported" and skips
+                // the line.
+                self.warnings.push(Diagnostic::warning(
+                    ErrorKind::Preprocessor,
+                    at,
+                    "`#pragma` is not supported; the game logs this and skips the line",
+                ));
+                Ok(())
             }
-            "pragma" => Ok(()),
             "line" | "eval" | "evalfloat" => Err(Diagnostic::new(
                 ErrorKind::Unsupported,
                 at,
                 format!("the `#{name}` directive is not supported"),
             )),
             _ => Err(pp_error(
-                name_tok.span,
+                at,
                 format!("unknown preprocessor directive `#{name}`"),
-            )
-            .with_note(
-                "known directives: #define #undef #if #ifdef #ifndef #elif #else #endif \
-                 #include #error #pragma",
             )),
         }
     }
@@ -777,7 +853,15 @@ impl Pp<'_> {
             );
             return Ok(());
         }
-        let file = read_source(self.ctx.fs, self.ctx.sources, self.ctx.limits, &path, at)?;
+        let file = match read_source(self.ctx.fs, self.ctx.sources, self.ctx.limits, &path, at) {
+            Ok(file) => file,
+            Err(d) => {
+                // A file the game cannot open: `Parse_Directive_include` fails after reading
+                // the name, which is all btvm read of the line too.
+                self.resumable = d.kind == ErrorKind::Io;
+                return Err(d);
+            }
+        };
         self.files.push(FileState {
             lexer: Lexer::new(file.id, file.text.clone()),
             pushback: Vec::new(),
