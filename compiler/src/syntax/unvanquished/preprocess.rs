@@ -6,7 +6,7 @@
 //! - `#define` / `#undef`, `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif`,
 //!   `#include "file"` / `<file>` (from the game's file-system root: the directory above the
 //!   main tree's, as the game reads trees from `bots/`), `#error`, `#pragma`
-//!   (ignored), `$evalint(…)`. `#line`, `#eval`, `#evalfloat` and `$evalfloat` are rejected
+//!   (a warning), `$evalint(…)`. `#line`, `#eval`, `#evalfloat` and `$evalfloat` are rejected
 //!   as unsupported; other names stop reading, as in the game. In skipped groups every
 //!   directive runs except `#define`, `#undef` and `#include`, whose line is then read as
 //!   skipped tokens; `$` directives and `enum` blocks run too, and strings are kept (the game's
