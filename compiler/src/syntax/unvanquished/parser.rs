@@ -11,7 +11,8 @@
 //!       | "spawnAs" NUMBER
 //! ```
 //!
-//! Keywords and action/decorator names are case-insensitive. Node nesting is parsed with an
+//! Keywords and action/decorator names are case-insensitive, and matched by the token's text as
+//! in the game: a string `"{"`, `"roam"` or `"sequence"` is that token (see [`Token::is_text`]). Node nesting is parsed with an
 //! explicit stack (never recursion) and checked against `Limits::max_depth` as each node starts
 //! (depth counts across includes: an include node at depth `d` puts the included root at
 //! `d + 1`). Includes are resolved through [`Env`], which owns the

@@ -19,6 +19,8 @@
 //! - Macros expand as described in [`super::macros`]; the tokens produced by expansion are
 //!   counted against `Limits::max_expanded_tokens`, which bounds any expansion blow-up.
 //! - Adjacent string tokens in the output are joined (also across macro expansions).
+//! - A failure that would stop reading is ignored right after a string (the game's joining read
+//!   drops it) when btvm models where the game resumes; otherwise it is a load error there.
 //!
 //! Every file starts with only the game's predefined symbols defined. This file never builds
 //! tree nodes and never recurses on its input: conditionals, `#include`d files and expansions
