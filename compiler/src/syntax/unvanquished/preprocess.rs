@@ -548,6 +548,17 @@ impl Pp<'_> {
             "if" => self.open_cond(at, |pp| pp.eval_condition(line, at)),
             "ifdef" | "ifndef" => {
                 let want = name == "ifdef";
+                // `Parse_Directive_if_def` reads one token of the line (`Parse_ReadLine`) and
+                // puts it back when it is not a name: a line without a name, or with one
+                // other token, fails having consumed only the directive name.
+                match line.as_slice() {
+                    [] => self.resumable = true,
+                    [t] if t.name().is_none() => {
+                        self.resumable = true;
+                        self.push_back(t.clone());
+                    }
+                    _ => {}
+                }
                 self.open_cond(at, |pp| {
                     let m = single_name(&line, at, &name)?;
                     Ok(pp.macros.is_defined(m) == want)
