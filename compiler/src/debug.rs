@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use btvm::{AgentId, DeciderView, Millis, Phase};
 
 use crate::ir::{NodeId, NodeKind, Policy, Tree};
-use crate::reference::decider::resolve;
+
 use crate::reference::{DeciderEvent, Observer};
 
 fn policy_name(p: Policy) -> &'static str {
@@ -56,13 +56,17 @@ pub fn dump_state(tree: &Tree, view: &DeciderView, now: Millis) -> String {
     };
     match (view.root_since, tree.main_root()) {
         (Some(since), Some(root)) => {
-            let mut d = resolve(tree, root);
+            let mut d = tree.through_includes(root);
             let mut since = since;
             // A path is at most as long as the tree is deep; the bound keeps this total.
             for depth in 0..=tree.nodes.len() {
                 let indent = "  ".repeat(depth);
                 let name = decider_name(tree, d);
-                let target = tree.node(d).children.first().map(|&c| resolve(tree, c));
+                let target = tree
+                    .node(d)
+                    .children
+                    .first()
+                    .map(|&c| tree.through_includes(c));
                 let Some(t) = target else { break };
                 let time = now.saturating_sub(since);
                 match &tree.node(t).kind {
@@ -89,7 +93,7 @@ pub fn dump_state(tree: &Tree, view: &DeciderView, now: Millis) -> String {
                         match (active, gv) {
                             (Some(a), Some(gv)) => {
                                 match tree.node(t).children.get(a as usize) {
-                                    Some(&c) => d = resolve(tree, c),
+                                    Some(&c) => d = tree.through_includes(c),
                                     None => break,
                                 }
                                 since = gv.since;
@@ -161,7 +165,7 @@ impl<'t> DebugOutput<'t> {
             .node(d)
             .children
             .first()
-            .map(|&c| resolve(self.tree, c));
+            .map(|&c| self.tree.through_includes(c));
         t.is_some_and(|t| matches!(self.tree.node(t).kind, NodeKind::Behavior(_)))
     }
 

@@ -1,7 +1,8 @@
 //! Any valid IR tree (from `btvm_compiler::gen`, any model and dialect) through the pipeline:
 //! the checker accepts it or says why; an accepted tree lowers to a program the verifier
-//! accepts (the lowering never emits bytecode its own verifier rejects) or is refused as
-//! unsupported; the program survives its file format and runs on the vm within its budget.
+//! accepts (the lowering never emits bytecode its own verifier rejects, and refuses a checked
+//! tree only for a size limit: `check` alone decides validity); the program survives its file
+//! format and runs on the vm within its budget.
 #![no_main]
 
 use btvm::{EngineKind, Limits};
@@ -25,6 +26,12 @@ fuzz_target!(|input: AnyTree| {
                     d.kind,
                     ErrorKind::InvalidProgram,
                     "the verifier rejects what the lowering emitted: {}",
+                    d.message
+                );
+                assert_eq!(
+                    d.kind,
+                    ErrorKind::ProgramTooLarge,
+                    "the checker accepted what the lowering refuses: {}",
                     d.message
                 );
             }

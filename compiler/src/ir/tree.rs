@@ -3,7 +3,7 @@
 use btvm::Import;
 
 use super::expr::{Expr, Lit};
-use super::node::Node;
+use super::node::{Node, NodeKind};
 use crate::source::Span;
 
 /// Index of a node in [`Tree::nodes`].
@@ -147,6 +147,23 @@ pub struct TreeConfig {
     /// `Code/CryEngine/CryCommon/CrySystem/TimeValue.h`, commit 8b63f61c). Only the lifecycle
     /// model may use another unit than 1, and at most [`btvm::MAX_CLOCK`].
     pub clock: u32,
+}
+
+impl Tree {
+    /// Follows `include`s from `id` to the node that runs there. [`crate::check::check`] rules
+    /// out include cycles; the bound only keeps this total on unchecked trees.
+    pub fn through_includes(&self, mut id: NodeId) -> NodeId {
+        for _ in 0..=self.subtrees.len() {
+            match self.nodes.get(id.index()).map(|n| &n.kind) {
+                Some(NodeKind::Include(s)) => match self.subtrees.get(s.0 as usize) {
+                    Some(sub) => id = sub.node,
+                    None => return id,
+                },
+                _ => return id,
+            }
+        }
+        id
+    }
 }
 
 impl TreeConfig {

@@ -26,7 +26,7 @@ use super::layout::Slots;
 use super::{string_table, var_names, var_values, verified, Cont, Lower};
 use crate::diag::Diagnostic;
 use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
-use crate::reference::cursor::{check_supported, Rules};
+use crate::reference::cursor::Rules;
 use crate::source::Span;
 
 /// Compiles a cursor-model tree.
@@ -36,7 +36,6 @@ pub(super) fn lower(
     limit: u32,
     span: Span,
 ) -> Result<Program, Vec<Diagnostic>> {
-    check_supported(tree).map_err(|d| vec![d])?;
     let Some(root) = tree.main_root() else {
         return Err(vec![Diagnostic::new(
             crate::diag::ErrorKind::InvalidValue,
@@ -230,7 +229,7 @@ impl CursorLower<'_, '_> {
             }),
             NodeKind::Sequence(c) => self.list(true, c, &node.children, me, k),
             NodeKind::Selector(c) => self.list(false, c, &node.children, me, k),
-            // `check_supported` rejected every other kind.
+            // `check` rejected every other kind.
             _ => self.jump(k.f),
         }
     }

@@ -54,7 +54,6 @@ use crate::ir::{
     BehaviorRef, Decider, Expr, FlagTest, Group as GroupKnobs, NodeId, NodeKind, Policy, Precision,
     Tree,
 };
-use crate::reference::decider::{check_supported, resolve};
 use crate::source::Span;
 
 /// Compiles a decider-model tree.
@@ -64,7 +63,6 @@ pub(super) fn lower(
     limit: u32,
     span: Span,
 ) -> Result<Program, Vec<Diagnostic>> {
-    check_supported(tree).map_err(|d| vec![d])?;
     let Some(root) = tree.main_root() else {
         return Err(vec![Diagnostic::new(
             ErrorKind::InvalidValue,
@@ -72,13 +70,6 @@ pub(super) fn lower(
             "the tree has no root",
         )]);
     };
-    if tree.roots.len() > 1 {
-        return Err(vec![Diagnostic::new(
-            ErrorKind::Unsupported,
-            span,
-            "a decider program has one entry",
-        )]);
-    }
     let strings = crate::reference::eval::intern_strings(tree);
     let slots = Slots::new(tree, 0);
     let numbers = Numbers::new(tree);
@@ -262,7 +253,7 @@ impl DeciderLower<'_, '_> {
 
     /// The tick (see the module docs).
     fn tick(&mut self, root: NodeId) {
-        let root = resolve(self.tree(), root);
+        let root = self.tree().through_includes(root);
         let e = Entries {
             activate: self.label(),
             visit: self.label(),
@@ -303,7 +294,7 @@ impl DeciderLower<'_, '_> {
         tree.node(d)
             .children
             .first()
-            .map_or(d, |&c| resolve(tree, c))
+            .map_or(d, |&c| tree.through_includes(c))
     }
 
     /// A group's children (deciders, through includes).
@@ -312,7 +303,7 @@ impl DeciderLower<'_, '_> {
         tree.node(g)
             .children
             .iter()
-            .map(|&c| resolve(tree, c))
+            .map(|&c| tree.through_includes(c))
             .collect()
     }
 
@@ -454,7 +445,7 @@ impl DeciderLower<'_, '_> {
                 self.jump(s);
             }
             NodeKind::Group(g) => self.group(d, t, g, e, s, f),
-            // `check_supported` makes every decider run a behavior or a group.
+            // `check` makes every decider run a behavior or a group.
             _ => {
                 self.place(e.activate);
                 self.place(e.visit);

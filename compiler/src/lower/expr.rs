@@ -41,7 +41,7 @@ impl Lower<'_> {
                     TsQuery::Elapsed => 2,
                 },
             }),
-            // Rejected by `check_supported` in other models; the reference reads false.
+            // Rejected by `check` in other models; the reference reads false.
             Expr::Timestamp(..) => self.asm.emit(Instr::PushBool { value: false }),
             Expr::Random => self.asm.emit(Instr::Random {}),
             Expr::Not(a) => {

@@ -41,17 +41,8 @@ use crate::source::Span;
 
 /// Compiles a lifecycle-model tree.
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
-    crate::reference::lifecycle::check_supported(tree).map_err(|d| vec![d])?;
     let root = stateful::main_root(tree, span)?;
     let recs = Records::new(tree, root);
-    for (i, n) in tree.nodes.iter().enumerate() {
-        if !recs.in_main(NodeId(i as u32)) {
-            continue;
-        }
-        if let NodeKind::Parallel(_) = n.kind {
-            stateful::check_states(n, "a parallel", "children")?;
-        }
-    }
     let mut strings = crate::reference::eval::intern_strings(tree);
     // Log messages and scope names are operands too.
     for (i, n) in tree.nodes.iter().enumerate() {
@@ -1035,7 +1026,7 @@ impl LcLower<'_, '_> {
                 self.emit(Instr::LcLog { msg });
                 self.jump(k.s);
             }
-            // `check_supported` rejected every other kind; transparent kinds never get here.
+            // `check` rejected every other kind; transparent kinds never get here.
             _ => self.jump(k.f),
         }
     }

@@ -36,8 +36,8 @@ use layout::Slots;
 
 /// Compiles `tree` to a verified program under `limits`.
 ///
-/// Runs [`crate::check::check`] first. Trees the bytecode cannot express yet (models other than
-/// the running list) are rejected with [`ErrorKind::Unsupported`]; a program beyond a limit
+/// Runs [`crate::check::check`] first, which alone decides whether the tree is valid (a tree
+/// its model does not run is [`ErrorKind::Unsupported`] there); past it, a program beyond a limit
 /// (state over `Limits::max_state_bytes`, a tick over `Limits::max_tick_instructions`, ...)
 /// with [`ErrorKind::ProgramTooLarge`]. [`ErrorKind::InvalidProgram`] would mean the lowering
 /// emitted code its own verifier refuses: a bug (the `compile` fuzz target looks for it).
@@ -55,7 +55,6 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         Model::Lifecycle => return lifecycle::lower(tree, limits, span),
         Model::Selection => return selection::lower(tree, limits, span),
     };
-    crate::reference::running_list::check_supported(tree).map_err(|d| vec![d])?;
     let strings = crate::reference::eval::intern_strings(tree);
     let slots = Slots::new(tree, capacity);
     let mut lw = Lower {
@@ -360,7 +359,7 @@ impl Lower<'_> {
                 });
             }
             NodeKind::Const(s) => self.jump(k.on(*s)),
-            // `check_supported` rejected every other kind before lowering started.
+            // `check` rejected every other kind before lowering started.
             _ => self.jump(k.f),
         }
     }

@@ -34,7 +34,6 @@ use crate::source::Span;
 
 /// Compiles a selection-model tree.
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
-    crate::reference::selection::check_supported(tree).map_err(|d| vec![d])?;
     let root = stateful::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     let mut limit = 0u32;
@@ -43,7 +42,6 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
             continue;
         }
         if let NodeKind::StateMachine = n.kind {
-            stateful::check_states(n, "a state machine", "states")?;
             limit = limit.saturating_add(n.children.len() as u32);
         }
     }
@@ -208,7 +206,7 @@ impl SelLower<'_, '_> {
                 Some(&c) => self.eval(c, found, none),
                 None => self.jump(none),
             },
-            // `check_supported` rejected every other kind.
+            // `check` rejected every other kind.
             _ => self.jump(none),
         }
     }

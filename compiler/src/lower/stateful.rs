@@ -6,13 +6,13 @@
 //! model's lowering decides what to emit and passes in what differs (its program model, the
 //! words of its messages).
 
-use btvm::program::{FunctionKind, Instr, Label, Layout, ProgramModel, ProgramParts, MAX_STATES};
+use btvm::program::{FunctionKind, Instr, Label, Layout, ProgramModel, ProgramParts};
 use btvm::{Limits, Program};
 
 use super::layout::Slots;
 use super::{string_table, var_names, var_values, verified, Lower};
 use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{Node, NodeId, Precision, Tree};
+use crate::ir::{NodeId, Precision, Tree};
 use crate::source::Span;
 
 /// One function of the program being written: its name, kind and code range (`start..end`,
@@ -28,22 +28,6 @@ pub(super) fn main_root(tree: &Tree, span: Span) -> Result<NodeId, Vec<Diagnosti
             "the tree has no root",
         )]
     })
-}
-
-/// Refuses (as [`ErrorKind::Unsupported`]) a node with more children than the bytecode's state
-/// masks hold; the message reads "`what` of N `children`", as in "a parallel of 40 children".
-pub(super) fn check_states(node: &Node, what: &str, children: &str) -> Result<(), Vec<Diagnostic>> {
-    if node.children.len() <= MAX_STATES as usize {
-        return Ok(());
-    }
-    Err(vec![Diagnostic::new(
-        ErrorKind::Unsupported,
-        node.span,
-        format!(
-            "{what} of {} {children}; the bytecode runs at most {MAX_STATES}",
-            node.children.len(),
-        ),
-    )])
 }
 
 /// A lowering that writes with state variables (they live in the agent's state) and no

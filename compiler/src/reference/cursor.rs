@@ -13,8 +13,7 @@ use btvm::{Call, Halt, Host, Millis, Phase, Status};
 
 use super::eval::EvalCtx;
 use super::{AgentState, Interpreter};
-use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{Composite, Expr, GuardEval, NodeId, NodeKind, Resume, Tree};
+use crate::ir::{Composite, Expr, NodeId, NodeKind, Tree};
 
 /// The rules of a cursor tree: the main root and every child of a `cursor` list, numbered in
 /// arena order (so the root is rule 0).
@@ -29,7 +28,7 @@ pub(crate) struct Rules {
 }
 
 impl Rules {
-    /// Finds the rules of `tree` (which passed [`check_supported`]).
+    /// Finds the rules of `tree` (which passed [`crate::check::check`]).
     pub fn new(tree: &Tree) -> Rules {
         let mut found: Vec<(NodeId, Option<NodeId>)> = Vec::new();
         let mut stack: Vec<(NodeId, Option<NodeId>)> =
@@ -83,32 +82,6 @@ pub(crate) fn chain_end(tree: &Tree, mut id: NodeId) -> NodeId {
         }
     }
     id
-}
-
-/// Rejects trees this model does not define: other kinds or knobs, entries besides `main`,
-/// subtrees (Drag\[en\]gine subtrees are built in place).
-pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
-    let span = tree
-        .main_root()
-        .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
-    if tree.roots.len() != 1 || !tree.subtrees.is_empty() {
-        return Err(Diagnostic::new(
-            ErrorKind::Unsupported,
-            span,
-            "a cursor-model tree has one entry and no included subtrees",
-        ));
-    }
-    super::check_kinds(tree, "cursor (Drag[en]gine)", |kind| match kind {
-        NodeKind::Sequence(c) | NodeKind::Selector(c) => c.resume == Resume::Cursor,
-        NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
-        NodeKind::MapStatus(_)
-        | NodeKind::Invert
-        | NodeKind::Action(_)
-        | NodeKind::Condition(_)
-        | NodeKind::Const(_)
-        | NodeKind::Yield => true,
-        _ => false,
-    })
 }
 
 /// What running a rule did.
@@ -242,7 +215,7 @@ impl Step<'_, '_> {
             }
             NodeKind::Sequence(c) => self.list(true, c, &node.children, rule, finished),
             NodeKind::Selector(c) => self.list(false, c, &node.children, rule, finished),
-            // `check_supported` rejected every other kind.
+            // `check` rejected every other kind.
             _ => Run::Done(Status::Failure),
         }
     }

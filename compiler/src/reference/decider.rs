@@ -8,11 +8,10 @@
 //! This module must stay a plain recursive walk over the IR: it is the oracle the vm and the
 //! native code are compared with.
 
-use btvm::decider::{flag_test, MAX_GROUP_CHILDREN};
+use btvm::decider::flag_test;
 use btvm::{Call, DeciderView, GroupView, Host, Millis, Phase, Status, Stimulus};
 
 use super::{AgentState, Interpreter};
-use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{BehaviorRef, Decider, FlagTest, Group, NodeId, NodeKind, Policy, Tree};
 
 /// A decider-model agent's state (`spec/spore.md` 2.2).
@@ -68,97 +67,6 @@ impl DeciderState {
             guard: false,
         }
     }
-}
-
-/// Rejects trees that are not decider trees: the root must be a decider, a decider's child a
-/// group or a behavior, a group's children deciders (each possibly through `include`s of shared
-/// subtrees), and a group has at most [`MAX_GROUP_CHILDREN`] children.
-pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
-    super::check_kinds(tree, "decider (Spore)", |kind| {
-        matches!(
-            kind,
-            NodeKind::Decider(_)
-                | NodeKind::Group(_)
-                | NodeKind::Behavior(_)
-                | NodeKind::Include(_)
-        )
-    })?;
-    let bad = |id: NodeId, msg: String| {
-        Err(Diagnostic::new(
-            ErrorKind::Unsupported,
-            tree.node(id).span,
-            msg,
-        ))
-    };
-    if let [_, second, ..] = &tree.roots[..] {
-        return bad(
-            second.node,
-            "a decider tree has one entry, its root decider".into(),
-        );
-    }
-    for entry in &tree.roots {
-        if !matches!(
-            tree.node(resolve(tree, entry.node)).kind,
-            NodeKind::Decider(_)
-        ) {
-            return bad(
-                entry.node,
-                format!(
-                    "the entry `{}` of a decider tree must be a `decider`",
-                    entry.name
-                ),
-            );
-        }
-    }
-    for (i, n) in tree.nodes.iter().enumerate() {
-        let id = NodeId(i as u32);
-        match &n.kind {
-            NodeKind::Decider(_) => {
-                let t = n.children.first().map(|&c| resolve(tree, c));
-                if !t.is_some_and(|t| {
-                    matches!(
-                        tree.node(t).kind,
-                        NodeKind::Group(_) | NodeKind::Behavior(_)
-                    )
-                }) {
-                    return bad(id, "a `decider` must run a `group` or a `behavior`".into());
-                }
-            }
-            NodeKind::Group(_) => {
-                if n.children.len() > MAX_GROUP_CHILDREN {
-                    return bad(
-                        id,
-                        format!(
-                            "a group has {} children; at most {MAX_GROUP_CHILDREN} are allowed",
-                            n.children.len()
-                        ),
-                    );
-                }
-                for &c in &n.children {
-                    if !matches!(tree.node(resolve(tree, c)).kind, NodeKind::Decider(_)) {
-                        return bad(c, "a group's children must be deciders".into());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Follows `include`s to the node that runs. `check` rules out include cycles; the bound only
-/// keeps this total on unchecked trees.
-pub(crate) fn resolve(tree: &Tree, mut id: NodeId) -> NodeId {
-    for _ in 0..=tree.subtrees.len() {
-        match &tree.node(id).kind {
-            NodeKind::Include(s) => match tree.subtrees.get(s.0 as usize) {
-                Some(sub) => id = sub.node,
-                None => return id,
-            },
-            _ => return id,
-        }
-    }
-    id
 }
 
 /// The view every engine reports: groups in arena order.
@@ -367,7 +275,7 @@ impl Tick<'_, '_> {
             decision_flags: self.state.decider.flags,
             stimuli: word,
         });
-        let root = resolve(self.tree(), root);
+        let root = self.tree().through_includes(root);
         let flow = if self.state.decider.root.is_some() {
             self.visit(root)
         } else if self.decide(root).is_some() {
@@ -394,7 +302,7 @@ impl Tick<'_, '_> {
     fn knobs(&self, d: NodeId) -> &Decider {
         match &self.tree().node(d).kind {
             NodeKind::Decider(k) => k,
-            // `check_supported` guarantees deciders where this is called.
+            // `check` guarantees deciders where this is called.
             _ => &NO_DECIDER,
         }
     }
@@ -405,7 +313,7 @@ impl Tick<'_, '_> {
         tree.node(d)
             .children
             .first()
-            .map_or(d, |&c| resolve(tree, c))
+            .map_or(d, |&c| tree.through_includes(c))
     }
 
     /// The `i`-th child of group `g`, through includes.
@@ -414,7 +322,7 @@ impl Tick<'_, '_> {
         tree.node(g)
             .children
             .get(i as usize)
-            .map_or(g, |&c| resolve(tree, c))
+            .map_or(g, |&c| tree.through_includes(c))
     }
 
     fn children(&self, g: NodeId) -> u32 {

@@ -21,10 +21,8 @@ use btvm::{AgentId, Call, Halt, Host, ImportKind, Millis, Phase, Status, Value};
 
 use super::eval::EvalCtx;
 use super::{AgentState, Interpreter};
-use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{
-    Abort, CallExpr, Expr, GuardEval, LogStatus, Loop, NodeId, NodeKind, Parallel, Quorum, Resume,
-    RootFinish, Tree, Trigger,
+    CallExpr, Expr, LogStatus, Loop, NodeId, NodeKind, Parallel, Quorum, Tree, Trigger,
 };
 
 /// The group-scope tables of one run (`spec/mbt.md` 2.6), as CRYENGINE's AI groups keep them
@@ -148,67 +146,6 @@ pub(crate) enum NodeData {
     /// A host action: whether its last update returned running (so the next call continues
     /// it, and terminating it calls it with phase `exit`).
     Action { running: bool },
-}
-
-/// Rejects node kinds and knobs the lifecycle model does not define (`spec/mbt.md` section 3),
-/// variables that are not booleans, tree knobs other than `root-finish stop` and
-/// `abort terminate`, and a `logstatus` directly inside another (MBT attaches one set of log
-/// attributes to a node).
-pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
-    super::check_model_kinds(tree, "lifecycle (MBT)", true, |kind| match kind {
-        NodeKind::Sequence(c) | NodeKind::Selector(c) => {
-            c.resume == Resume::Remember && !c.looping && c.cond.is_none()
-        }
-        NodeKind::Parallel(p) => p.remember && !p.stop_on_failure,
-        NodeKind::Loop(l) => l.exit_on != Status::Running,
-        NodeKind::Priority(p) => p.repick == GuardEval::OnChange,
-        NodeKind::State(s) => s
-            .transitions
-            .iter()
-            .all(|t| matches!(t.on, Trigger::Event(_))),
-        NodeKind::Guard(g) => g.eval == GuardEval::OnEntry,
-        NodeKind::Case(_)
-        | NodeKind::StateMachine
-        | NodeKind::MapStatus(_)
-        | NodeKind::GroupScope(_)
-        | NodeKind::Hooks(_)
-        | NodeKind::LogStatus(_)
-        | NodeKind::Action(_)
-        | NodeKind::Condition(_)
-        | NodeKind::Const(_)
-        | NodeKind::Wait(_)
-        | NodeKind::WaitUntil(_)
-        | NodeKind::SendEvent(_)
-        | NodeKind::WaitForEvent(_)
-        | NodeKind::Log(_) => true,
-        _ => false,
-    })?;
-    super::check_bool_vars(tree, "lifecycle (MBT)")?;
-    let span = tree
-        .main_root()
-        .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
-    if tree.config.root_finish != RootFinish::Stop || tree.config.abort != Abort::Terminate {
-        return Err(Diagnostic::new(
-            ErrorKind::Unsupported,
-            span,
-            "the lifecycle (MBT) model needs `root-finish stop` and `abort terminate`",
-        ));
-    }
-    for n in &tree.nodes {
-        if let NodeKind::LogStatus(_) = n.kind {
-            if let Some(&c) = n.children.first() {
-                if let NodeKind::LogStatus(_) = tree.node(c).kind {
-                    return Err(Diagnostic::new(
-                        ErrorKind::Unsupported,
-                        tree.node(c).span,
-                        "a `logstatus` directly inside another is not part of the lifecycle \
-                         (MBT) model",
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// One update of one agent, or one event delivered between ticks.
@@ -514,7 +451,7 @@ impl Tick<'_, '_> {
                 self.log(msg);
                 Status::Success
             }
-            // `check_supported` rejected every other kind; transparent kinds never get here.
+            // `check` rejected every other kind; transparent kinds never get here.
             _ => Status::Failure,
         }
     }

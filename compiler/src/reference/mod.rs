@@ -33,7 +33,7 @@ use btvm::{
     Stimulus, Strings, Value,
 };
 
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::Diagnostic;
 use crate::ir::{Lit, Model, NodeId, NodeKind, Tree};
 
 /// A reference interpreter for one tree.
@@ -181,17 +181,8 @@ impl<'t> Interpreter<'t> {
         if let Err(mut diags) = crate::check::check(tree, limits) {
             return Err(diags.swap_remove(0));
         }
-        let mut rules = None;
-        match tree.config.model {
-            Model::RunningList { .. } => running_list::check_supported(tree)?,
-            Model::Cursor { .. } => {
-                cursor::check_supported(tree)?;
-                rules = Some(cursor::Rules::new(tree));
-            }
-            Model::Decider { .. } => decider::check_supported(tree)?,
-            Model::Lifecycle => lifecycle::check_supported(tree)?,
-            Model::Selection => selection::check_supported(tree)?,
-        }
+        let rules =
+            matches!(tree.config.model, Model::Cursor { .. }).then(|| cursor::Rules::new(tree));
         Ok(Interpreter {
             tree,
             strings: eval::intern_strings(tree),
@@ -585,82 +576,6 @@ impl<'t> Interpreter<'t> {
     }
 }
 
-/// Rejects the first node whose kind or knobs `supported` refuses, or whose expressions query
-/// timestamps (only the lifecycle model has them), naming the model in the message.
-pub(crate) fn check_kinds(
-    tree: &Tree,
-    model: &str,
-    supported: impl Fn(&NodeKind) -> bool,
-) -> Result<(), Diagnostic> {
-    check_model_kinds(tree, model, false, supported)
-}
-
-/// [`check_kinds`], accepting timestamp queries when `timestamps` is set. Without them, a
-/// signal whose value queries a timestamp is refused too: nothing would keep the timestamp.
-pub(crate) fn check_model_kinds(
-    tree: &Tree,
-    model: &str,
-    timestamps: bool,
-    supported: impl Fn(&NodeKind) -> bool,
-) -> Result<(), Diagnostic> {
-    let queries_timestamp = |e: &crate::ir::Expr| {
-        let mut found = false;
-        e.walk(|x| found |= matches!(x, crate::ir::Expr::Timestamp(..)));
-        found
-    };
-    let no_timestamps = |what: String, span| {
-        Diagnostic::new(
-            ErrorKind::Unsupported,
-            span,
-            format!("{what} queries a timestamp, which the {model} model does not have"),
-        )
-        .with_note("timestamps are part of the lifecycle (MBT) model only")
-    };
-    for n in &tree.nodes {
-        if !supported(&n.kind) {
-            return Err(Diagnostic::new(
-                ErrorKind::Unsupported,
-                n.span,
-                format!(
-                    "`{}` with these knobs is not part of the {model} model",
-                    n.kind.keyword()
-                ),
-            ));
-        }
-        if !timestamps && n.kind.exprs().into_iter().any(queries_timestamp) {
-            return Err(no_timestamps(format!("`{}`", n.kind.keyword()), n.span));
-        }
-    }
-    if !timestamps {
-        if let Some(sig) = tree.signals.iter().find(|s| queries_timestamp(&s.value)) {
-            let span = tree
-                .main_root()
-                .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
-            return Err(no_timestamps(
-                format!("the value of signal \"{}\"", sig.event.escape_debug()),
-                span,
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Rejects variables that are not booleans (MBT and BST variables are all booleans).
-pub(crate) fn check_bool_vars(tree: &Tree, model: &str) -> Result<(), Diagnostic> {
-    match tree.vars.iter().find(|v| v.ty != crate::ir::Type::Bool) {
-        Some(v) => Err(Diagnostic::new(
-            ErrorKind::Unsupported,
-            tree.main_root()
-                .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span),
-            format!(
-                "variable `{}` is not a `bool`: the {model} model has boolean variables only",
-                v.name
-            ),
-        )),
-        None => Ok(()),
-    }
-}
-
 /// Whether a node kind is a host action (for the running-list bookkeeping).
 pub(crate) fn is_action(kind: &NodeKind) -> bool {
     matches!(kind, NodeKind::Action(_))
@@ -669,6 +584,7 @@ pub(crate) fn is_action(kind: &NodeKind) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::ErrorKind;
     use crate::ir::{CallExpr, Composite, Dialect, NodeBuf, Resume, TreeBuilder};
     use crate::scenario::{parse_scenario, run, EngineKind};
     use crate::source::{FileId, Span};

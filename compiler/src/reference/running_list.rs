@@ -9,29 +9,7 @@ use btvm::{Call, Host, Millis, Phase, Status};
 
 use super::eval::EvalCtx;
 use super::{is_action, AgentState, Interpreter};
-use crate::diag::Diagnostic;
-use crate::ir::{Expr, GuardEval, NodeId, NodeKind, Parallel, Quorum, Resume, Sharing, Tree};
-
-/// Rejects node kinds and knobs this model does not define.
-pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
-    super::check_kinds(tree, "running-list (Unvanquished)", |kind| match kind {
-        NodeKind::Sequence(c) | NodeKind::Selector(c) => {
-            matches!(c.resume, Resume::Restart | Resume::RunningList)
-                && !c.looping
-                && c.cond.is_none()
-        }
-        NodeKind::Parallel(p) => !p.remember,
-        NodeKind::Guard(g) => g.eval == GuardEval::EveryTick,
-        NodeKind::Condition(_)
-        | NodeKind::Invert
-        | NodeKind::MapStatus(_)
-        | NodeKind::Cooldown(_)
-        | NodeKind::Include(_)
-        | NodeKind::Action(_)
-        | NodeKind::Const(_) => true,
-        _ => false,
-    })
-}
+use crate::ir::{Expr, NodeId, NodeKind, Parallel, Quorum, Resume, Sharing, Tree};
 
 /// One tick of one agent.
 pub(super) struct Tick<'a, 't> {
@@ -164,7 +142,7 @@ impl Tick<'_, '_> {
                 s
             }
             NodeKind::Const(s) => *s,
-            // `check_supported` rejected every other kind.
+            // `check` rejected every other kind.
             _ => Status::Failure,
         }
     }

@@ -14,52 +14,7 @@
 use btvm::{Host, Millis, Status};
 
 use super::{AgentState, Interpreter};
-use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{Expr, GuardEval, NodeId, NodeKind, Resume, RootFinish, Tree, Trigger};
-
-/// Rejects node kinds and knobs the selection model does not define (`spec/bst.md` section
-/// 3): only `select`, `priority every-tick` and `sequence remember` over `case` children, and
-/// `statemachine` whose states have only `when` transitions; variables must be booleans and
-/// the tree `root-finish rerun`.
-pub(crate) fn check_supported(tree: &Tree) -> Result<(), Diagnostic> {
-    super::check_model_kinds(tree, "selection (BST)", false, |kind| match kind {
-        NodeKind::Priority(p) => p.repick == GuardEval::EveryTick,
-        NodeKind::Sequence(c) => c.resume == Resume::Remember && !c.looping && c.cond.is_none(),
-        NodeKind::State(s) => s
-            .transitions
-            .iter()
-            .all(|t| matches!(t.on, Trigger::When(_))),
-        NodeKind::Case(_) | NodeKind::StateMachine | NodeKind::Select(_) => true,
-        _ => false,
-    })?;
-    super::check_bool_vars(tree, "selection (BST)")?;
-    for n in &tree.nodes {
-        if let NodeKind::Sequence(_) = n.kind {
-            if let Some(&c) = n
-                .children
-                .iter()
-                .find(|&&c| !matches!(tree.node(c).kind, NodeKind::Case(_)))
-            {
-                return Err(Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    tree.node(c).span,
-                    "in the selection (BST) model a `sequence`'s children are `case` nodes",
-                ));
-            }
-        }
-    }
-    if tree.config.root_finish != RootFinish::Rerun {
-        let span = tree
-            .main_root()
-            .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
-        return Err(Diagnostic::new(
-            ErrorKind::Unsupported,
-            span,
-            "the selection (BST) model needs `root-finish rerun`",
-        ));
-    }
-    Ok(())
-}
+use crate::ir::{Expr, NodeId, NodeKind, Tree, Trigger};
 
 /// One update of one agent.
 pub(super) struct Update<'a, 't> {
@@ -129,7 +84,7 @@ impl Update<'_, '_> {
             NodeKind::StateMachine => self.state_machine(id, &node.children),
             NodeKind::Case(_) => self.eval_case(id),
             NodeKind::State(_) => node.children.first().and_then(|&c| self.eval(c)),
-            // `check_supported` rejected every other kind.
+            // `check` rejected every other kind.
             _ => None,
         }
     }

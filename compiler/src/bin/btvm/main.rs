@@ -307,14 +307,6 @@ fn check(
                         continue;
                     }
                 }
-                // Valid means runnable: what the tree's execution model refuses (a node kind
-                // or a timestamp query outside the lifecycle model) fails here as it would at
-                // `compile` or `run`, not later.
-                if let Err(diags) = lower(&tree, &btvm::Limits::default()) {
-                    out.emit(&sources, &diags);
-                    failed += 1;
-                    continue;
-                }
                 if !quiet {
                     // What a dialect calls the trees it includes.
                     let included = match tree.dialect {

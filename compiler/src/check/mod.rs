@@ -11,8 +11,23 @@
 //!   count the import takes, and Spore behaviors whose import can be called without
 //!   arguments (the verifier checks all three again in the bytecode).
 //!
-//! After `check` succeeds, engines may recurse over the tree without risking the stack.
-//! This module never recurses itself.
+//! - what the tree's execution model runs: node kinds and knobs, timestamps only in the
+//!   lifecycle model, boolean variables where the model has only those, entries and subtrees
+//!   as the model allows, and node widths within the bytecode's state masks (one module per
+//!   model: `running_list`, `cursor`, `decider`, `lifecycle`, `selection`; shared rules in
+//!   `kinds`).
+//!
+//! **This module alone decides whether a tree is valid.** After `check` succeeds, every engine
+//! runs the tree and the lowering compiles it, failing only on a size limit
+//! (`ProgramTooLarge`); neither repeats a rule of this module. Engines may recurse over a
+//! checked tree without risking the stack. This module never recurses itself.
+
+mod cursor;
+mod decider;
+mod kinds;
+mod lifecycle;
+mod running_list;
+mod selection;
 
 use btvm::Limits;
 
@@ -139,10 +154,22 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
     if let Err(d) = check_includes(tree, limits) {
         diags.push(d);
     }
-    if diags.is_empty() {
-        Ok(())
-    } else {
-        Err(diags)
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    // What the tree's model runs (on a tree known to be sound, so these may follow includes).
+    model(tree).map_err(|d| vec![d])
+}
+
+/// Whether the tree's execution model defines every node kind and knob the tree uses: the
+/// first one it does not is an [`ErrorKind::Unsupported`] error.
+fn model(tree: &Tree) -> Result<(), Diagnostic> {
+    match tree.config.model {
+        Model::RunningList { .. } => running_list::supported(tree),
+        Model::Cursor { .. } => cursor::supported(tree),
+        Model::Decider { .. } => decider::supported(tree),
+        Model::Lifecycle => lifecycle::supported(tree),
+        Model::Selection => selection::supported(tree),
     }
 }
 
