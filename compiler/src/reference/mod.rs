@@ -169,9 +169,9 @@ impl AgentState {
 impl<'t> Interpreter<'t> {
     /// Prepares `tree` for interpretation under the default [`Limits`](btvm::Limits).
     ///
-    /// Runs [`check`](crate::check::check) first (so include cycles and over-deep trees are
-    /// rejected, not recursed into), then fails with [`ErrorKind::Unsupported`] at the first
-    /// node whose kind or knobs the interpreter does not implement for the tree's model.
+    /// Runs [`check`](crate::check::check), which alone decides whether the tree is valid, and
+    /// fails with its first diagnostic (so include cycles, over-deep trees and node kinds the
+    /// tree's model does not run are refused, never recursed into or guessed at).
     pub fn new(tree: &'t Tree) -> Result<Self, Diagnostic> {
         Self::with_limits(tree, &btvm::Limits::default())
     }
