@@ -348,8 +348,8 @@ pub(crate) fn step(
     x: bool,
 ) -> u64 {
     let l = program.layout();
-    // The time the tree reads, in its clock units (used by the timestamp and timer arms only).
-    let now = in_units(now, program.clock());
+    // The time the tree reads, in its clock units: computed only in the arms that read it.
+    let clock_now = || in_units(now, program.clock());
     let jump = |c: bool| if c { FIRST } else { FALL };
     match *ins {
         Instr::VarPush { var } => u64::from(var_get(program, state, var.0)),
@@ -394,14 +394,14 @@ pub(crate) fn step(
             write(state, rec_field(l, dst, width), v);
             FALL
         }
-        Instr::TsPush { ts, query } => match stamp_query(state, l, ts.0, query, now) {
+        Instr::TsPush { ts, query } => match stamp_query(state, l, ts.0, query, clock_now()) {
             Value::Bool(b) => u64::from(b),
             Value::Int(i) => i as u64,
             _ => 0,
         },
         Instr::TsStamp { ts } => {
             if let Some(at) = stamp_at(l, ts.0) {
-                write_u64(state, at, now as u64);
+                write_u64(state, at, clock_now() as u64);
                 if let Some(b) = state.get_mut(at + 8) {
                     *b = EVER | VALID;
                 }
@@ -443,10 +443,15 @@ pub(crate) fn step(
                 let r = rng_draw(state, l, agent);
                 ((r * (f64::from(variation) + 1.0)) as u64).min(u64::from(variation)) as i64
             };
-            set_rec_i64(state, l, at, now.saturating_add(time).saturating_add(v));
+            set_rec_i64(
+                state,
+                l,
+                at,
+                clock_now().saturating_add(time).saturating_add(v),
+            );
             FALL
         }
-        Instr::LcJumpWait { at, .. } => jump(now < rec_i64(state, l, at)),
+        Instr::LcJumpWait { at, .. } => jump(clock_now() < rec_i64(state, l, at)),
         Instr::LcQuorum {
             at,
             n,
