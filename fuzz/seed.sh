@@ -57,10 +57,10 @@ for t in "${trees[@]}"; do
     */grunt/*) ;;
     *.xml) profile=(--profile gamesdk) ;;
   esac
-  # The same tree in the native syntax, and compiled: a program file behind a mode byte that
+  # The same tree in the canonical syntax, and compiled: a program file behind a mode byte that
   # rewrites the fingerprint (1) and also runs native code (3).
-  if "$btvm" fmt "${profile[@]}" "$t" > "$tmp/native.btn" 2>/dev/null; then
-    put parse_native "$tmp/native.btn"
+  if "$btvm" fmt "${profile[@]}" "$t" > "$tmp/canonical.btn" 2>/dev/null; then
+    put parse_canonical "$tmp/canonical.btn"
   fi
   if "$btvm" compile "${profile[@]}" "$t" -o "$tmp/program" 2>/dev/null; then
     { printf '\001'; cat "$tmp/program"; } > "$tmp/seed"

@@ -1,10 +1,10 @@
 //! Compile times of generated bot trees of 10, 100, 1,000 and 10,000 nodes, stage by stage:
-//! parsing the tree's native-syntax text, checking it, lowering it to bytecode (the verifier
+//! parsing the tree's canonical-syntax text, checking it, lowering it to bytecode (the verifier
 //! included) and compiling the bytecode to native code.
 //!
 //! The trees come from `btvm_compiler::bench::generate::generated_tree` (Unvanquished source
 //! built from the demo's vocabulary, a pure function of size and seed); each is printed in
-//! native syntax once, and that text is what the parse benchmark reads.
+//! canonical syntax once, and that text is what the parse benchmark reads.
 
 use std::time::{Duration, Instant};
 
@@ -12,7 +12,7 @@ use btvm::native::{NativeCode, NativeConfig};
 use btvm::Limits;
 use btvm_compiler::bench::generate::generated_tree;
 use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
@@ -31,10 +31,10 @@ fn compile(c: &mut Criterion) {
         .iter()
         .map(|&nodes| {
             let tree = generated_tree(nodes, 1, &mut sources).expect("the generated tree loads");
-            let text = native::print(&tree);
+            let text = canonical::print(&tree);
             let file = sources.add(format!("generated-{nodes}.btn"), text.clone());
             // The round trip gives a tree that checks, lowers and compiles.
-            let parsed = native::parse(file, &text, &limits).expect("the printed tree parses");
+            let parsed = canonical::parse(file, &text, &limits).expect("the printed tree parses");
             btvm_compiler::check::check(&parsed, &limits).expect("the printed tree checks");
             let program =
                 btvm_compiler::lower::lower(&parsed, &limits).expect("the printed tree lowers");
@@ -55,7 +55,7 @@ fn compile(c: &mut Criterion) {
             .throughput(Throughput::Elements(*nodes as u64))
             .measurement_time(MEASUREMENT);
         group.bench_with_input(BenchmarkId::new("parse", nodes), text, |b, text| {
-            b.iter(|| native::parse(*file, text, &limits).expect("parses"))
+            b.iter(|| canonical::parse(*file, text, &limits).expect("parses"))
         });
         group.bench_with_input(BenchmarkId::new("check", nodes), tree, |b, tree| {
             b.iter(|| btvm_compiler::check::check(tree, &limits).expect("checks"))

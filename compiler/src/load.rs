@@ -8,11 +8,11 @@ use crate::ir::{Dialect, Tree};
 use crate::source::{FileSystem, SourceMap, Span};
 use crate::syntax;
 
-/// A source format: the native syntax or one of the dialects.
+/// A source format: the canonical syntax or one of the dialects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
-    /// The native syntax (`.btn`).
-    Native,
+    /// The canonical syntax (`.btn`).
+    Canonical,
     /// A dialect.
     Dialect(Dialect),
 }
@@ -20,7 +20,7 @@ pub enum Format {
 impl Format {
     /// Every format name accepted by [`Format::from_name`].
     pub const NAMES: [&'static str; 6] = [
-        "native",
+        "canonical",
         "unvanquished",
         "dragengine",
         "mbt",
@@ -28,10 +28,11 @@ impl Format {
         "spore",
     ];
 
-    /// Parses a format name (`native` or a dialect name).
+    /// Parses a format name (`canonical` or a dialect name). `native`, the canonical syntax's
+    /// name before 0.1, is still accepted.
     pub fn from_name(name: &str) -> Option<Format> {
-        if name == "native" {
-            return Some(Format::Native);
+        if name == "canonical" || name == "native" {
+            return Some(Format::Canonical);
         }
         Dialect::from_name(name).map(Format::Dialect)
     }
@@ -39,17 +40,17 @@ impl Format {
     /// The format's name.
     pub fn name(self) -> &'static str {
         match self {
-            Format::Native => "native",
+            Format::Canonical => "canonical",
             Format::Dialect(d) => d.name(),
         }
     }
 
-    /// The format implied by a file's extension: `.btn` native, `.bt` Unvanquished, `.debt`
+    /// The format implied by a file's extension: `.btn` canonical, `.bt` Unvanquished, `.debt`
     /// Drag\[en\]gine, `.spore` Spore. XML files are ambiguous (MBT or BST) and need an explicit
     /// format.
     pub fn from_path(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-            "btn" => Some(Format::Native),
+            "btn" => Some(Format::Canonical),
             "bt" => Some(Format::Dialect(Dialect::Unvanquished)),
             "debt" => Some(Format::Dialect(Dialect::Dragengine)),
             "spore" => Some(Format::Dialect(Dialect::Spore)),
@@ -239,7 +240,7 @@ fn front_end(
 ) -> crate::diag::Result<Tree> {
     let limits = &options.limits;
     match format {
-        Format::Native => syntax::native::load(path, fs, limits, sources),
+        Format::Canonical => syntax::canonical::load(path, fs, limits, sources),
         Format::Dialect(Dialect::Unvanquished) => {
             syntax::unvanquished::load_with_warnings(path, fs, limits, sources, warnings)
         }

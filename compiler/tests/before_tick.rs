@@ -10,7 +10,7 @@ use btvm::{AgentId, Batch, Call, Engine, EngineKind, Host, Limits, Program, Stat
 use btvm_compiler::ir::Tree;
 use btvm_compiler::reference::Interpreter;
 use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 const TREE: &str = r#"btvm 1;
 dialect unvanquished;
@@ -29,7 +29,7 @@ root other = action act()
 fn tree(text: &str) -> Tree {
     let mut sources = SourceMap::new();
     let file = sources.add("before.btn", text.to_string());
-    native::parse(file, text, &Limits::default())
+    canonical::parse(file, text, &Limits::default())
         .unwrap_or_else(|d| panic!("{}", d[0].display(&sources)))
 }
 

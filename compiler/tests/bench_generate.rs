@@ -51,7 +51,7 @@ fn generated_trees_run_identically_on_every_engine() {
 #[test]
 fn a_tree_without_imports_gets_the_synthetic_host() {
     let src = "btvm 1;\ndialect unvanquished;\nroot main = const success\n";
-    let tree = btvm_compiler::syntax::native::parse(
+    let tree = btvm_compiler::syntax::canonical::parse(
         btvm_compiler::source::FileId(0),
         src,
         &btvm::Limits::default(),

@@ -1284,7 +1284,7 @@ fn the_grunt_example_loads_with_its_global_blocks() {
 #[test]
 fn bst_trees_survive_the_native_syntax() {
     use btvm_compiler::source::FileId;
-    use btvm_compiler::syntax::native;
+    use btvm_compiler::syntax::canonical;
     let mut t = ok(&tree(
         "<Variables><Variable name='A' default='true'/><Variable name='B'/></Variables>
          <SignalVariables><Signal name='E' variable='B' value='!A'/></SignalVariables>
@@ -1296,9 +1296,9 @@ fn bst_trees_survive_the_native_syntax() {
            </StateMachine>
          </Sequence>",
     ));
-    let text = native::print(&t);
+    let text = canonical::print(&t);
     assert!(text.contains("sequence @\"S\" remember {"), "{text}");
-    let mut back = match native::parse(FileId(0), &text, &Limits::default()) {
+    let mut back = match canonical::parse(FileId(0), &text, &Limits::default()) {
         Ok(b) => b,
         Err(d) => panic!("{}\n{text}", d[0].message),
     };

@@ -44,7 +44,7 @@
 //! BTVM_EQUIV_CASES=100000 cargo test --release -p btvm-compiler --test equivalence
 //! ```
 //!
-//! A failure prints the shrunk tree in native syntax, the scenario and both traces. Failing
+//! A failure prints the shrunk tree in canonical syntax, the scenario and both traces. Failing
 //! cases are saved next to this file, in `equivalence.proptest-regressions`, and replayed first
 //! on every later run.
 
@@ -61,7 +61,7 @@ use btvm_compiler::scenario::{
     self, parse_scenario, run, Contenders, EngineKind, Scenario, ScriptedHost,
 };
 use btvm_compiler::source::{FileId, RealFs, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence, TestRunner};
@@ -100,12 +100,12 @@ fn case() -> impl Strategy<Value = (Tree, String)> {
 
 /// Runs every engine (the vm, native code, the two taking turns, chunked native code) against
 /// the reference with the library's differential check; `Err` describes the first difference,
-/// with the tree in native syntax and the scenario.
+/// with the tree in canonical syntax and the scenario.
 fn compare(tree: &Tree, scn: &Scenario, text: &str) -> Result<(), String> {
     scenario::compare(tree, scn, Contenders::ALL).map_err(|m| {
         format!(
-            "{m}\n--- tree (native syntax) ---\n{}\n--- scenario ---\n{text}",
-            native::print(tree)
+            "{m}\n--- tree (canonical syntax) ---\n{}\n--- scenario ---\n{text}",
+            canonical::print(tree)
         )
     })
 }

@@ -19,12 +19,12 @@ use btvm_compiler::source::{FileId, MemFs, SourceMap};
 
 /// The three tree formats, by file extension.
 const FORMATS: [(&str, Format); 3] = [
-    ("btn", Format::Native),
+    ("btn", Format::Canonical),
     ("bt", Format::Dialect(Dialect::Unvanquished)),
     ("debt", Format::Dialect(Dialect::Dragengine)),
 ];
 
-/// The header of a native-syntax file in the Unvanquished dialect with one long action `a`
+/// The header of a canonical-syntax file in the Unvanquished dialect with one long action `a`
 /// (0–1 arguments) and one function `f` (0–1 arguments).
 const BTN_HEADER: &str = "btvm 1;\ndialect unvanquished;\nimport action a 0..1 long;\n\
                           import function f 0..1;\n";

@@ -2,7 +2,7 @@
 //! every section and node and its IR, attribute defaults, seconds to milliseconds, the GameSDK
 //! profile (actions, wrappers, leniency), Lua snippet imports, the time conditions, status logs,
 //! every load error with its kind and position, hostile input, a GameSDK-style tree of our own,
-//! and the native-syntax round trip of what the front-end produces.
+//! and the canonical-syntax round trip of what the front-end produces.
 
 use std::path::Path;
 
@@ -14,7 +14,7 @@ use btvm_compiler::ir::{
 };
 use btvm_compiler::load::{load, Format, LoadOptions, Profile};
 use btvm_compiler::source::{MemFs, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 // ---- helpers ------------------------------------------------------------------------------
 
@@ -144,16 +144,16 @@ fn assert_warn(xml: &str, kind: ErrorKind, needle: &str, says: &str) {
     );
 }
 
-/// The tree printed in the native syntax, from its first `root` line.
+/// The tree printed in the canonical syntax, from its first `root` line.
 fn body(t: &Tree) -> String {
-    let text = native::print(t);
+    let text = canonical::print(t);
     let from = text.find("root main").expect("a main root");
     text[from..].to_string()
 }
 
-/// The native text of the tree's tables (imports, variables, timestamps, signals).
+/// The canonical text of the tree's tables (imports, variables, timestamps, signals).
 fn tables(t: &Tree) -> String {
-    let text = native::print(t);
+    let text = canonical::print(t);
     let header = "precision double;\nclock 100;\n\n";
     let from = text.find(header).expect("the header") + header.len();
     let to = text.find("root main").expect("a main root");
@@ -170,8 +170,8 @@ fn str_arg(name: &str, value: &str) -> Arg {
 /// Printing and parsing back gives the same tree, spans aside (`btvm fmt` round trip).
 #[track_caller]
 fn assert_round_trip(t: &Tree) {
-    let text = native::print(t);
-    let mut back = native::parse(btvm_compiler::source::FileId(0), &text, &Limits::default())
+    let text = canonical::print(t);
+    let mut back = canonical::parse(btvm_compiler::source::FileId(0), &text, &Limits::default())
         .unwrap_or_else(|d| panic!("{}: {}\n{text}", d[0].message, d[0].span.start));
     let mut t = t.clone();
     back.strip_spans();

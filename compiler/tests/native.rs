@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use btvm::native::{NativeCode, NativeConfig, NativeErrorKind, OptLevel};
 use btvm::{AgentId, Call, Engine, EngineKind, Host, Limits, Program, Status, Value};
 use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 const TREE_ALL: &str = include_str!("fixtures/vm_all.btn");
 
@@ -27,8 +27,8 @@ fn program(text: &str) -> Program {
     let limits = Limits::default();
     let mut sources = SourceMap::new();
     let file = sources.add("native.btn", text.to_string());
-    let tree =
-        native::parse(file, text, &limits).unwrap_or_else(|d| panic!("{}", d[0].display(&sources)));
+    let tree = canonical::parse(file, text, &limits)
+        .unwrap_or_else(|d| panic!("{}", d[0].display(&sources)));
     btvm_compiler::lower::lower(&tree, &limits).unwrap_or_else(|d| panic!("{}", d[0].message))
 }
 

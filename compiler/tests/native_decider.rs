@@ -11,7 +11,7 @@ use btvm_compiler::diag::ErrorKind;
 use btvm_compiler::load::{load, LoadOptions};
 use btvm_compiler::scenario::{compare, parse_scenario, CaseExpectation, CaseFile, Contenders};
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 fn spore_cases() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/cases/spore");
@@ -79,7 +79,7 @@ root main = decider {
 "#;
 
 fn tree(text: &str) -> btvm_compiler::ir::Tree {
-    native::parse(FileId(0), text, &Limits::default()).expect("the tree parses")
+    canonical::parse(FileId(0), text, &Limits::default()).expect("the tree parses")
 }
 
 #[test]

@@ -9,7 +9,7 @@ use btvm::{AgentId, Batch, Call, Engine, EngineKind, Halt, Host, Limits, Program
 use btvm_compiler::ir::Tree;
 use btvm_compiler::scenario::{self, compare, parse_scenario, Contenders};
 use btvm_compiler::source::{FileId, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 #[path = "support/fixtures.rs"]
 mod fixtures;
@@ -123,7 +123,7 @@ fn parse(header: &str, body: &str) -> Tree {
     let src = format!("{header}{body}");
     let mut sources = SourceMap::new();
     let file = sources.add("t.btn", src.clone());
-    match native::parse(file, &src, &Limits::default()) {
+    match canonical::parse(file, &src, &Limits::default()) {
         Ok(t) => t,
         Err(d) => panic!("the tree does not parse: {}", d[0].display(&sources)),
     }
@@ -640,7 +640,7 @@ fn other_models_ignore_events_and_have_no_state_variables() {
     let src = "btvm 1;\ndialect unvanquished;\nimport action a 0..0;\nvar v: bool = true;\nroot main = action a()\n";
     let mut sources = SourceMap::new();
     let file = sources.add("u.btn", src.to_string());
-    let tree = native::parse(file, src, &Limits::default()).expect("parses");
+    let tree = canonical::parse(file, src, &Limits::default()).expect("parses");
     let p = lower(&tree);
     let mut e = Engine::new(&p, EngineKind::Vm);
     let mut st = p.new_state();

@@ -9,7 +9,7 @@
 use btvm::native::{NativeCode, NativeConfig};
 use btvm::Limits;
 use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 /// Resident memory of this process, in bytes.
 fn resident() -> i64 {
@@ -24,7 +24,7 @@ fn dropping_native_code_releases_its_memory() {
     let limits = Limits::default();
     let mut sources = SourceMap::new();
     let file = sources.add("vm_all.btn", text.to_string());
-    let tree = native::parse(file, text, &limits).unwrap();
+    let tree = canonical::parse(file, text, &limits).unwrap();
     let p = btvm_compiler::lower::lower(&tree, &limits).unwrap();
     let config = NativeConfig {
         verify_ir: false,

@@ -3,7 +3,7 @@
 //!
 //! - it never panics and reports exactly one root status per agent per tick;
 //! - it is deterministic (same tree, same scenario, same trace);
-//! - printing the tree in the native syntax and parsing it back gives the same trace.
+//! - printing the tree in the canonical syntax and parsing it back gives the same trace.
 //!
 //! And on generated MBT and BST trees (totality, determinism, lifecycle invariants) and Spore
 //! decider trees (a tick without shared deciders redecides at most once per decider).
@@ -17,7 +17,7 @@ use btvm_compiler::ir::{
 };
 use btvm_compiler::scenario::{parse_scenario, run, EngineKind};
 use btvm_compiler::source::{FileId, Span};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use proptest::prelude::*;
 
 const ACTIONS: u32 = 4;
@@ -241,8 +241,8 @@ proptest! {
         prop_assert_eq!(roots, (scn.ticks * scn.agents) as usize);
         let again = run(&t, &scn, EngineKind::Reference).unwrap();
         prop_assert!(trace.diff(&again).is_none());
-        let printed = native::print(&t);
-        let reparsed = native::parse(FileId(0), &printed, &btvm::Limits::default())
+        let printed = canonical::print(&t);
+        let reparsed = canonical::parse(FileId(0), &printed, &btvm::Limits::default())
             .map_err(|d| TestCaseError::fail(format!("{d:?}\n{printed}")))?;
         let via_text = run(&reparsed, &scn, EngineKind::Reference).unwrap();
         prop_assert!(trace.diff(&via_text).is_none(), "{}", printed);
@@ -301,8 +301,8 @@ proptest! {
         prop_assert_eq!(ends, (scn.ticks * scn.agents) as usize);
         let again = run(&t, &scn, EngineKind::Reference).unwrap();
         prop_assert!(trace.diff(&again).is_none());
-        let printed = native::print(&t);
-        let reparsed = native::parse(FileId(0), &printed, &btvm::Limits::default())
+        let printed = canonical::print(&t);
+        let reparsed = canonical::parse(FileId(0), &printed, &btvm::Limits::default())
             .map_err(|d| TestCaseError::fail(format!("{d:?}\n{printed}")))?;
         let via_text = run(&reparsed, &scn, EngineKind::Reference).unwrap();
         prop_assert!(trace.diff(&via_text).is_none(), "{}", printed);
@@ -426,7 +426,7 @@ proptest! {
         prop_assert!(
             !trace.lines().iter().any(|l| l.starts_with("error redecide limit")),
             "{}",
-            native::print(&t)
+            canonical::print(&t)
         );
     }
 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use btvm::{AgentId, Batch, Call, Engine, EngineKind, Host, Limits, Program, Status, Value};
 use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 // ---------------------------------------------------------------------------------------------
 // The counting allocator
@@ -139,7 +139,7 @@ fn program() -> Program {
     let limits = Limits::default();
     let mut sources = SourceMap::new();
     let file = sources.add("alloc.btn", TREE.to_string());
-    let tree = match native::parse(file, TREE, &limits) {
+    let tree = match canonical::parse(file, TREE, &limits) {
         Ok(t) => t,
         Err(d) => panic!("the tree does not parse: {}", d[0].display(&sources)),
     };
@@ -427,7 +427,7 @@ fn cursor_ticks_allocate_nothing_on_either_engine() {
     let limits = Limits::default();
     let mut sources = SourceMap::new();
     let file = sources.add("cursor.btn", CURSOR_TREE.to_string());
-    let tree = native::parse(file, CURSOR_TREE, &limits).expect("the tree parses");
+    let tree = canonical::parse(file, CURSOR_TREE, &limits).expect("the tree parses");
     let p = btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers");
     for kind in [EngineKind::Vm, EngineKind::Native] {
         let mut host = FixedHost::new();
@@ -488,7 +488,7 @@ fn decider_ticks_allocate_nothing_on_either_engine() {
     let limits = Limits::default();
     let mut sources = SourceMap::new();
     let file = sources.add("decider.btn", DECIDER_TREE.to_string());
-    let tree = native::parse(file, DECIDER_TREE, &limits).expect("the tree parses");
+    let tree = canonical::parse(file, DECIDER_TREE, &limits).expect("the tree parses");
     let p = btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers");
     for kind in [EngineKind::Vm, EngineKind::Native] {
         let mut host = FixedHost::new();
@@ -615,7 +615,7 @@ fn lowered(name: &str, text: &str) -> Program {
     let limits = Limits::default();
     let mut sources = SourceMap::new();
     let file = sources.add(name, text.to_string());
-    let tree = native::parse(file, text, &limits).expect("the tree parses");
+    let tree = canonical::parse(file, text, &limits).expect("the tree parses");
     btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers")
 }
 

@@ -11,7 +11,7 @@ use btvm::{
     Program, Status, Value, Vm, VmError,
 };
 use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 #[path = "support/fixtures.rs"]
 mod fixtures;
@@ -57,7 +57,7 @@ fn program(name: &str, text: &str) -> Program {
     let limits = Limits::default();
     let mut sources = SourceMap::new();
     let file = sources.add(name, text.to_string());
-    let tree = match native::parse(file, text, &limits) {
+    let tree = match canonical::parse(file, text, &limits) {
         Ok(t) => t,
         Err(d) => panic!("{name} does not parse: {}", d[0].display(&sources)),
     };

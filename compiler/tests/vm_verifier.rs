@@ -19,7 +19,7 @@ use btvm::{
 use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, LoadOptions};
 use btvm_compiler::source::{MemFs, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 
 // ---------------------------------------------------------------------------------------------
 // Trees and programs
@@ -161,10 +161,10 @@ fn limits() -> Limits {
     Limits::default()
 }
 
-fn parse_native(name: &str, text: &str) -> Tree {
+fn parse_canonical(name: &str, text: &str) -> Tree {
     let mut sources = SourceMap::new();
     let file = sources.add(name, text.to_string());
-    match native::parse(file, text, &limits()) {
+    match canonical::parse(file, text, &limits()) {
         Ok(t) => t,
         Err(d) => panic!("{name} does not parse: {}", d[0].display(&sources)),
     }
@@ -200,19 +200,22 @@ fn lower(name: &str, tree: &Tree) -> Program {
 
 fn programs() -> Vec<(&'static str, Program)> {
     vec![
-        ("all", lower("all", &parse_native("all.btn", TREE_ALL))),
+        ("all", lower("all", &parse_canonical("all.btn", TREE_ALL))),
         (
             "nested",
-            lower("nested", &parse_native("nested.btn", TREE_NESTED)),
+            lower("nested", &parse_canonical("nested.btn", TREE_NESTED)),
         ),
         (
             "stateless",
-            lower("stateless", &parse_native("stateless.btn", TREE_STATELESS)),
+            lower(
+                "stateless",
+                &parse_canonical("stateless.btn", TREE_STATELESS),
+            ),
         ),
         ("bt", lower("bt", &load_bt())),
         (
             "cursor",
-            lower("cursor", &parse_native("cursor.btn", TREE_CURSOR)),
+            lower("cursor", &parse_canonical("cursor.btn", TREE_CURSOR)),
         ),
         ("decider", program_decider()),
         ("lifecycle", program_lifecycle()),
@@ -221,7 +224,7 @@ fn programs() -> Vec<(&'static str, Program)> {
 }
 
 fn program_decider() -> Program {
-    lower("decider", &parse_native("decider.btn", TREE_DECIDER))
+    lower("decider", &parse_canonical("decider.btn", TREE_DECIDER))
 }
 
 #[test]
@@ -489,11 +492,17 @@ root main = priority every-tick {
 "#;
 
 fn program_lifecycle() -> Program {
-    lower("lifecycle", &parse_native("lifecycle.btn", TREE_LIFECYCLE))
+    lower(
+        "lifecycle",
+        &parse_canonical("lifecycle.btn", TREE_LIFECYCLE),
+    )
 }
 
 fn program_selection() -> Program {
-    lower("selection", &parse_native("selection.btn", TREE_SELECTION))
+    lower(
+        "selection",
+        &parse_canonical("selection.btn", TREE_SELECTION),
+    )
 }
 
 /// The index of the first instruction matching `pred`.
@@ -857,7 +866,7 @@ fn selection_programs_never_run_away() {
 }
 
 fn program_cursor() -> Program {
-    lower("cursor", &parse_native("cursor.btn", TREE_CURSOR))
+    lower("cursor", &parse_canonical("cursor.btn", TREE_CURSOR))
 }
 
 #[test]
@@ -928,11 +937,11 @@ fn bad_cursor_programs() {
 }
 
 fn program_all() -> Program {
-    lower("all", &parse_native("all.btn", TREE_ALL))
+    lower("all", &parse_canonical("all.btn", TREE_ALL))
 }
 
 fn program_nested() -> Program {
-    lower("nested", &parse_native("nested.btn", TREE_NESTED))
+    lower("nested", &parse_canonical("nested.btn", TREE_NESTED))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
     if let Err(m) = compare(&tree, &scenario, Contenders::ALL) {
         panic!(
             "{m}\n--- tree ---\n{}\n--- scenario ---\n{text}",
-            btvm_compiler::syntax::native::print(&tree)
+            btvm_compiler::syntax::canonical::print(&tree)
         );
     }
 });

@@ -14,7 +14,7 @@ use btvm::Limits;
 use btvm_compiler::ir::{Dialect, Tree};
 use btvm_compiler::load::{load, Format, LoadOptions, Profile};
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use libfuzzer_sys::fuzz_target;
 
 fn load_as(fs: &MemFs, profile: Option<Profile>) -> Option<Tree> {
@@ -47,8 +47,8 @@ fuzz_target!(|data: &[u8]| {
         );
     }
     if let Some(tree) = gamesdk {
-        let text = native::print(&tree);
-        match native::parse(FileId(0), &text, &Limits::default()) {
+        let text = canonical::print(&tree);
+        match canonical::parse(FileId(0), &text, &Limits::default()) {
             Ok(mut back) => {
                 let mut tree = tree.clone();
                 back.strip_spans();

@@ -9,7 +9,7 @@ use btvm::Limits;
 use btvm_compiler::ir::Tree;
 use btvm_compiler::scenario::{compare, parse_scenario, Contenders};
 use btvm_compiler::source::{FileId, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use libfuzzer_sys::fuzz_target;
 
 /// A tree using every kind of import a scenario can answer: actions with and without
@@ -42,7 +42,7 @@ root other = action rest()
 fn tree() -> &'static Tree {
     static TREE_CELL: OnceLock<Tree> = OnceLock::new();
     TREE_CELL.get_or_init(|| {
-        native::parse(FileId(0), TREE, &Limits::default()).expect("the fixed tree parses")
+        canonical::parse(FileId(0), TREE, &Limits::default()).expect("the fixed tree parses")
     })
 }
 

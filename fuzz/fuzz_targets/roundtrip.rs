@@ -1,4 +1,4 @@
-//! Any valid IR tree (from `btvm_compiler::gen`) printed in the native syntax and parsed back
+//! Any valid IR tree (from `btvm_compiler::gen`) printed in the canonical syntax and parsed back
 //! is the same tree (spans aside), and printing is a fixed point.
 #![no_main]
 
@@ -6,7 +6,7 @@ use btvm::Limits;
 use btvm_compiler::gen::AnyTree;
 use btvm_compiler::ir::Tree;
 use btvm_compiler::source::FileId;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use libfuzzer_sys::fuzz_target;
 
 fn stripped(mut t: Tree) -> Tree {
@@ -21,12 +21,12 @@ fuzz_target!(|input: AnyTree| {
         Ok(()),
         "the generator made an invalid tree"
     );
-    let text = native::print(&tree);
-    let parsed = match native::parse(FileId(0), &text, &Limits::default()) {
+    let text = canonical::print(&tree);
+    let parsed = match canonical::parse(FileId(0), &text, &Limits::default()) {
         Ok(t) => t,
         Err(d) => panic!("the printout does not parse: {d:?}\n--- text ---\n{text}"),
     };
-    let again = native::print(&parsed);
+    let again = canonical::print(&parsed);
     assert_eq!(again, text, "printing is not a fixed point");
     assert!(
         stripped(parsed) == stripped(tree),

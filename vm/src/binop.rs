@@ -54,7 +54,7 @@ impl BinOp {
         BinOp::Div,
     ];
 
-    /// The operator's spelling in the native syntax.
+    /// The operator's spelling in the canonical syntax.
     pub fn symbol(self) -> &'static str {
         match self {
             BinOp::Lt => "<",

@@ -12,7 +12,7 @@ pub enum ImportKind {
 }
 
 impl ImportKind {
-    /// The keyword used in traces and the native syntax.
+    /// The keyword used in traces and the canonical syntax.
     pub fn name(self) -> &'static str {
         match self {
             ImportKind::Action => "action",

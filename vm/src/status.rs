@@ -22,7 +22,7 @@ impl Status {
     /// All statuses, in the order of their numeric values.
     pub const ALL: [Status; 3] = [Status::Failure, Status::Success, Status::Running];
 
-    /// The lower-case name used in traces and in the native syntax.
+    /// The lower-case name used in traces and in the canonical syntax.
     pub fn name(self) -> &'static str {
         match self {
             Status::Failure => "failure",

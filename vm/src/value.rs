@@ -53,7 +53,7 @@ impl Value {
         }
     }
 
-    /// Formats the value for traces and the native syntax, resolving strings through `strings`.
+    /// Formats the value for traces and the canonical syntax, resolving strings through `strings`.
     pub fn display<'a>(&'a self, strings: &'a Strings) -> impl fmt::Display + 'a {
         DisplayValue {
             value: self,
@@ -80,7 +80,7 @@ impl fmt::Display for DisplayValue<'_> {
 
 /// Writes a float so that it always reads back as a float: `1.0`, `0.25`, `1e20`, `inf`, `nan`.
 ///
-/// This is the one float format of traces and the native syntax.
+/// This is the one float format of traces and the canonical syntax.
 pub fn fmt_float(x: f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     if x.is_nan() {
         f.write_str("nan")
@@ -93,7 +93,7 @@ pub fn fmt_float(x: f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 
 /// Writes `s` as a double-quoted string with `\\`, `\"`, `\n`, `\t`, `\r` and `\u{..}` escapes.
 ///
-/// This is the one string format of traces and the native syntax.
+/// This is the one string format of traces and the canonical syntax.
 pub fn write_quoted(s: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     f.write_str("\"")?;
     for c in s.chars() {

@@ -4,7 +4,7 @@
 //!
 //! - [`Agent`]: the 32-byte agent record, [`Agent::mutate`] (the per-tick random changes) and
 //!   the leaves ([`Agent::attack`], [`Agent::flee`], [`Agent::heal`], [`Agent::roam`]);
-//! - [`TREE`]: the tree in btvm's native syntax, on the Unvanquished (running-list) model;
+//! - [`TREE`]: the tree in btvm's canonical syntax, on the Unvanquished (running-list) model;
 //! - [`FightHost`]: the [`Host`] that answers the tree's calls from a slice of agents;
 //! - [`HandWritten`]: the tree written by hand over a one-byte resume state (the baseline);
 //! - [`fold`]: the checksum every implementation folds its root statuses into.
@@ -29,7 +29,7 @@ use crate::diag::Diagnostic;
 use crate::ir::Tree;
 use crate::source::SourceMap;
 
-/// The tree, in btvm's native syntax.
+/// The tree, in btvm's canonical syntax.
 pub const TREE: &str = r#"btvm 1;
 dialect unvanquished;
 import action attack 0..0 long;
@@ -65,7 +65,7 @@ root main = selector restart {
 pub fn tree() -> Result<Tree, Vec<Diagnostic>> {
     let mut sources = SourceMap::new();
     let file = sources.add("fight-or-flight.btn", TREE.to_string());
-    crate::syntax::native::parse(file, TREE, &btvm::Limits::default())
+    crate::syntax::canonical::parse(file, TREE, &btvm::Limits::default())
 }
 
 /// One agent: 32 bytes, as the shared document specifies.

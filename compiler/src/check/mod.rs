@@ -359,7 +359,7 @@ mod tests {
     }
 
     /// Found by the `compile` fuzz target: a cursor-model tree with a run-away limit of 0 (the
-    /// native syntax's `model cursor 0;`) passed the checker, then the verifier refused the
+    /// canonical syntax's `model cursor 0;`) passed the checker, then the verifier refused the
     /// lowered program, so `btvm check` said "ok" about a tree `btvm run` could not run.
     #[test]
     fn a_runaway_limit_of_zero_is_refused_by_the_checker() {
@@ -390,7 +390,7 @@ mod tests {
     #[test]
     fn an_import_whose_argument_range_is_empty_is_refused() {
         let src = "btvm 1;\ndialect unvanquished;\nimport action a 3..1;\nroot main = action a(1, 2, 3)\n";
-        let t = crate::syntax::native::parse(crate::source::FileId(0), src, &Limits::default())
+        let t = crate::syntax::canonical::parse(crate::source::FileId(0), src, &Limits::default())
             .unwrap();
         let d = check(&t, &Limits::default()).unwrap_err();
         assert_eq!(d[0].kind, ErrorKind::Arity);
@@ -416,7 +416,7 @@ mod tests {
                     "btvm 1;\ndialect spore;\nimport action a {import};\n\
                      import action b 0..0;\nroot main = decider {{ {body} }}\n"
                 );
-                let t = crate::syntax::native::parse(
+                let t = crate::syntax::canonical::parse(
                     crate::source::FileId(0),
                     &src,
                     &Limits::default(),
@@ -438,7 +438,7 @@ mod tests {
     }
 
     /// Found by the `compile` fuzz target: the front-ends check arities, but a tree built
-    /// through the API (or the native syntax) could call an import with more or fewer
+    /// through the API (or the canonical syntax) could call an import with more or fewer
     /// arguments than it declares; the checker passed it and the verifier refused the program.
     #[test]
     fn calls_outside_their_import_s_argument_range_are_refused() {
@@ -448,7 +448,7 @@ mod tests {
                  root main = sequence restart {{ action {call} condition (f() > 0) }}\n"
             );
             let t =
-                crate::syntax::native::parse(crate::source::FileId(0), &src, &Limits::default())
+                crate::syntax::canonical::parse(crate::source::FileId(0), &src, &Limits::default())
                     .unwrap();
             match check(&t, &Limits::default()) {
                 Ok(()) => assert!(ok, "{call}"),
@@ -467,7 +467,7 @@ mod tests {
         let src =
             "btvm 1;\ndialect unvanquished;\nimport action a 0..0;\nimport function f 0..0;\n\
                    root main = guard every-tick (f(1) > 0) { action a() }\n";
-        let t = crate::syntax::native::parse(crate::source::FileId(0), src, &Limits::default())
+        let t = crate::syntax::canonical::parse(crate::source::FileId(0), src, &Limits::default())
             .unwrap();
         assert_eq!(
             check(&t, &Limits::default()).unwrap_err()[0].kind,
@@ -489,7 +489,7 @@ mod tests {
         ] {
             let src = format!("{header}signal \"E\" v = {value};\nroot main = const failure\n");
             let t =
-                crate::syntax::native::parse(crate::source::FileId(0), &src, &Limits::default())
+                crate::syntax::canonical::parse(crate::source::FileId(0), &src, &Limits::default())
                     .unwrap();
             match check(&t, &Limits::default()) {
                 Ok(()) => assert!(ok, "{value}"),
@@ -506,7 +506,7 @@ mod tests {
             max_expr_depth: 1000,
             ..Limits::default()
         };
-        let t = crate::syntax::native::parse(crate::source::FileId(0), &src, &roomy).unwrap();
+        let t = crate::syntax::canonical::parse(crate::source::FileId(0), &src, &roomy).unwrap();
         assert!(check(&t, &roomy).is_ok());
         let d = check(&t, &Limits::default()).unwrap_err();
         assert_eq!(d[0].kind, ErrorKind::NestTooDeep);

@@ -384,7 +384,7 @@ pub(super) mod tests {
                 if let Err(d) =
                     crate::scenario::run(&tree, &scn, crate::scenario::EngineKind::Reference)
                 {
-                    panic!("{d:?}\n{}", crate::syntax::native::print(&tree));
+                    panic!("{d:?}\n{}", crate::syntax::canonical::print(&tree));
                 }
             }
         }

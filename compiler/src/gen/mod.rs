@@ -21,7 +21,7 @@
 //!   the same for the decider (Spore), lifecycle (MBT) and selection (BST) models, whose cases
 //!   ([`decider_case`], [`lifecycle_case`], [`selection_case`]) add the models' scenario
 //!   inputs (decision flags and stimuli; events and variable sets, [`event_input`]).
-//! - Names come from [`name`], which mixes plain identifiers, words the native syntax uses as
+//! - Names come from [`name`], which mixes plain identifiers, words the canonical syntax uses as
 //!   keywords and arbitrary text, and are made unique per table (imports per kind, so an action
 //!   and a function may share a name).
 //!

@@ -49,7 +49,7 @@ pub fn text(u: &mut Unstructured<'_>) -> Result<String> {
     Ok(chars.into_iter().collect())
 }
 
-/// Words the native syntax gives a meaning somewhere, to check names that collide with them.
+/// Words the canonical syntax gives a meaning somewhere, to check names that collide with them.
 pub const SYNTAX_WORDS: &[&str] = &[
     "true", "false", "nan", "inf", "action", "function", "root", "subtree", "state", "case",
     "loop", "on", "when", "exit", "enter", "random", "success", "failure", "running", "yield",

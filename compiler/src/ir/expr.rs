@@ -109,7 +109,7 @@ impl Expr {
 }
 
 impl std::fmt::Display for Lit {
-    /// Formats the literal as traces and the native syntax write it.
+    /// Formats the literal as traces and the canonical syntax write it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Lit::Bool(b) => write!(f, "{b}"),

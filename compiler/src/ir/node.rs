@@ -379,7 +379,7 @@ impl NodeKind {
         }
     }
 
-    /// The kind's keyword in the native syntax.
+    /// The kind's keyword in the canonical syntax.
     pub fn keyword(&self) -> &'static str {
         use NodeKind::*;
         match self {

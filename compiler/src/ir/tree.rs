@@ -55,7 +55,7 @@ impl Dialect {
         Dialect::Spore,
     ];
 
-    /// The dialect's name, as used by `--dialect` and the native syntax.
+    /// The dialect's name, as used by `--dialect` and the canonical syntax.
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Unvanquished => "unvanquished",

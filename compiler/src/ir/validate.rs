@@ -13,7 +13,7 @@ impl Tree {
     /// ([`super::TreeConfig::clock`]) in range for the model.
     ///
     /// Front-ends produce valid trees; this guards trees built by hand, by generators and by the
-    /// native-syntax parser.
+    /// canonical-syntax parser.
     pub fn validate(&self) -> Result<(), String> {
         if self.roots.is_empty() {
             return Err("the tree has no root".into());

@@ -383,7 +383,7 @@ mod tests {
                  import action a 0..0;\n\
                  root main = sequence cursor loop {{ action a() action a() }}\n"
             );
-            crate::syntax::native::parse(FileId(0), &src, &Limits::default()).unwrap()
+            crate::syntax::canonical::parse(FileId(0), &src, &Limits::default()).unwrap()
         };
         let d = lower(&tree(u32::MAX), &Limits::default()).unwrap_err();
         assert_eq!(d[0].kind, ErrorKind::ProgramTooLarge, "{}", d[0].message);
@@ -405,7 +405,7 @@ mod tests {
                  timestamp T;\nsignal \"E\" c = {value};\n\
                  root main = priority every-tick {{ case ({case}) {{ select \"A\" }} }}\n"
             );
-            crate::syntax::native::parse(FileId(0), &src, &Limits::default()).unwrap()
+            crate::syntax::canonical::parse(FileId(0), &src, &Limits::default()).unwrap()
         };
         let limits = Limits::default();
         for (value, case, refused) in [
@@ -425,7 +425,7 @@ mod tests {
         let lifecycle = "btvm 1;\ndialect mbt;\nmodel lifecycle;\nvar c: bool = false;\n\
                          timestamp T;\nsignal \"E\" c = @elapsed(T) > 1;\n\
                          root main = condition (@valid(T))\n";
-        let t = crate::syntax::native::parse(FileId(0), lifecycle, &limits).unwrap();
+        let t = crate::syntax::canonical::parse(FileId(0), lifecycle, &limits).unwrap();
         assert!(lower(&t, &limits).is_ok());
     }
 }

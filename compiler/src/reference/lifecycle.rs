@@ -1164,9 +1164,12 @@ mod tests {
 
         // A negative duration: running forever, and no draw from the PRNG.
         let text = mbt("root main = wait -5 7 -> success");
-        let t =
-            crate::syntax::native::parse(crate::source::FileId(0), &text, &btvm::Limits::default())
-                .unwrap();
+        let t = crate::syntax::canonical::parse(
+            crate::source::FileId(0),
+            &text,
+            &btvm::Limits::default(),
+        )
+        .unwrap();
         let interp = Interpreter::new(&t).unwrap();
         let mut state = interp.new_agent(btvm::AgentId(0));
         let mut host = crate::reference::testing::NullHost;
@@ -1358,9 +1361,12 @@ mod tests {
         let tree = mbt("var v: bool = false;\nsignal \"s\" v = true;\n\
              root main = guard on-entry ($v) { const success }");
         let text = tree.clone();
-        let t =
-            crate::syntax::native::parse(crate::source::FileId(0), &text, &btvm::Limits::default())
-                .unwrap();
+        let t = crate::syntax::canonical::parse(
+            crate::source::FileId(0),
+            &text,
+            &btvm::Limits::default(),
+        )
+        .unwrap();
         let interp = Interpreter::new(&t).unwrap();
         let mut state = interp.new_agent(btvm::AgentId(0));
         let mut host = crate::reference::testing::NullHost;

@@ -1,4 +1,4 @@
-//! Helpers for the reference interpreter's unit tests: run a native-syntax tree through a
+//! Helpers for the reference interpreter's unit tests: run a canonical-syntax tree through a
 //! scenario and compare the trace with one worked out by hand.
 
 use btvm::{Call, Host, Status, Value};
@@ -6,9 +6,9 @@ use btvm::{Call, Host, Status, Value};
 use crate::scenario::{parse_scenario, run, EngineKind, Trace};
 use crate::source::FileId;
 
-/// The reference trace of native-syntax `tree` under scenario text `scenario`.
+/// The reference trace of canonical-syntax `tree` under scenario text `scenario`.
 pub(crate) fn run_text(tree: &str, scenario: &str) -> Trace {
-    let tree = crate::syntax::native::parse(FileId(0), tree, &btvm::Limits::default())
+    let tree = crate::syntax::canonical::parse(FileId(0), tree, &btvm::Limits::default())
         .unwrap_or_else(|d| panic!("the test tree does not parse: {d:?}"));
     let scn = parse_scenario(FileId(1), scenario)
         .unwrap_or_else(|d| panic!("the test scenario does not parse: {d:?}"));

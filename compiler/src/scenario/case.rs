@@ -144,7 +144,7 @@ impl CaseFile {
     /// The virtual path of the main tree.
     pub fn main_path(&self) -> PathBuf {
         let ext = match self.format {
-            Format::Native => "btn",
+            Format::Canonical => "btn",
             Format::Dialect(crate::ir::Dialect::Unvanquished) => "bt",
             Format::Dialect(crate::ir::Dialect::Dragengine) => "debt",
             Format::Dialect(crate::ir::Dialect::Spore) => "spore",

@@ -788,7 +788,7 @@ mod tests {
     use crate::source::FileId;
 
     fn tree(text: &str) -> Tree {
-        crate::syntax::native::parse(FileId(0), text, &btvm::Limits::default()).unwrap()
+        crate::syntax::canonical::parse(FileId(0), text, &btvm::Limits::default()).unwrap()
     }
 
     #[test]

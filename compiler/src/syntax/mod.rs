@@ -1,14 +1,14 @@
-//! Front-ends: one module per dialect, plus the native syntax.
+//! Front-ends: one module per dialect, plus the canonical syntax.
 //!
 //! Each front-end turns source text into an [`ir::Tree`](crate::ir::Tree) or positioned
 //! diagnostics. Front-ends read files only through a [`FileSystem`](crate::source::FileSystem)
 //! and check nesting depth before recursing, so no input can overflow the stack.
 
 pub mod bst;
+pub mod canonical;
 pub mod cryexpr;
 pub mod dragengine;
 pub mod mbt;
-pub mod native;
 pub mod spore;
 pub mod unvanquished;
 pub(crate) mod xml;

@@ -1,4 +1,4 @@
-//! Native-syntax trees of the event-driven models that several test crates run: the lifecycle
+//! Canonical-syntax trees of the event-driven models that several test crates run: the lifecycle
 //! (MBT) and selection (BST) headers, and a tree of each model that uses every node kind.
 //! Prepend a header to a tree: `format!("{HEADER_MBT}{MBT_ALL}")`. Include it with
 //! `#[path = "support/fixtures.rs"] mod fixtures;`. Not every test uses every fixture, hence

@@ -15,14 +15,14 @@ use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
 use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
 use btvm_compiler::source::{RealFs, SourceMap};
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use clap::{Parser, Subcommand, ValueEnum};
 use render::{Color, Renderer};
 
 /// Compile, check and run game-AI behavior trees.
 ///
 /// btvm reads trees written for Unvanquished (.bt), Drag[en]gine (.debt), Spore-style decider
-/// trees (.spore) and in btvm's native syntax (.btn), checks them against their engine's own
+/// trees (.spore) and in btvm's canonical syntax (.btn), checks them against their engine's own
 /// rules, compiles them to bytecode or native code, runs them under a scripted scenario (printing
 /// every host call the tree makes), and benchmarks its engines.
 #[derive(Parser, Debug)]
@@ -130,7 +130,7 @@ enum Command {
     /// Time the engines on the embedded demo (or a tree): ns per agent-tick, throughput,
     /// state bytes per agent and speedup over the reference.
     Bench(bench::BenchArgs),
-    /// Print a tree in the native syntax.
+    /// Print a tree in the canonical syntax.
     Fmt {
         /// The tree to print.
         file: PathBuf,
@@ -142,7 +142,7 @@ enum Command {
 #[derive(clap::Args, Debug)]
 struct InputArgs {
     /// The source format; by default it follows the extension (.bt unvanquished, .debt
-    /// dragengine, .spore spore, .btn native) and, for .xml, the root element (bst for
+    /// dragengine, .spore spore, .btn canonical) and, for .xml, the root element (bst for
     /// SelectionTrees/SelectionTree/Blocks, else mbt).
     #[arg(long, value_parser = parse_format)]
     dialect: Option<Format>,
@@ -247,7 +247,7 @@ fn main() -> ExitCode {
         } => disasm(&file, &input, native, &mut out),
         Command::Fmt { file, input } => match load_tree(&file, &input, &mut out) {
             Some((tree, _)) => {
-                print!("{}", native::print(&tree));
+                print!("{}", canonical::print(&tree));
                 ExitCode::SUCCESS
             }
             None => ExitCode::FAILURE,

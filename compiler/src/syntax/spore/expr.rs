@@ -5,13 +5,15 @@
 //! Function names stay names here ([`SExpr::Call`]): a function is declared by its first use,
 //! so resolving them in the grammar would depend on chumsky's backtracking; [`super::build`]
 //! resolves them afterwards in source order. Each expression's depth is checked exactly while
-//! it is built (as in the native syntax), so long operator chains are a `NestTooDeep` error
+//! it is built (as in the canonical syntax), so long operator chains are a `NestTooDeep` error
 //! without anything deep being built.
 
 use chumsky::prelude::*;
 
-use super::super::native::lexer::{unescape, Tok};
-use super::super::native::parser::{self, kw, lit, operators, Deep, Lbl, Mx, Unary, EXPR_WORDS, P};
+use super::super::canonical::lexer::{unescape, Tok};
+use super::super::canonical::parser::{
+    self, kw, lit, operators, Deep, Lbl, Mx, Unary, EXPR_WORDS, P,
+};
 use super::ast::SExpr;
 use super::grammar::{is_keyword, E};
 use crate::ir::Lit;
@@ -19,7 +21,7 @@ use crate::ir::Lit;
 /// A Spore expression with its depth (saturated at `limit + 1` once it is too deep).
 pub(super) type Ex = Deep<SExpr>;
 
-/// [`deepen`](super::super::native::parser::deepen) for a Spore expression (`false` stands for
+/// [`deepen`](super::super::canonical::parser::deepen) for a Spore expression (`false` stands for
 /// a too-deep one).
 fn deepen<'t, 's: 't>(inner: u64, e: SExpr, limit: u64, x: &mut Mx<'t, '_, 's, E<'s>>) -> Ex {
     parser::deepen(inner, e, SExpr::Lit(Lit::Bool(false)), limit, x)

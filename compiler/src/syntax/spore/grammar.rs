@@ -8,8 +8,8 @@ use chumsky::extra;
 use chumsky::input::Input as _;
 use chumsky::prelude::*;
 
-use super::super::native::lexer::{unescape, Spanned, Tok};
-use super::super::native::parser::{custom, int_tok, kw, words, Lbl, PErr, P};
+use super::super::canonical::lexer::{unescape, Spanned, Tok};
+use super::super::canonical::parser::{custom, int_tok, kw, words, Lbl, PErr, P};
 use super::ast::{Children, Def, Entry, File, Item, Name, Opt, Phase, Table, Target, Test, Unit};
 use super::expr::expr_parser;
 use crate::diag::{Diagnostic, ErrorKind};

@@ -4,7 +4,7 @@
 //! The pipeline, one file per step:
 //!
 //! 1. a size check against [`Limits::max_source_bytes`](btvm::Limits);
-//! 2. the native syntax's lexer (`syntax::native::lexer`), in its mode where a number may run
+//! 2. the canonical syntax's lexer (`syntax::canonical::lexer`), in its mode where a number may run
 //!    into the unit `ms` or `s` (`250ms`);
 //! 3. `nesting`: the pre-scan that rejects blocks and parentheses nested past the limits before
 //!    anything recurses;
@@ -42,7 +42,7 @@ use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Dialect, Tree, TreeBuilder};
 use crate::source::{FileId, FileSystem, SourceMap, Span};
 
-use super::native::lexer::lex_units;
+use super::canonical::lexer::lex_units;
 
 /// Parses `.spore` text (already in a source map as `file`) into a validated tree of dialect
 /// [`Spore`](Dialect::Spore) with one entry, `main`.

@@ -2,7 +2,7 @@
 //! recursive grammar runs, so no input can make the parser (or anything after it) recurse
 //! without bound.
 
-use super::super::native::lexer::{Spanned, Tok};
+use super::super::canonical::lexer::{Spanned, Tok};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::source::{FileId, Span};
 
@@ -12,7 +12,7 @@ use crate::source::{FileId, Span};
 ///   opened at brace depth `d` sit at IR depth `2d + 1` (the root decider is depth 1, its group
 ///   2), which must not exceed `max_depth`. (The exact depth, through shared deciders, is
 ///   checked on the tree by [`crate::check`].)
-/// * Parentheses may nest at most `max_expr_depth + 1` deep, as in the native syntax: an
+/// * Parentheses may nest at most `max_expr_depth + 1` deep, as in the canonical syntax: an
 ///   expression within `max_expr_depth` never needs more.
 pub(super) fn check(
     file: FileId,

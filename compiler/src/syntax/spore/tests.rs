@@ -63,12 +63,12 @@ fn on_normal_stack(f: impl FnOnce() + Send + 'static) {
     std::thread::spawn(f).join().expect("the thread panicked");
 }
 
-/// Prints `tree` in the native syntax, parses it back and checks it is the same tree.
+/// Prints `tree` in the canonical syntax, parses it back and checks it is the same tree.
 fn round_trip(tree: &Tree) {
-    let text = crate::syntax::native::print(tree);
+    let text = crate::syntax::canonical::print(tree);
     let mut sources = SourceMap::new();
     let file = sources.add("t.btn", text.clone());
-    let back = match crate::syntax::native::parse(file, &text, &Limits::default()) {
+    let back = match crate::syntax::canonical::parse(file, &text, &Limits::default()) {
         Ok(t) => t,
         Err(d) => panic!("{}\n--- printed ---\n{text}", d[0].display(&sources)),
     };
@@ -385,7 +385,7 @@ fn options() {
 fn decide_expressions() {
     let decide = |e: &str| root_decider("", &format!("decide {e}")).decide.unwrap();
     let int = |i| Expr::Lit(Lit::Int(i));
-    // Precedence as in the native syntax.
+    // Precedence as in the canonical syntax.
     assert_eq!(
         decide("1 + 2 * 3"),
         Expr::binary(BinOp::Add, int(1), Expr::binary(BinOp::Mul, int(2), int(3)))

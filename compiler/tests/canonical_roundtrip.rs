@@ -1,4 +1,4 @@
-//! Round trip of the native syntax over generated trees: for every valid tree `t`,
+//! Round trip of the canonical syntax over generated trees: for every valid tree `t`,
 //! `strip_spans(parse(print(t))) == strip_spans(t)`, and printing is a fixed point. Also:
 //! damaged printouts never panic, and the generators reach every feature.
 //!
@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use btvm::Limits;
 use btvm_compiler::ir::Tree;
 use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::native;
+use btvm_compiler::syntax::canonical;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
@@ -34,7 +34,7 @@ fn config() -> ProptestConfig {
 fn parse(text: &str) -> Result<Tree, String> {
     let mut sources = SourceMap::new();
     let file = sources.add("generated.btn", text.to_string());
-    native::parse(file, text, &Limits::default()).map_err(|diags| {
+    canonical::parse(file, text, &Limits::default()).map_err(|diags| {
         diags
             .iter()
             .map(|d| format!("{} [{:?}]", d.display(&sources), d.kind))
@@ -54,12 +54,12 @@ proptest! {
     #[test]
     fn print_then_parse_gives_back_the_tree(tree in gen::tree(GenConfig::default())) {
         prop_assert_eq!(tree.validate(), Ok(()));
-        let text = native::print(&tree);
+        let text = canonical::print(&tree);
         let parsed = match parse(&text) {
             Ok(t) => t,
             Err(e) => return Err(TestCaseError::fail(format!("{e}\n--- text ---\n{text}"))),
         };
-        let again = native::print(&parsed);
+        let again = canonical::print(&parsed);
         prop_assert_eq!(&again, &text, "printing is not a fixed point");
         prop_assert_eq!(stripped(parsed), stripped(tree), "--- text ---\n{}", text);
     }
@@ -93,10 +93,10 @@ proptest! {
                 .prop_map(str::to_string),
         ],
     ) {
-        let text = mangle(&native::print(&tree), at, len, &insert);
+        let text = mangle(&canonical::print(&tree), at, len, &insert);
         let mut sources = SourceMap::new();
         let file = sources.add("damaged.btn", text.clone());
-        match native::parse(file, &text, &Limits::default()) {
+        match canonical::parse(file, &text, &Limits::default()) {
             Ok(t) => prop_assert_eq!(t.validate(), Ok(())),
             Err(diags) => {
                 prop_assert!(!diags.is_empty());

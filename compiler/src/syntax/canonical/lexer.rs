@@ -1,4 +1,4 @@
-//! The native-syntax lexer: source text to a flat token list, plus the nesting pre-scan.
+//! The canonical-syntax lexer: source text to a flat token list, plus the nesting pre-scan.
 //!
 //! Lexing is hand-written so that every lexical error gets its precise kind
 //! ([`BadEscape`](ErrorKind::BadEscape), [`UnterminatedString`](ErrorKind::UnterminatedString),

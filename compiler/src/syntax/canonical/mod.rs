@@ -1,4 +1,4 @@
-//! The native syntax: the canonical text form of the IR (`spec/native-syntax.md`).
+//! The canonical syntax: the canonical text form of the IR (`spec/canonical-syntax.md`).
 //!
 //! Every [`Tree`] prints in it ([`print()`]) and reads back ([`parse()`]) unchanged apart from
 //! spans: `parse(print(t))` equals `t` after [`Tree::strip_spans`] for every tree that
@@ -32,7 +32,7 @@ use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
 use crate::source::{FileId, FileSystem, SourceMap, Span};
 
-/// Parses native-syntax text (already in `sources` as `file`) into a validated tree.
+/// Parses canonical-syntax text (already in `sources` as `file`) into a validated tree.
 ///
 /// Errors are positioned in `file`. Lexical errors stop at the first one; otherwise every
 /// syntax error chumsky reports plus every semantic error found on the way (unknown names,
@@ -54,7 +54,7 @@ pub fn parse(file: FileId, text: &str, limits: &btvm::Limits) -> crate::diag::Re
     parser::parse_tokens(file, text.len(), &tokens, limits)
 }
 
-/// Prints a tree in canonical native syntax.
+/// Prints a tree in canonical syntax.
 ///
 /// The output is deterministic, uses four spaces per nesting level and puts one node per line.
 /// Trees that do not validate still print (dangling references become placeholders) without

@@ -1,4 +1,4 @@
-//! Unit tests of the native syntax: a hand-written file, the exact printed form, error kinds
+//! Unit tests of the canonical syntax: a hand-written file, the exact printed form, error kinds
 //! and positions, and the nesting limits (on a normal-sized thread stack).
 
 use std::path::Path;

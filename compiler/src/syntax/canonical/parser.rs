@@ -1,4 +1,4 @@
-//! The native-syntax grammar (chumsky over the token list) and the assembly of the parsed file
+//! The canonical-syntax grammar (chumsky over the token list) and the assembly of the parsed file
 //! into a [`Tree`].
 //!
 //! Parsing happens in two chumsky stages glued with [`Parser::then_with_ctx`]: the header and
@@ -689,7 +689,7 @@ pub(in crate::syntax) enum Unary {
 /// The operators over `primary`, with the native precedence table: prefix `!` and `-`, then
 /// `*` `/`, `+` `-`, the comparisons, `&&`, `^^` and `||`, each binary level left-associative.
 /// `mk_unary` and `mk_binary` build each operator's expression (and check its depth), so the
-/// native syntax and Spore share the grammar over their own expression types.
+/// canonical syntax and Spore share the grammar over their own expression types.
 pub(in crate::syntax) fn operators<'t, 's: 't, X, E>(
     primary: P<'t, 's, X, E>,
     mk_unary: impl Fn(Unary, X, &mut Mx<'t, '_, 's, E>) -> X + Clone + 't,

@@ -1,4 +1,4 @@
-//! The canonical printer: a [`Tree`] to native-syntax text.
+//! The canonical printer: a [`Tree`] to canonical-syntax text.
 //!
 //! Output is deterministic: header lines, then one line per table entry in table order, then
 //! the entries and subtrees with one node per line and four spaces per nesting level. Node
@@ -19,7 +19,7 @@ use crate::ir::{
 
 const INDENT: &str = "    ";
 
-/// Prints `tree` in canonical native syntax.
+/// Prints `tree` in canonical syntax.
 pub(super) fn print(tree: &Tree) -> String {
     let mut p = Printer {
         tree,
