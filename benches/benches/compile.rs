@@ -2,7 +2,7 @@
 //! parsing the tree's canonical-syntax text, checking it, lowering it to bytecode (the verifier
 //! included) and compiling the bytecode to native code.
 //!
-//! The trees come from `btvm_compiler::bench::generate::generated_tree` (Unvanquished source
+//! The trees come from `btvm_benches::generate::generated_tree` (Unvanquished source
 //! built from the demo's vocabulary, a pure function of size and seed); each is printed in
 //! canonical syntax once, and that text is what the parse benchmark reads.
 
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use btvm::native::{NativeCode, NativeConfig};
 use btvm::Limits;
-use btvm_compiler::bench::generate::generated_tree;
+use btvm_benches::generate::generated_tree;
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::canonical;
 use criterion::{

@@ -19,13 +19,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use btvm::{AgentId, Batch, EngineKind, Host, Limits, Status, Stimulus};
-use btvm_compiler::bench::demo_tree;
-use btvm_compiler::bench::handwritten::{DemoState, HandWritten};
-use btvm_compiler::bench::measure::{
+use btvm_benches::demo_tree;
+use btvm_benches::handwritten::{DemoState, HandWritten};
+use btvm_benches::measure::{
     restart_stopped, run_bench, BenchConfig, BenchEngine, DeciderSchedule, EventSchedule, HostKind,
 };
-use btvm_compiler::bench::synthetic::SyntheticHost;
-use btvm_compiler::bench::world::World;
+use btvm_benches::synthetic::SyntheticHost;
+use btvm_benches::world::World;
 use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, LoadOptions, Profile};
 use btvm_compiler::reference::{Interpreter, Scopes};

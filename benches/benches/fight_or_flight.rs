@@ -23,7 +23,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use btvm::{Batch, EngineKind, Limits, Status};
-use btvm_compiler::bench::fight::{self, fold, Agent, FightHost, HandWritten, CHECKSUM_START};
+use btvm_benches::fight::{self, fold, Agent, FightHost, HandWritten, CHECKSUM_START};
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
 };

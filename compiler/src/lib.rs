@@ -10,7 +10,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod bench;
 pub mod check;
 pub mod debug;
 pub mod diag;

@@ -91,7 +91,7 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
 /// (one [`FunctionKind::Event`] function each, named after its event): what a game can deliver
 /// between ticks ([`btvm::Engine::event`]). Empty in the models without events and for a tree
 /// without a main root.
-pub(crate) fn event_names(tree: &Tree) -> Vec<String> {
+pub fn event_names(tree: &Tree) -> Vec<String> {
     match tree.config.model {
         Model::Lifecycle => tree.main_root().map_or_else(Vec::new, |root| {
             lifecycle::event_names(tree, &records::Records::new(tree, root))

@@ -5,8 +5,8 @@
 //! delivers events, and every engine, on any number of threads, agrees on the checksum.
 
 use btvm::{AgentId, Call, Host, Import, ImportKind, Status, Value};
-use btvm_compiler::bench::world::World;
-use btvm_compiler::bench::{demo_tree, load_demo, DEMO_NAME};
+use btvm_benches::world::World;
+use btvm_benches::{demo_tree, load_demo, DEMO_NAME};
 use btvm_compiler::ir::Tree;
 use btvm_compiler::lower::lower;
 use btvm_compiler::reference::Interpreter;
@@ -215,7 +215,7 @@ fn example(file: &str, profile: Option<btvm_compiler::load::Profile>) -> Tree {
 
 /// The checksum of `tree` on each engine and thread count, named.
 fn bench_checksums(tree: &Tree) -> Vec<(String, u64)> {
-    use btvm_compiler::bench::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
+    use btvm_benches::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
     let cfg = BenchConfig {
         agents: 400,
         ticks: 10,

@@ -855,7 +855,7 @@ mod tests {
 
     #[test]
     fn bindings_are_unique_and_spelled_as_the_profile() {
-        use crate::syntax::unvanquished::profile;
+        use btvm_compiler::syntax::unvanquished::profile;
         for (i, (name, kind, _)) in BINDINGS.iter().enumerate() {
             assert!(
                 BINDINGS[..i].iter().all(|(n, _, _)| n != name),

@@ -1,8 +1,8 @@
 //! The generated trees of `btvm bench --compile-stats`: they load, have about the size asked
 //! for, are reproducible, and run identically on every engine against the bench world.
 
-use btvm_compiler::bench::generate::{generated_tree, unvanquished_tree};
-use btvm_compiler::bench::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
+use btvm_benches::generate::{generated_tree, unvanquished_tree};
+use btvm_benches::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
 use btvm_compiler::source::SourceMap;
 
 #[test]

@@ -25,9 +25,9 @@
 
 use btvm::{Call, Host, Import, ImportId, Status, Value};
 
-use crate::diag::Diagnostic;
-use crate::ir::Tree;
-use crate::source::SourceMap;
+use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::ir::Tree;
+use btvm_compiler::source::SourceMap;
 
 /// The tree, in btvm's canonical syntax.
 pub const TREE: &str = r#"btvm 1;
@@ -65,7 +65,7 @@ root main = selector restart {
 pub fn tree() -> Result<Tree, Vec<Diagnostic>> {
     let mut sources = SourceMap::new();
     let file = sources.add("fight-or-flight.btn", TREE.to_string());
-    crate::syntax::canonical::parse(file, TREE, &btvm::Limits::default())
+    btvm_compiler::syntax::canonical::parse(file, TREE, &btvm::Limits::default())
 }
 
 /// One agent: 32 bytes, as the shared document specifies.
@@ -673,7 +673,7 @@ pub fn run_reference(
     warmup: u32,
     ticks: u32,
 ) -> Result<(u64, std::time::Duration), String> {
-    let interp = crate::reference::Interpreter::new(tree).map_err(|d| d.message)?;
+    let interp = btvm_compiler::reference::Interpreter::new(tree).map_err(|d| d.message)?;
     let mut states: Vec<_> = (0..agents)
         .map(|a| interp.new_agent(btvm::AgentId(a)))
         .collect();
@@ -727,7 +727,8 @@ mod tests {
     #[test]
     fn every_implementation_gives_the_same_checksum() {
         let t = tree().expect("the tree parses");
-        let program = crate::lower::lower(&t, &btvm::Limits::default()).expect("the tree lowers");
+        let program =
+            btvm_compiler::lower::lower(&t, &btvm::Limits::default()).expect("the tree lowers");
         let (n, warm, ticks) = (1000, 32, 60);
         let (hand, _) = run_handwritten(n, warm, ticks);
         let (reference, _) = run_reference(&t, n, warm, ticks).unwrap();
@@ -791,7 +792,8 @@ mod tests {
     #[test]
     fn the_hand_written_tree_through_the_host_calls_as_the_vm_does() {
         let t = tree().expect("the tree parses");
-        let program = crate::lower::lower(&t, &btvm::Limits::default()).expect("the tree lowers");
+        let program =
+            btvm_compiler::lower::lower(&t, &btvm::Limits::default()).expect("the tree lowers");
         let ids = LeafIds::resolve(program.imports()).unwrap();
         let n = 200;
         let logged = || Logged {

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use btvm_compiler::bench::measure::{
+use btvm_benches::measure::{
     compile_stats, generated_compile_stats, run_bench, BenchConfig, BenchEngine, BenchRow,
     CompileRow, HostKind,
 };
-use btvm_compiler::bench::{load_demo, DEMO_NAME};
+use btvm_benches::{load_demo, DEMO_NAME};
 use btvm_compiler::source::SourceMap;
 
 use crate::render::Renderer;

@@ -14,7 +14,7 @@ fn btvm(args: &[&str]) -> Output {
 
 fn spec(p: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../spec")
+        .join("../../spec")
         .join(p)
         .to_string_lossy()
         .into_owned()

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use btvm_compiler::bench::fight;
+use btvm_benches::fight;
 
 use crate::render::Renderer;
 use crate::EngineArg;

@@ -13,10 +13,10 @@ use btvm::{AgentId, Batch, Call, Host, Import, ImportId, Limits, Millis, Status,
 
 use super::synthetic::SyntheticHost;
 use super::world::World;
-use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::Tree;
-use crate::reference::{Interpreter, Scopes};
-use crate::source::Span;
+use btvm_compiler::diag::{Diagnostic, ErrorKind};
+use btvm_compiler::ir::Tree;
+use btvm_compiler::reference::{Interpreter, Scopes};
+use btvm_compiler::source::Span;
 
 /// An engine `btvm bench` can time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,9 +129,11 @@ pub struct DeciderSchedule {
 impl DeciderSchedule {
     /// The schedule of `tree`'s flags and stimuli; `None` unless it is a decider tree.
     pub fn for_tree(tree: &Tree) -> Option<DeciderSchedule> {
-        matches!(tree.config.model, crate::ir::Model::Decider { .. }).then(|| DeciderSchedule {
-            flags: tree.flags.len() as u32,
-            stimuli: tree.stimuli.len() as u32,
+        matches!(tree.config.model, btvm_compiler::ir::Model::Decider { .. }).then(|| {
+            DeciderSchedule {
+                flags: tree.flags.len() as u32,
+                stimuli: tree.stimuli.len() as u32,
+            }
         })
     }
 
@@ -208,7 +210,7 @@ impl EventSchedule {
     /// The schedule of `tree`'s events.
     pub fn for_tree(tree: &Tree) -> EventSchedule {
         EventSchedule {
-            names: crate::lower::event_names(tree),
+            names: btvm_compiler::lower::event_names(tree),
         }
     }
 
@@ -499,8 +501,8 @@ fn run_with(
                     "the hand-written baseline runs only the demo against the world".into(),
                 ));
             }
-            let program =
-                crate::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+            let program = btvm_compiler::lower::lower(tree, &Limits::default())
+                .map_err(|mut d| d.swap_remove(0))?;
             let hw = super::handwritten::HandWritten::from_program(&program).map_err(invalid)?;
             let mut world = World::new(agents);
             world.bind(program.imports()).map_err(invalid)?;
@@ -518,8 +520,8 @@ fn run_with(
             ))
         }
         BenchEngine::Vm | BenchEngine::Native => {
-            let program =
-                crate::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+            let program = btvm_compiler::lower::lower(tree, &Limits::default())
+                .map_err(|mut d| d.swap_remove(0))?;
             let threads = threads.max(1);
             let kind = if engine == BenchEngine::Native {
                 btvm::EngineKind::Native
@@ -535,7 +537,7 @@ fn run_with(
             let mut hosts = Hosts::new(host, tree, agents, threads);
             let mut tally = Tally::default();
             let cursor = !program.rules().is_empty();
-            let lifecycle = matches!(tree.config.model, crate::ir::Model::Lifecycle);
+            let lifecycle = matches!(tree.config.model, btvm_compiler::ir::Model::Lifecycle);
             let inputs = DeciderSchedule::for_tree(tree);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -636,7 +638,9 @@ fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (T, std::time::Duration)
 /// Compile times of `tree` (lowering and native code; `load` is filled by callers that parsed
 /// it from text).
 pub fn compile_stats(label: &str, tree: &Tree, reps: usize) -> Result<CompileRow, Diagnostic> {
-    let (program, bytecode) = best_of(reps, || crate::lower::lower(tree, &Limits::default()));
+    let (program, bytecode) = best_of(reps, || {
+        btvm_compiler::lower::lower(tree, &Limits::default())
+    });
     let program = program.map_err(|mut d| d.swap_remove(0))?;
     let config = btvm::native::NativeConfig::default();
     // The best compile time of all runs (the stats carry their own timing).
@@ -673,13 +677,13 @@ pub fn compile_stats(label: &str, tree: &Tree, reps: usize) -> Result<CompileRow
 pub fn generated_compile_stats(nodes: usize, reps: usize) -> Result<CompileRow, Diagnostic> {
     let text = super::generate::unvanquished_tree(nodes, 1);
     let load_once = || {
-        let mut fs = crate::source::MemFs::new();
+        let mut fs = btvm_compiler::source::MemFs::new();
         fs.insert(super::generate::GENERATED_NAME, text.clone());
-        crate::load::load(
+        btvm_compiler::load::load(
             std::path::Path::new(super::generate::GENERATED_NAME),
             &fs,
-            &crate::load::LoadOptions::default(),
-            &mut crate::source::SourceMap::new(),
+            &btvm_compiler::load::LoadOptions::default(),
+            &mut btvm_compiler::source::SourceMap::new(),
         )
     };
     let (tree, load) = best_of(reps, load_once);
@@ -696,8 +700,8 @@ mod tests {
     use btvm::program::FunctionKind;
 
     use super::*;
-    use crate::load::{load, LoadOptions, Profile};
-    use crate::source::{RealFs, SourceMap};
+    use btvm_compiler::load::{load, LoadOptions, Profile};
+    use btvm_compiler::source::{RealFs, SourceMap};
 
     fn example(file: &str, profile: Option<Profile>) -> Tree {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -726,7 +730,7 @@ mod tests {
     #[test]
     fn the_events_are_the_programs_event_functions() {
         for (name, tree) in examples() {
-            let program = crate::lower::lower(&tree, &Limits::default()).expect("lowers");
+            let program = btvm_compiler::lower::lower(&tree, &Limits::default()).expect("lowers");
             let functions: Vec<&str> = program
                 .functions()
                 .iter()

@@ -5,10 +5,10 @@
 //! `run` reports the checksum `btvm bench` reports for the engines.
 
 use btvm::{AgentId, Call, Host, Limits, Millis, Phase, Program, Status, Value};
-use btvm_compiler::bench::handwritten::{self, DemoState, HandWritten, STATE_BYTES};
-use btvm_compiler::bench::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
-use btvm_compiler::bench::world::World;
-use btvm_compiler::bench::{demo_tree, load_demo};
+use btvm_benches::handwritten::{self, DemoState, HandWritten, STATE_BYTES};
+use btvm_benches::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
+use btvm_benches::world::World;
+use btvm_benches::{demo_tree, load_demo};
 use btvm_compiler::ir::{NodeId, NodeKind, Tree};
 use btvm_compiler::lower::lower;
 use btvm_compiler::reference::Interpreter;

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use btvm::Prng;
 
-use crate::diag::Diagnostic;
-use crate::ir::Tree;
-use crate::load::{load, LoadOptions};
-use crate::source::{MemFs, SourceMap};
+use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::ir::Tree;
+use btvm_compiler::load::{load, LoadOptions};
+use btvm_compiler::source::{MemFs, SourceMap};
 
 /// The file name generated trees are loaded as.
 pub const GENERATED_NAME: &str = "generated.bt";
