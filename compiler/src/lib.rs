@@ -13,8 +13,6 @@
 pub mod check;
 pub mod debug;
 pub mod diag;
-#[cfg(feature = "arbitrary")]
-pub mod gen;
 pub mod ir;
 pub mod load;
 pub mod lower;

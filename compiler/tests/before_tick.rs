@@ -3,8 +3,7 @@
 //! code, `Batch::tick` and `Batch::par_tick` — and nothing tells it for an event or another
 //! entry.
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use btvm_testkit::fixtures;
 
 use btvm::{AgentId, Batch, Call, Engine, EngineKind, Host, Limits, Program, Status, Value};
 use btvm_compiler::ir::Tree;

@@ -13,8 +13,7 @@ use btvm_compiler::ir::{
 use btvm_compiler::load::{load, Format, LoadOptions};
 use btvm_compiler::source::{FileSystem, SourceMap};
 
-#[path = "support/front.rs"]
-mod front;
+use btvm_testkit::front;
 
 // ---- helpers ------------------------------------------------------------------------------
 

@@ -5,8 +5,6 @@
 //! The number of cases defaults to [`DEFAULT_CASES`]; set `PROPTEST_CASES` to change it (as
 //! with any proptest). Failing cases are persisted under `proptest-regressions/`.
 
-mod support;
-
 use std::collections::BTreeSet;
 
 use btvm::Limits;
@@ -17,7 +15,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
-use support::gen::{self, GenConfig};
+use btvm_testkit::strategies::{self as gen, GenConfig};
 
 /// Cases per run unless `PROPTEST_CASES` says otherwise.
 const DEFAULT_CASES: u32 = 1024;
@@ -109,7 +107,7 @@ proptest! {
     }
 }
 
-/// Every feature the generators promise, by the names [`support::features`] gives them.
+/// Every feature the generators promise, by the names [`btvm_testkit::features::features`] gives them.
 fn promised_features() -> BTreeSet<String> {
     let mut f: BTreeSet<String> = [
         "sequence",
@@ -281,7 +279,7 @@ fn generators_cover_every_feature() {
             .expect("the generator never rejects")
             .current();
         assert_eq!(tree.validate(), Ok(()));
-        seen.extend(support::features(&tree));
+        seen.extend(btvm_testkit::features::features(&tree));
     }
     let missing: Vec<_> = promised_features().difference(&seen).cloned().collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");

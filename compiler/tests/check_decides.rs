@@ -1,5 +1,5 @@
 //! `check` alone decides whether a tree is valid (ARCHITECTURE.md): on thousands of random
-//! trees (`btvm_compiler::gen`: `AnyTree` of any model and knobs, most of them outside what
+//! trees (`btvm_testkit::gen`: `AnyTree` of any model and knobs, most of them outside what
 //! their model runs, and each model's runnable-tree generator), a tree `check` accepts is
 //! accepted by the reference interpreter and lowered to a program, or refused by the lowering
 //! only for a size limit; a tree `check` refuses is refused by the reference too, for the same
@@ -8,11 +8,11 @@
 use arbitrary::{Arbitrary, Unstructured};
 use btvm::Limits;
 use btvm_compiler::diag::ErrorKind;
-use btvm_compiler::gen::{
-    AnyTree, CursorCase, DeciderCase, LifecycleCase, RunningListCase, SelectionCase,
-};
 use btvm_compiler::ir::Tree;
 use btvm_compiler::reference::Interpreter;
+use btvm_testkit::gen::{
+    AnyTree, CursorCase, DeciderCase, LifecycleCase, RunningListCase, SelectionCase,
+};
 
 /// Deterministic pseudo-random bytes (xorshift64).
 fn bytes(seed: u64, len: usize) -> Vec<u8> {

@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use btvm_compiler::scenario::{Case, EngineKind};
+use btvm_testkit::case::Case;
+use btvm_testkit::compare::Contender;
 
 fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -45,7 +46,7 @@ fn every_case_on_every_engine() {
                 continue;
             }
         };
-        for engine in EngineKind::TESTED {
+        for engine in Contender::ALL {
             ran += 1;
             if let Err(e) = case.file.run(engine) {
                 failures.push(format!("{} [{}]: {e}", path.display(), engine.name()));

@@ -14,8 +14,7 @@ use btvm_compiler::load::{self, LoadOptions};
 use btvm_compiler::source::{MemFs, RealFs, SourceMap};
 use btvm_compiler::syntax::dragengine::load;
 
-#[path = "support/front.rs"]
-mod front;
+use btvm_testkit::front;
 
 // ---- helpers ------------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@
 //! many native functions, so chunk drivers and entry dispatch are exercised, and the
 //! running-list bookkeeping called out of line).
 //!
-//! - Cases come from the library's `btvm_compiler::gen::running_list_case`, which proptest
-//!   draws through `support::gen::running_list_case` (and `gen::cursor_case` and
+//! - Cases come from the library's `btvm_testkit::gen::running_list_case`, which proptest
+//!   draws through `btvm_testkit::strategies::running_list_case` (and `gen::cursor_case` and
 //!   `gen::decider_case` likewise; `decider_generator_reaches_every_feature` lists what the
 //!   decider cases cover).
 //! - Trees (`gen::running_list_tree`): every node kind and knob the model supports
@@ -48,8 +48,6 @@
 //! cases are saved next to this file, in `equivalence.proptest-regressions`, and replayed first
 //! on every later run.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -57,16 +55,15 @@ use btvm::AgentId;
 use btvm_compiler::ir::{Expr, Lit, Model, NodeKind, Tree};
 use btvm_compiler::load::{load, LoadOptions};
 use btvm_compiler::reference::Interpreter;
-use btvm_compiler::scenario::{
-    self, parse_scenario, run, Contenders, EngineKind, Scenario, ScriptedHost,
-};
+use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario, ScriptedHost};
 use btvm_compiler::source::{FileId, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::compare::{Contender, Contenders};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence, TestRunner};
 
-use support::gen::{self, RlConfig};
+use btvm_testkit::strategies::{self as gen, RlConfig};
 
 /// Cases per run unless `BTVM_EQUIV_CASES` (or else `PROPTEST_CASES`) says otherwise.
 const DEFAULT_CASES: u32 = 2048;
@@ -99,10 +96,10 @@ fn case() -> impl Strategy<Value = (Tree, String)> {
 // ---- comparing the engines ---------------------------------------------------------------
 
 /// Runs every engine (the vm, native code, the two taking turns, chunked native code) against
-/// the reference with the library's differential check; `Err` describes the first difference,
+/// the reference with the test kit's differential check; `Err` describes the first difference,
 /// with the tree in canonical syntax and the scenario.
 fn compare(tree: &Tree, scn: &Scenario, text: &str) -> Result<(), String> {
-    scenario::compare(tree, scn, Contenders::ALL).map_err(|m| {
+    btvm_testkit::compare::compare(tree, scn, Contenders::ALL).map_err(|m| {
         format!(
             "{m}\n--- tree (canonical syntax) ---\n{}\n--- scenario ---\n{text}",
             canonical::print(tree)
@@ -124,14 +121,14 @@ fn cursor_case() -> impl Strategy<Value = (Tree, String)> {
 /// A lifecycle-model (MBT) tree and a scenario for it, with events, variable sets and resets.
 fn lifecycle_case() -> impl Strategy<Value = (Tree, String)> {
     gen::from_bytes(gen::MAX_BYTES, |u| {
-        btvm_compiler::gen::lifecycle_case(u, &RlConfig::default()).map(|c| (c.tree, c.scenario))
+        btvm_testkit::gen::lifecycle_case(u, &RlConfig::default()).map(|c| (c.tree, c.scenario))
     })
 }
 
 /// A selection-model (BST) tree and a scenario for it, with events, variable sets and resets.
 fn selection_case() -> impl Strategy<Value = (Tree, String)> {
     gen::from_bytes(gen::MAX_BYTES, |u| {
-        btvm_compiler::gen::selection_case(u, &RlConfig::default()).map(|c| (c.tree, c.scenario))
+        btvm_testkit::gen::selection_case(u, &RlConfig::default()).map(|c| (c.tree, c.scenario))
     })
 }
 
@@ -197,7 +194,7 @@ fn generators_reach_every_feature() {
     let mut seen = BTreeSet::new();
     for _ in 0..400 {
         let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
-        seen.extend(support::features(&tree));
+        seen.extend(btvm_testkit::features::features(&tree));
         seen.extend(extra_features(&tree, &text));
         seen.extend(run_features(&tree, &text));
     }
@@ -299,7 +296,7 @@ fn generators_reach_every_feature() {
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }
 
-/// Features `support::features` does not name: shapes of includes, sizes, capacities and
+/// Features `btvm_testkit::features::features` does not name: shapes of includes, sizes, capacities and
 /// scenario forms.
 fn extra_features(tree: &Tree, text: &str) -> BTreeSet<String> {
     let mut f = BTreeSet::new();
@@ -476,8 +473,8 @@ fn default_bot_runs_alike() {
         reference.lines().iter().any(|l| l.contains(" enter -> ")),
         "the bots call actions"
     );
-    for engine in [EngineKind::Vm, EngineKind::Native, EngineKind::Switching] {
-        let trace = run(&tree, &scn, engine).unwrap();
+    for engine in &Contender::ALL[1..] {
+        let trace = engine.run(&tree, &scn).unwrap();
         if let Some(diff) = reference.diff(&trace) {
             panic!(
                 "engines disagree on default.bt (reference vs {}):\n{diff}",
@@ -486,7 +483,7 @@ fn default_bot_runs_alike() {
         }
         assert_eq!(reference.to_string(), trace.to_string());
     }
-    if let Err(m) = scenario::compare(&tree, &scn, Contenders::ALL) {
+    if let Err(m) = btvm_testkit::compare::compare(&tree, &scn, Contenders::ALL) {
         panic!("engines disagree on default.bt: {}", m.what);
     }
 }
@@ -501,7 +498,7 @@ fn cursor_generator_reaches_every_feature() {
     let mut seen = BTreeSet::new();
     for _ in 0..300 {
         let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
-        seen.extend(support::features(&tree));
+        seen.extend(btvm_testkit::features::features(&tree));
         for n in &tree.nodes {
             if let NodeKind::Sequence(c) | NodeKind::Selector(c) = &n.kind {
                 if c.looping {
@@ -690,7 +687,7 @@ fn lifecycle_generator_reaches_every_feature() {
     let mut seen = BTreeSet::new();
     for _ in 0..400 {
         let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
-        seen.extend(support::features(&tree));
+        seen.extend(btvm_testkit::features::features(&tree));
         for n in &tree.nodes {
             match &n.kind {
                 NodeKind::Loop(l) => {
@@ -843,7 +840,7 @@ fn selection_generator_reaches_every_feature() {
     let mut seen = BTreeSet::new();
     for _ in 0..300 {
         let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
-        seen.extend(support::features(&tree));
+        seen.extend(btvm_testkit::features::features(&tree));
         if !tree.signals.is_empty() {
             seen.insert("x:signal".into());
         }

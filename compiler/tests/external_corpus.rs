@@ -8,8 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use btvm_compiler::load::{load, LoadOptions};
-use btvm_compiler::scenario::{parse_scenario, run, EngineKind};
+use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::{RealFs, SourceMap};
+use btvm_testkit::compare::Contender;
 
 fn corpus() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/unvanquished");
@@ -68,9 +69,9 @@ fn default_bot_runs_a_thousand_ticks() {
     let file = sources.add(scn_path, text.clone());
     let scenario = parse_scenario(file, &text).unwrap();
     assert_eq!(scenario.ticks, 1000);
-    let traces: Vec<_> = EngineKind::TESTED
+    let traces: Vec<_> = Contender::ALL
         .iter()
-        .map(|&e| run(&tree, &scenario, e).unwrap())
+        .map(|e| e.run(&tree, &scenario).unwrap())
         .collect();
     for t in &traces[1..] {
         assert!(

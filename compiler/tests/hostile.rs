@@ -14,8 +14,9 @@ use btvm::{EngineKind, Limits, Program, ProgramErrorKind};
 use btvm_compiler::diag::ErrorKind;
 use btvm_compiler::ir::{Dialect, Tree};
 use btvm_compiler::load::{load, load_reporting, Format, LoadOptions};
-use btvm_compiler::scenario::{self, compare, parse_scenario, Contenders};
+use btvm_compiler::scenario::{self, parse_scenario};
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
+use btvm_testkit::compare::{compare, Contenders};
 
 /// The three tree formats, by file extension.
 const FORMATS: [(&str, Format); 3] = [

@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 use btvm::{Limits, Stimulus};
 use btvm_compiler::diag::ErrorKind;
 use btvm_compiler::load::{load, LoadOptions};
-use btvm_compiler::scenario::{compare, parse_scenario, CaseExpectation, CaseFile, Contenders};
+use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::case::{CaseExpectation, CaseFile};
+use btvm_testkit::compare::{compare, Contenders};
 
 fn spore_cases() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/cases/spore");

@@ -7,12 +7,12 @@
 
 use btvm::{AgentId, Batch, Call, Engine, EngineKind, Halt, Host, Limits, Program, Status, Value};
 use btvm_compiler::ir::Tree;
-use btvm_compiler::scenario::{self, compare, parse_scenario, Contenders};
+use btvm_compiler::scenario::{self, parse_scenario};
 use btvm_compiler::source::{FileId, SourceMap};
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::compare::{compare, Contenders};
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use btvm_testkit::fixtures;
 
 use fixtures::{BST_ALL, HEADER_BST, HEADER_MBT, MBT_ALL};
 

@@ -256,17 +256,15 @@ use btvm_compiler::ir::{NodeId, Tree};
 use btvm_compiler::reference::{Interpreter, Scopes};
 use btvm_compiler::scenario::{InputKind, ScriptedHost};
 
-mod support;
-
 /// A generated lifecycle- or selection-model case (tree and scenario text).
 fn event_case() -> BoxedStrategy<(Tree, String)> {
     prop_oneof![
-        support::gen::from_bytes(support::gen::MAX_BYTES, |u| {
-            btvm_compiler::gen::lifecycle_case(u, &support::gen::RlConfig::default())
+        btvm_testkit::strategies::from_bytes(btvm_testkit::strategies::MAX_BYTES, |u| {
+            btvm_testkit::gen::lifecycle_case(u, &btvm_testkit::strategies::RlConfig::default())
                 .map(|c| (c.tree, c.scenario))
         }),
-        support::gen::from_bytes(support::gen::MAX_BYTES, |u| {
-            btvm_compiler::gen::selection_case(u, &support::gen::RlConfig::default())
+        btvm_testkit::strategies::from_bytes(btvm_testkit::strategies::MAX_BYTES, |u| {
+            btvm_testkit::gen::selection_case(u, &btvm_testkit::strategies::RlConfig::default())
                 .map(|c| (c.tree, c.scenario))
         }),
     ]
@@ -408,7 +406,7 @@ proptest! {
     /// decider below the root, and a redecide limit of that many never trips the loop guard.
     #[test]
     fn a_tick_redecides_at_most_once_per_decider(
-        (mut t, text) in support::gen::decider_case(support::gen::RlConfig::default())
+        (mut t, text) in btvm_testkit::strategies::decider_case(btvm_testkit::strategies::RlConfig::default())
     ) {
         use btvm_compiler::ir::{Model, NodeKind};
         let shared = t.nodes.iter().any(|n| matches!(n.kind, NodeKind::Include(_)));

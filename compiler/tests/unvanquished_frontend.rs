@@ -13,8 +13,7 @@ use btvm_compiler::ir::{
 use btvm_compiler::source::{MemFs, RealFs, SourceMap};
 use btvm_compiler::syntax::unvanquished::{load, profile};
 
-#[path = "support/front.rs"]
-mod front;
+use btvm_testkit::front;
 
 // ---- helpers ------------------------------------------------------------------------------
 

@@ -13,8 +13,7 @@ use btvm::{
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::canonical;
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use btvm_testkit::fixtures;
 
 use fixtures::{BST_ALL, HEADER_BST, HEADER_MBT, MBT_ALL};
 

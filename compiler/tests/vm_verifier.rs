@@ -13,13 +13,13 @@ use btvm::program::{
     ProgramParts, RBit, Stamp, Str, Temp, Timer, Var,
 };
 use btvm::{
-    AgentId, Batch, Call, Host, ImportKind, Limits, Program, ProgramErrorKind as K, Status, StrId,
-    Value, Vm,
+    AgentId, Batch, ImportKind, Limits, Program, ProgramErrorKind as K, Status, StrId, Value, Vm,
 };
 use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, LoadOptions};
 use btvm_compiler::source::{MemFs, SourceMap};
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::hosts::Permissive;
 
 // ---------------------------------------------------------------------------------------------
 // Trees and programs
@@ -944,57 +944,10 @@ fn program_nested() -> Program {
     lower("nested", &parse_canonical("nested.btn", TREE_NESTED))
 }
 
-// ---------------------------------------------------------------------------------------------
-// A host that accepts everything
-
-/// Accepts every import and answers from an LCG, with every kind of value (including strings
-/// the program does not have and NaN).
-struct Permissive {
-    n: u64,
-}
-
-impl Permissive {
-    fn next(&mut self) -> u64 {
-        self.n = self
-            .n
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.n >> 33
-    }
-}
-
-impl Host for Permissive {
-    fn action(&mut self, call: &Call<'_>) -> Status {
-        for a in call.args {
-            let _ = a.display(call.strings).to_string();
-        }
-        match self.next() % 3 {
-            0 => Status::Success,
-            1 => Status::Failure,
-            _ => Status::Running,
-        }
-    }
-
-    fn function(&mut self, call: &Call<'_>) -> Value {
-        for a in call.args {
-            let _ = a.display(call.strings).to_string();
-        }
-        let r = self.next();
-        match r % 6 {
-            0 => Value::Bool(r & 8 != 0),
-            1 => Value::Int((r as i64 >> 3) - 1000),
-            2 => Value::Float((r % 1000) as f64 / 100.0 - 5.0),
-            3 => Value::Str(StrId((r >> 3) as u32 % 8)),
-            4 => Value::Float(f64::NAN),
-            _ => Value::Float(f64::INFINITY),
-        }
-    }
-}
-
 /// Runs `p` for `agents` agents over `ticks` ticks on a `Vm` (every entry each tick) and on a
 /// `Batch`; returns a checksum of the statuses so the work is not optimised away.
 fn run_permissive(p: &Program, agents: u32, ticks: i64) -> u64 {
-    let mut host = Permissive { n: 7 };
+    let mut host = Permissive::always(7);
     p.bind(&mut host)
         .expect("the permissive host binds everything");
     let mut vm = Vm::new(p);
@@ -2477,7 +2430,7 @@ fn bad_function_tables() {
     p.functions.clear();
     let q = verify(p, &limits()).expect("a program without functions verifies");
     assert_eq!(q.main(), None);
-    let mut host = Permissive { n: 1 };
+    let mut host = Permissive::always(1);
     let mut state = q.new_state();
     assert!(matches!(
         Vm::new(&q).tick(&mut state, AgentId(0), &mut host, 0),

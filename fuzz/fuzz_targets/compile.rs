@@ -1,4 +1,4 @@
-//! Any valid IR tree (from `btvm_compiler::gen`, any model and dialect) through the pipeline:
+//! Any valid IR tree (from `btvm_testkit::gen`, any model and dialect) through the pipeline:
 //! the checker accepts it or says why; an accepted tree lowers to a program the verifier
 //! accepts (the lowering never emits bytecode its own verifier rejects, and refuses a checked
 //! tree only for a size limit: `check` alone decides validity); the program survives its file
@@ -7,7 +7,7 @@
 
 use btvm::{EngineKind, Limits};
 use btvm_compiler::diag::ErrorKind;
-use btvm_compiler::gen::AnyTree;
+use btvm_testkit::gen::AnyTree;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: AnyTree| {

@@ -1,4 +1,4 @@
-//! Any runnable tree and scenario (from `btvm_compiler::gen`: running-list trees, cursor trees
+//! Any runnable tree and scenario (from `btvm_testkit::gen`: running-list trees, cursor trees
 //! with resets and missing imports, or decider trees with decision flags and stimuli, chosen by
 //! the first input byte): the reference, the
 //! vm, native code, the two taking turns and chunked native code produce identical traces, or
@@ -6,9 +6,10 @@
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
-use btvm_compiler::gen::{CursorCase, DeciderCase, RunningListCase};
-use btvm_compiler::scenario::{compare, parse_scenario, Contenders};
+use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::FileId;
+use btvm_testkit::compare::{compare, Contenders};
+use btvm_testkit::gen::{CursorCase, DeciderCase, RunningListCase};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

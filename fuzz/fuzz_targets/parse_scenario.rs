@@ -7,9 +7,10 @@ use std::sync::OnceLock;
 
 use btvm::Limits;
 use btvm_compiler::ir::Tree;
-use btvm_compiler::scenario::{compare, parse_scenario, Contenders};
+use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::{FileId, SourceMap};
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::compare::{compare, Contenders};
 use libfuzzer_sys::fuzz_target;
 
 /// A tree using every kind of import a scenario can answer: actions with and without

@@ -1,12 +1,12 @@
-//! Any valid IR tree (from `btvm_compiler::gen`) printed in the canonical syntax and parsed back
+//! Any valid IR tree (from `btvm_testkit::gen`) printed in the canonical syntax and parsed back
 //! is the same tree (spans aside), and printing is a fixed point.
 #![no_main]
 
 use btvm::Limits;
-use btvm_compiler::gen::AnyTree;
 use btvm_compiler::ir::Tree;
 use btvm_compiler::source::FileId;
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::gen::AnyTree;
 use libfuzzer_sys::fuzz_target;
 
 fn stripped(mut t: Tree) -> Tree {

@@ -8,13 +8,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use btvm::{AgentId, Call, EngineKind, Host, ImportKind, Limits, Program, Status, StrId, Value};
+use btvm::{AgentId, EngineKind, ImportKind, Limits, Program};
 use btvm_compiler::diag::Diagnostic;
-use btvm_compiler::gen::quote;
 use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load, Format, LoadOptions};
-use btvm_compiler::scenario::{compare, parse_scenario, Contenders};
+use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
+use btvm_testkit::compare::{compare, Contenders};
+use btvm_testkit::gen::quote;
+pub use btvm_testkit::hosts::Permissive;
 
 /// The byte that separates files in a parser target's input. It can never occur in valid
 /// UTF-8, so a seed file is always one source file.
@@ -136,61 +138,6 @@ pub fn scenario_for(tree: &Tree) -> String {
         let _ = writeln!(s, "answer {} = {answers}", quote(&import.name));
     }
     s
-}
-
-/// A host that binds every import and answers from a linear congruential generator with every
-/// kind of value, including NaN, infinities and strings the program does not have.
-#[derive(Clone, Debug)]
-pub struct Permissive {
-    state: u64,
-}
-
-impl Permissive {
-    /// A host whose answers are determined by `seed`.
-    pub fn new(seed: u64) -> Permissive {
-        Permissive { state: seed }
-    }
-
-    fn next(&mut self) -> u64 {
-        self.state = self
-            .state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.state >> 33
-    }
-}
-
-impl Host for Permissive {
-    fn action(&mut self, call: &Call<'_>) -> Status {
-        for a in call.args {
-            let _ = a.display(call.strings).to_string();
-        }
-        match self.next() % 3 {
-            0 => Status::Success,
-            1 => Status::Failure,
-            _ => Status::Running,
-        }
-    }
-
-    fn function(&mut self, call: &Call<'_>) -> Value {
-        for a in call.args {
-            let _ = a.display(call.strings).to_string();
-        }
-        let r = self.next();
-        match r % 7 {
-            0 => Value::Bool(r & 8 != 0),
-            1 => Value::Int((r as i64 >> 3) - 1000),
-            2 => Value::Float((r % 1000) as f64 / 100.0 - 5.0),
-            3 => Value::Str(StrId((r >> 3) as u32 % 8)),
-            4 => Value::Float(f64::NAN),
-            5 => Value::Int(i64::MIN),
-            _ => Value::Float(f64::INFINITY),
-        }
-    }
-
-    fn available(&mut self, _id: btvm::ImportId) -> bool {
-        self.next() % 4 != 0
-    }
 }
 
 /// Everything one run of a program on one engine produced: every tick's status (or error),

@@ -7,18 +7,16 @@
 //! calls and records the [`Trace`]; [`run`] drives any engine through a scenario. The same
 //! scripted host drives every engine, so their traces can be compared line by line.
 
-mod case;
-mod compare;
 mod host;
 mod parse;
 mod run;
 mod trace;
 
-pub use case::{Case, CaseExpectation, CaseFile};
-pub use compare::{compare, Contenders, Mismatch};
 pub use host::ScriptedHost;
 pub use parse::parse_scenario;
-pub use run::{run, run_engines, run_session, Engine, EngineKind, Outcome, Session};
+pub use run::{
+    run, run_engines, run_session, run_taking_turns, Engine, EngineKind, Outcome, Session,
+};
 pub use trace::Trace;
 
 use btvm::{Millis, Status};

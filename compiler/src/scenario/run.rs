@@ -18,23 +18,11 @@ pub enum EngineKind {
     Vm,
     /// Native code compiled with Cranelift.
     Native,
-    /// The vm and native code taking turns on the same state blocks (each call an agent gets,
-    /// tick or entry, goes to the other engine than its previous one): proves the two engines
-    /// share one state layout.
-    Switching,
 }
 
 impl EngineKind {
     /// Every engine that exists, in the order the conformance runner tries them.
     pub const ALL: [EngineKind; 3] = [EngineKind::Reference, EngineKind::Vm, EngineKind::Native];
-
-    /// [`EngineKind::ALL`] plus the switching test engine.
-    pub const TESTED: [EngineKind; 4] = [
-        EngineKind::Reference,
-        EngineKind::Vm,
-        EngineKind::Native,
-        EngineKind::Switching,
-    ];
 
     /// The engine's name (`--engine`).
     pub fn name(self) -> &'static str {
@@ -42,7 +30,6 @@ impl EngineKind {
             EngineKind::Reference => "reference",
             EngineKind::Vm => "vm",
             EngineKind::Native => "native",
-            EngineKind::Switching => "vm+native",
         }
     }
 }
@@ -498,6 +485,99 @@ pub fn run_session(
     engine: EngineKind,
     session: &Session,
 ) -> Result<Outcome, Diagnostic> {
+    check_scenario(tree, scenario)?;
+    match engine {
+        EngineKind::Reference => {
+            let interp = Interpreter::new(tree)?;
+            let agents = (0..scenario.agents)
+                .map(|a| interp.new_agent(AgentId(a)))
+                .collect();
+            let mut host = ScriptedHost::for_tree(scenario, tree);
+            let debug = (session.debug_level > 0)
+                .then(|| crate::debug::DebugOutput::new(tree, session.debug_level));
+            let mut engine = ReferenceEngine {
+                interp,
+                agents,
+                debug,
+                scopes: Scopes::new(),
+            };
+            let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
+            Ok(Outcome {
+                trace: host.into_trace(),
+                saved,
+                deciders: views(&engine, scenario),
+                debug: engine.debug.map_or(Vec::new(), |mut d| d.take()),
+            })
+        }
+        EngineKind::Vm => run_compiled(tree, scenario, &[btvm::EngineKind::Vm], session),
+        EngineKind::Native => run_compiled(tree, scenario, &[btvm::EngineKind::Native], session),
+    }
+}
+
+/// Runs `tree` through `scenario` on one compiled engine whose kind changes call by call: the
+/// k-th call an agent gets (tick, entry or event) runs on `turns[k % turns.len()]`, over the
+/// same state blocks (`btvm::Engine::switch`). With `[Vm, Native]` this shows that the vm and
+/// native code share one state layout and can hand an agent to each other between any two
+/// calls. Every kind in `turns` must be available (native code must compile).
+pub fn run_taking_turns(
+    tree: &Tree,
+    scenario: &Scenario,
+    turns: &[btvm::EngineKind],
+) -> Result<Trace, Diagnostic> {
+    check_scenario(tree, scenario)?;
+    run_compiled(tree, scenario, turns, &Session::default()).map(|o| o.trace)
+}
+
+/// The compiled engines' half of [`run_session`], taking `turns` as [`run_taking_turns`] does.
+fn run_compiled(
+    tree: &Tree,
+    scenario: &Scenario,
+    turns: &[btvm::EngineKind],
+    session: &Session,
+) -> Result<Outcome, Diagnostic> {
+    if session.debug_level > 0 {
+        return Err(Diagnostic::new(
+            ErrorKind::Unsupported,
+            Span::DUMMY,
+            "debug output comes from the reference interpreter's observer",
+        )
+        .with_note("run with `--engine reference`: every engine makes the same decisions"));
+    }
+    let program =
+        crate::lower::lower(tree, &btvm::Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+    // Every kind the run takes must exist (native code must compile): check each, then run
+    // one engine, switched between them.
+    let mut base = None;
+    for &k in turns {
+        let e = compiled(&program, k)?;
+        base.get_or_insert(e);
+    }
+    let Some(base) = base else {
+        return Err(Diagnostic::new(
+            ErrorKind::InvalidProgram,
+            Span::DUMMY,
+            "no engine to run",
+        ));
+    };
+    let mut host = ScriptedHost::for_tree(scenario, tree);
+    let turns = if turns.len() > 1 {
+        turns.to_vec()
+    } else {
+        Vec::new()
+    };
+    let mut engine = compiled_engine(&program, scenario, base, turns);
+    let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
+    Ok(Outcome {
+        trace: host.into_trace(),
+        saved,
+        deciders: views(&engine, scenario),
+        debug: Vec::new(),
+    })
+}
+
+/// Refuses a scenario that cannot run `tree` on any engine: it says an import the tree needs is
+/// missing, runs entries in a model without them, or names an entry the tree does not have.
+fn check_scenario(tree: &Tree, scenario: &Scenario) -> Result<(), Diagnostic> {
     if !matches!(tree.config.model, Model::Cursor { .. }) {
         if let Some(imp) = tree
             .imports
@@ -537,77 +617,7 @@ pub fn run_session(
             }
         }
     }
-    match engine {
-        EngineKind::Reference => {
-            let interp = Interpreter::new(tree)?;
-            let agents = (0..scenario.agents)
-                .map(|a| interp.new_agent(AgentId(a)))
-                .collect();
-            let mut host = ScriptedHost::for_tree(scenario, tree);
-            let debug = (session.debug_level > 0)
-                .then(|| crate::debug::DebugOutput::new(tree, session.debug_level));
-            let mut engine = ReferenceEngine {
-                interp,
-                agents,
-                debug,
-                scopes: Scopes::new(),
-            };
-            let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
-            Ok(Outcome {
-                trace: host.into_trace(),
-                saved,
-                deciders: views(&engine, scenario),
-                debug: engine.debug.map_or(Vec::new(), |mut d| d.take()),
-            })
-        }
-        EngineKind::Vm | EngineKind::Native | EngineKind::Switching => {
-            if session.debug_level > 0 {
-                return Err(Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    Span::DUMMY,
-                    "debug output comes from the reference interpreter's observer",
-                )
-                .with_note(
-                    "run with `--engine reference`: every engine makes the same decisions",
-                ));
-            }
-            let program = crate::lower::lower(tree, &btvm::Limits::default())
-                .map_err(|mut d| d.swap_remove(0))?;
-            let turns: &[btvm::EngineKind] = match engine {
-                EngineKind::Vm => &[btvm::EngineKind::Vm],
-                EngineKind::Native => &[btvm::EngineKind::Native],
-                _ => &[btvm::EngineKind::Vm, btvm::EngineKind::Native],
-            };
-            // Every kind the run takes must exist (native code must compile): check each, then
-            // run one engine, switched between them.
-            let mut base = None;
-            for &k in turns {
-                let e = compiled(&program, k)?;
-                base.get_or_insert(e);
-            }
-            let Some(base) = base else {
-                return Err(Diagnostic::new(
-                    ErrorKind::InvalidProgram,
-                    Span::DUMMY,
-                    "no engine to run",
-                ));
-            };
-            let mut host = ScriptedHost::for_tree(scenario, tree);
-            let turns = if turns.len() > 1 {
-                turns.to_vec()
-            } else {
-                Vec::new()
-            };
-            let mut engine = compiled_engine(&program, scenario, base, turns);
-            let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
-            Ok(Outcome {
-                trace: host.into_trace(),
-                saved,
-                deciders: views(&engine, scenario),
-                debug: Vec::new(),
-            })
-        }
-    }
+    Ok(())
 }
 
 /// Every agent's decider view (empty for other models).

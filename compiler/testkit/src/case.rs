@@ -3,10 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{parse_scenario, run, EngineKind, Trace};
-use crate::diag::Diagnostic;
-use crate::load::{load_reporting, Format, LoadOptions, Profile};
-use crate::source::{MemFs, SourceMap};
+use btvm_compiler::scenario::{parse_scenario, Trace};
+
+use crate::compare::Contender;
+use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
+use btvm_compiler::source::{MemFs, SourceMap};
 
 /// What a case expects.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,7 +138,7 @@ impl CaseFile {
     /// reads them from `bots/` under its root, which `#include` names start from), else `/case`.
     pub fn dir(&self) -> &'static Path {
         Path::new(match self.format {
-            Format::Dialect(crate::ir::Dialect::Unvanquished) => "/bots",
+            Format::Dialect(btvm_compiler::ir::Dialect::Unvanquished) => "/bots",
             _ => DIR,
         })
     }
@@ -145,16 +147,16 @@ impl CaseFile {
     pub fn main_path(&self) -> PathBuf {
         let ext = match self.format {
             Format::Canonical => "btn",
-            Format::Dialect(crate::ir::Dialect::Unvanquished) => "bt",
-            Format::Dialect(crate::ir::Dialect::Dragengine) => "debt",
-            Format::Dialect(crate::ir::Dialect::Spore) => "spore",
+            Format::Dialect(btvm_compiler::ir::Dialect::Unvanquished) => "bt",
+            Format::Dialect(btvm_compiler::ir::Dialect::Dragengine) => "debt",
+            Format::Dialect(btvm_compiler::ir::Dialect::Spore) => "spore",
             Format::Dialect(_) => "xml",
         };
         self.dir().join(format!("main.{ext}"))
     }
 
     /// Runs the case on `engine`; `Err` describes the mismatch.
-    pub fn run(&self, engine: EngineKind) -> Result<(), String> {
+    pub fn run(&self, engine: Contender) -> Result<(), String> {
         let mut fs = MemFs::new();
         fs.insert(self.main_path(), self.tree.as_bytes());
         for (name, text) in &self.files {
@@ -224,7 +226,8 @@ impl CaseFile {
                 let file = sources.add("/case/scenario", scenario.clone());
                 let scn = parse_scenario(file, scenario)
                     .map_err(|ds| format!("bad scenario:\n{}", render(&ds, &sources)))?;
-                let actual = run(&tree, &scn, engine)
+                let actual = engine
+                    .run(&tree, &scn)
                     .map_err(|d| format!("the engine failed: {}", d.display(&sources)))?;
                 match trace.diff(&actual) {
                     None => Ok(()),

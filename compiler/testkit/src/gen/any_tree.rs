@@ -13,14 +13,14 @@ use btvm::{Import, ImportId, ImportKind};
 use super::draw::{maybe, one_of, pick, range, repeat, shuffle, weighted, Levels};
 use super::scope::Scope;
 use super::text::{int, lit, lit_of, name, status, text, unique_names, var_type};
-use crate::ir::{
+use btvm_compiler::ir::{
     Abort, Arg, BehaviorRef, BinOp, CallExpr, Composite, Cooldown, Decider, Dialect, Expr,
     FlagTest, Group, GroupScope, Guard, GuardEval, Hooks, LogStatus, Loop, Model, NodeBuf,
     NodeKind, Parallel, Policy, Precision, Precondition, Priority, Quorum, Resume, RootFinish,
     SendEvent, Sharing, StateNode, StatusMap, SubtreeId, TimestampDecl, TimestampId, Transition,
     Tree, TreeBuilder, TreeConfig, Trigger, TsQuery, Var, VarId, Wait, WaitForEvent,
 };
-use crate::source::Span;
+use btvm_compiler::source::Span;
 
 /// Size bounds for [`tree`]. The defaults give trees of a few dozen nodes, which keep a few
 /// hundred cases fast in debug builds while still reaching every kind and knob.

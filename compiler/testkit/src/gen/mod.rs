@@ -1,18 +1,17 @@
-//! Generators of random IR trees and scenarios, for property tests and fuzzing (feature
-//! `arbitrary`, on by default).
+//! Generators of random IR trees and scenarios, for property tests, fuzzing and benchmarks.
 //!
 //! Every generator is a function from an [`Unstructured`] (a byte string read front to back)
 //! to a value: the same bytes always give the same value. Property tests draw random bytes
-//! (`compiler/tests/support/gen.rs` turns these functions into proptest strategies); fuzz
+//! ([`strategies`](crate::strategies) turns these functions into proptest strategies); fuzz
 //! targets take the fuzzer's bytes through the [`Arbitrary`](arbitrary::Arbitrary) wrappers
 //! [`AnyTree`], [`RunningListCase`], [`CursorCase`], [`DeciderCase`], [`LifecycleCase`] and
 //! [`SelectionCase`].
 //!
-//! - [`tree`] draws any valid tree: every [`NodeKind`](crate::ir::NodeKind), every knob value,
-//!   every [`Expr`](crate::ir::Expr) variant and every [`Lit`](crate::ir::Lit) form (negative
+//! - [`tree`] draws any valid tree: every [`NodeKind`](btvm_compiler::ir::NodeKind), every knob value,
+//!   every [`Expr`](btvm_compiler::ir::Expr) variant and every [`Lit`](btvm_compiler::ir::Lit) form (negative
 //!   and extreme integers, `-0.0`, infinities, NaNs with any payload, strings with quotes,
 //!   backslashes, control characters and non-ASCII), named arguments, both import kinds, all
-//!   [`TreeConfig`](crate::ir::TreeConfig) values, several roots and subtrees reached through
+//!   [`TreeConfig`](btvm_compiler::ir::TreeConfig) values, several roots and subtrees reached through
 //!   `include`. Sizes are bounded by a [`GenConfig`].
 //! - [`running_list_tree`] and [`cursor_tree`] draw trees of the running-list and cursor models
 //!   that every engine runs, bounded by an [`RlConfig`]; [`scenario_spec`] draws a scenario
@@ -36,7 +35,7 @@
 //!   by a configured bound. When the bytes run out, every choice takes its first, smallest
 //!   option (a leaf, no optional part, the least length), so exhausted input gives a small tree
 //!   (a single leaf per body);
-//! - every tree passes [`Tree::validate`](crate::ir::Tree::validate); running-list and cursor
+//! - every tree passes [`Tree::validate`](btvm_compiler::ir::Tree::validate); running-list and cursor
 //!   trees are also accepted by their model's checks, so every engine runs them, and a
 //!   rendered scenario always parses.
 

@@ -1,4 +1,4 @@
-//! Proptest strategies over the library's generators ([`btvm_compiler::gen`]): each draws a
+//! Proptest strategies over the library's generators ([`crate::gen`]): each draws a
 //! random byte string and reads a value from it. The generators' docs say what they cover.
 //!
 //! Failing cases shrink by shrinking the bytes (dropping them, or lowering them towards zero,
@@ -6,14 +6,14 @@
 
 use std::fmt::Debug;
 
+use crate::gen;
 use arbitrary::Unstructured;
-use btvm_compiler::gen;
 use btvm_compiler::ir::Tree;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 
-pub use btvm_compiler::gen::{GenConfig, RlConfig};
+pub use crate::gen::{GenConfig, RlConfig};
 
 /// Most bytes a strategy draws (the count is uniform below it). The default configurations
 /// read about 0.5 KiB for a tree ([`tree`]) and 1.5 KiB for a running-list case (5 KiB at

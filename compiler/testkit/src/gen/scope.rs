@@ -3,7 +3,7 @@
 
 use btvm::{Import, ImportId, ImportKind, Status};
 
-use crate::ir::{Expr, Lit, NodeBuf, NodeKind, VarId};
+use btvm_compiler::ir::{Expr, Lit, NodeBuf, NodeKind, VarId};
 
 /// What node and expression generators may refer to: the tables of the tree being generated.
 #[derive(Clone, Debug, Default)]

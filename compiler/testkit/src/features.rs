@@ -1,12 +1,5 @@
-//! Shared helpers for integration tests: proptest generators of IR trees ([`gen`]) and a
-//! feature census ([`features`]) that tests use to prove the generators reach every node kind,
-//! knob value, expression variant and literal form.
-//!
-//! Include it from a test crate with `mod support;`. Not every test uses every helper, hence
-//! the `dead_code` allowance.
-#![allow(dead_code)]
-
-pub mod gen;
+//! A feature census ([`features`]) that tests use to prove the generators reach every node
+//! kind, knob value, expression variant and literal form.
 
 use std::collections::BTreeSet;
 

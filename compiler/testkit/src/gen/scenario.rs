@@ -3,7 +3,7 @@
 //! A scenario is drawn as a [`ScenarioSpec`], independently of the tree, and written out as
 //! text against the tree by [`ScenarioSpec::render`]: imports, entries and strings are referred
 //! to by index, modulo what the tree has, so any spec renders against any tree, and the text
-//! always parses with [`parse_scenario`](crate::scenario::parse_scenario).
+//! always parses with [`parse_scenario`](btvm_compiler::scenario::parse_scenario).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -13,7 +13,7 @@ use btvm::ImportKind;
 
 use super::draw::{maybe, pick, range, repeat, weighted};
 use super::text::{float, int, rl_string, status, RL_STRINGS};
-use crate::ir::{Arg, Expr, Lit, NodeKind, Tree};
+use btvm_compiler::ir::{Arg, Expr, Lit, NodeKind, Tree};
 
 /// Most ticks a generated scenario runs (schedules and entries refer to ticks below it).
 pub const MAX_TICKS: u32 = 40;
@@ -487,7 +487,7 @@ impl ScenarioSpec {
                 let _ = writeln!(s, "at {k} entry {}", quote(&f.entries[e % f.entries.len()]));
             }
         }
-        if matches!(tree.config.model, crate::ir::Model::Decider { .. }) {
+        if matches!(tree.config.model, btvm_compiler::ir::Model::Decider { .. }) {
             for i in &self.inputs {
                 let who = i.agent.map_or(String::new(), |a| format!(" agent {a}"));
                 match i.what {

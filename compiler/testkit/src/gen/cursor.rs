@@ -8,7 +8,7 @@ use super::draw::{maybe, pick, range, repeat, weighted, Levels};
 use super::running_list::{add_vars, rl_expr, rl_var, RlConfig};
 use super::scope::{Remap, Scope};
 use super::text::{import_name, make_unique, status};
-use crate::ir::{
+use btvm_compiler::ir::{
     CallExpr, Composite, Dialect, Guard, GuardEval, Model, NodeBuf, NodeKind, Precision, Resume,
     StatusMap, Tree, TreeBuilder, TreeConfig,
 };

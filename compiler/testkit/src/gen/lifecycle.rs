@@ -20,7 +20,7 @@ use super::draw::{maybe, pick, range, repeat, weighted, Levels};
 use super::running_list::{rl_expr, RlConfig};
 use super::scope::Scope;
 use super::text::{import_name, make_unique, status};
-use crate::ir::{
+use btvm_compiler::ir::{
     BinOp, CallExpr, Composite, Dialect, Expr, GroupScope, Guard, GuardEval, Hooks, Lit, LogStatus,
     Loop, NodeBuf, NodeKind, Parallel, Priority, Resume, SendEvent, StateNode, StatusMap,
     TimestampDecl, TimestampId, Transition, Tree, TreeBuilder, Trigger, TsQuery, Type, Var, VarId,
@@ -379,12 +379,17 @@ pub(super) mod tests {
                 let mut u = Unstructured::new(&bytes);
                 let (tree, scenario) = case(&mut u).unwrap();
                 assert_eq!(tree.validate(), Ok(()));
-                let scn = crate::scenario::parse_scenario(crate::source::FileId(0), &scenario)
-                    .unwrap_or_else(|d| panic!("{d:?}\n{scenario}"));
-                if let Err(d) =
-                    crate::scenario::run(&tree, &scn, crate::scenario::EngineKind::Reference)
-                {
-                    panic!("{d:?}\n{}", crate::syntax::canonical::print(&tree));
+                let scn = btvm_compiler::scenario::parse_scenario(
+                    btvm_compiler::source::FileId(0),
+                    &scenario,
+                )
+                .unwrap_or_else(|d| panic!("{d:?}\n{scenario}"));
+                if let Err(d) = btvm_compiler::scenario::run(
+                    &tree,
+                    &scn,
+                    btvm_compiler::scenario::EngineKind::Reference,
+                ) {
+                    panic!("{d:?}\n{}", btvm_compiler::syntax::canonical::print(&tree));
                 }
             }
         }
@@ -395,7 +400,7 @@ pub(super) mod tests {
         let tree = lifecycle_tree(&mut Unstructured::new(&[]), &RlConfig::default()).unwrap();
         assert_eq!(tree.validate(), Ok(()));
         assert_eq!(tree.nodes.len(), 1);
-        crate::reference::Interpreter::new(&tree).unwrap();
+        btvm_compiler::reference::Interpreter::new(&tree).unwrap();
     }
 
     #[test]

@@ -1,9 +1,6 @@
 //! Canonical-syntax trees of the event-driven models that several test crates run: the lifecycle
 //! (MBT) and selection (BST) headers, and a tree of each model that uses every node kind.
-//! Prepend a header to a tree: `format!("{HEADER_MBT}{MBT_ALL}")`. Include it with
-//! `#[path = "support/fixtures.rs"] mod fixtures;`. Not every test uses every fixture, hence
-//! the `dead_code` allowance.
-#![allow(dead_code)]
+//! Prepend a header to a tree: `format!("{HEADER_MBT}{MBT_ALL}")`.
 
 /// The header of a lifecycle (MBT) tree.
 pub const HEADER_MBT: &str = "btvm 1;\ndialect mbt;\nmodel lifecycle;\nroot-finish stop;\nabort terminate;\nprecision double;\n";

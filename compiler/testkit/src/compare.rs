@@ -1,5 +1,6 @@
 //! The differential check: one scenario run on the reference interpreter and on compiled
-//! engines, their traces compared. Shared by the equivalence tests and the fuzz targets, so
+//! engines (the vm, native code, the two taking turns, native code in small chunks), their
+//! traces compared. Shared by the equivalence tests and the fuzz targets, so
 //! both judge "the engines agree" the same way (`spec/semantics.md` §1: two engines are
 //! equivalent when their traces are identical, and they accept or reject a tree alike).
 //!
@@ -10,9 +11,53 @@ use std::fmt;
 
 use btvm::native::{NativeCode, NativeConfig};
 
-use super::{run, run_engines, EngineKind, Scenario, Trace};
-use crate::diag::Diagnostic;
-use crate::ir::Tree;
+use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::ir::Tree;
+use btvm_compiler::scenario::{run, run_engines, run_taking_turns, EngineKind, Scenario, Trace};
+
+/// The name [`Mismatch::engine`] gives the vm and native code taking turns.
+pub const SWITCHING: &str = "vm+native";
+
+/// An engine a test runs scenarios on: one of the library's engines, or the vm and native code
+/// taking turns on the same state blocks (each call an agent gets, tick or entry, goes to the
+/// other engine than its previous one), which proves the two share one state layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Contender {
+    /// One engine.
+    Engine(EngineKind),
+    /// The vm and native code taking turns.
+    Switching,
+}
+
+impl Contender {
+    /// Every engine and the switching pair, in the order the conformance runner tries them.
+    pub const ALL: [Contender; 4] = [
+        Contender::Engine(EngineKind::Reference),
+        Contender::Engine(EngineKind::Vm),
+        Contender::Engine(EngineKind::Native),
+        Contender::Switching,
+    ];
+
+    /// The contender's name (`vm+native` for the switching pair).
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Engine(e) => e.name(),
+            Contender::Switching => SWITCHING,
+        }
+    }
+
+    /// Runs `scenario` on `tree` ([`run`], or [`run_taking_turns`] for the switching pair).
+    pub fn run(self, tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
+        match self {
+            Contender::Engine(e) => run(tree, scenario, e),
+            Contender::Switching => run_taking_turns(
+                tree,
+                scenario,
+                &[btvm::EngineKind::Vm, btvm::EngineKind::Native],
+            ),
+        }
+    }
+}
 
 /// Which engines [`compare`] runs against the reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,16 +120,19 @@ impl std::error::Error for Mismatch {}
 
 /// Runs `scenario` on the reference and on every engine `contenders` names, and returns the
 /// first engine whose outcome differs: a different trace, a run where the other failed, or a
-/// failure of a different [`ErrorKind`](crate::diag::ErrorKind).
+/// failure of a different [`ErrorKind`](btvm_compiler::diag::ErrorKind).
 pub fn compare(tree: &Tree, scenario: &Scenario, contenders: Contenders) -> Result<(), Mismatch> {
     let reference = run(tree, scenario, EngineKind::Reference);
     let engines = [
         (contenders.vm, EngineKind::Vm),
         (contenders.native, EngineKind::Native),
-        (contenders.switching, EngineKind::Switching),
     ];
     for (_, kind) in engines.iter().filter(|(on, _)| *on) {
         judge(kind.name(), &reference, &run(tree, scenario, *kind))?;
+    }
+    if contenders.switching {
+        let switching = Contender::Switching;
+        judge(SWITCHING, &reference, &switching.run(tree, scenario))?;
     }
     if contenders.chunked_native {
         judge("native/chunked", &reference, &run_chunked(tree, scenario))?;
@@ -123,8 +171,8 @@ fn outcome(r: &Result<Trace, Diagnostic>) -> String {
 
 /// Native code with tiny chunks and the bookkeeping out of line, run through `scenario`.
 fn run_chunked(tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
-    let program =
-        crate::lower::lower(tree, &btvm::Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+    let program = btvm_compiler::lower::lower(tree, &btvm::Limits::default())
+        .map_err(|mut d| d.swap_remove(0))?;
     let config = NativeConfig {
         max_chunk: 3,
         inline_below: 0,
@@ -132,8 +180,8 @@ fn run_chunked(tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
     };
     let failed = |why: String| {
         Diagnostic::new(
-            crate::diag::ErrorKind::InvalidProgram,
-            crate::source::Span::DUMMY,
+            btvm_compiler::diag::ErrorKind::InvalidProgram,
+            btvm_compiler::source::Span::DUMMY,
             format!("chunked native code is not available: {why}"),
         )
     };

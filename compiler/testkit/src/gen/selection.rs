@@ -12,7 +12,7 @@ use super::any_tree::mk;
 use super::draw::{pick, range, repeat, weighted, Levels};
 use super::lifecycle::EVENTS;
 use super::running_list::RlConfig;
-use crate::ir::{
+use btvm_compiler::ir::{
     BinOp, Composite, Dialect, Expr, GuardEval, Lit, NodeBuf, NodeKind, Priority, Resume,
     StateNode, Transition, Tree, TreeBuilder, Trigger, Type, Var, VarId,
 };
@@ -156,7 +156,7 @@ mod tests {
         let tree = selection_tree(&mut Unstructured::new(&[]), &RlConfig::default()).unwrap();
         assert_eq!(tree.validate(), Ok(()));
         assert_eq!(tree.nodes.len(), 1);
-        crate::reference::Interpreter::new(&tree).unwrap();
+        btvm_compiler::reference::Interpreter::new(&tree).unwrap();
     }
 
     #[test]

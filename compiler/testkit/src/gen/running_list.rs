@@ -10,12 +10,12 @@ use super::scope::{Remap, Scope};
 use super::text::{
     float, import_name, int, make_unique, name, rl_lit, rl_string, status, var_type,
 };
-use crate::ir::{
+use btvm_compiler::ir::{
     BinOp, CallExpr, Composite, Cooldown, Dialect, Expr, Guard, GuardEval, Lit, Model, NodeBuf,
     NodeKind, Parallel, Precision, Resume, Sharing, SubtreeId, Tree, TreeBuilder, TreeConfig, Type,
     Var, VarId,
 };
-use crate::source::Span;
+use btvm_compiler::source::Span;
 
 /// Size bounds for [`running_list_tree`] (and, where they apply,
 /// [`cursor_tree`](super::cursor_tree)): trees the engines run, for comparing them.

@@ -13,7 +13,7 @@ use super::lifecycle::lifecycle_tree;
 use super::running_list::{running_list_tree, RlConfig};
 use super::scenario::{event_input, quote, render_events, scenario_spec, MAX_TICKS};
 use super::selection::selection_tree;
-use crate::ir::Tree;
+use btvm_compiler::ir::Tree;
 
 /// Any valid tree: [`tree`] with [`GenConfig::default`].
 #[derive(Clone, Debug)]
@@ -171,9 +171,9 @@ impl<'a> Arbitrary<'a> for SelectionCase {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::Interpreter;
-    use crate::scenario::parse_scenario;
-    use crate::source::FileId;
+    use btvm_compiler::reference::Interpreter;
+    use btvm_compiler::scenario::parse_scenario;
+    use btvm_compiler::source::FileId;
 
     /// Pseudo-random bytes (xorshift), `len` of them.
     fn bytes(seed: u64, len: usize) -> Vec<u8> {

@@ -4,7 +4,7 @@ use arbitrary::{Result, Unstructured};
 use btvm::Status;
 
 use super::draw::{chance, one_of, pick, range, repeat, weighted};
-use crate::ir::{Lit, Type};
+use btvm_compiler::ir::{Lit, Type};
 
 /// Characters that stress quoting and lexing.
 const TRICKY: &[char] = &[

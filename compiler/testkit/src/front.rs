@@ -1,6 +1,5 @@
 //! Loading trees from in-memory files for the front-end tests: the files live in `/t`, the
-//! first one is the main file. Include it with `#[path = "support/front.rs"] mod front;`.
-#![allow(dead_code)]
+//! first one is the main file.
 
 use std::path::Path;
 

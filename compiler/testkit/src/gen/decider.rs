@@ -11,11 +11,11 @@ use super::draw::{maybe, pick, range, repeat, weighted, Levels};
 use super::running_list::{rl_expr, RlConfig};
 use super::scope::Scope;
 use super::text::{import_name, make_unique};
-use crate::ir::{
+use btvm_compiler::ir::{
     Decider, Dialect, FlagTest, Group, Model, NodeBuf, NodeKind, Policy, Precondition, Sharing,
     SubtreeId, Tree, TreeBuilder, TreeConfig,
 };
-use crate::source::Span;
+use btvm_compiler::source::Span;
 
 const POLICIES: [Policy; 4] = [
     Policy::Prioritized,
@@ -203,7 +203,7 @@ mod tests {
     fn exhausted_input_gives_a_small_valid_tree() {
         let tree = decider_tree(&mut Unstructured::new(&[]), &RlConfig::default()).unwrap();
         assert_eq!(tree.validate(), Ok(()));
-        crate::reference::Interpreter::new(&tree).unwrap();
+        btvm_compiler::reference::Interpreter::new(&tree).unwrap();
     }
 
     #[test]
@@ -224,9 +224,16 @@ mod tests {
                 assert_eq!(tree.validate(), Ok(()));
                 let spec = super::super::scenario_spec(&mut u, tree.imports.len()).unwrap();
                 let text = spec.render(&tree);
-                let scn = crate::scenario::parse_scenario(crate::source::FileId(0), &text)
-                    .unwrap_or_else(|d| panic!("{d:?}\n{text}"));
-                let run = crate::scenario::run(&tree, &scn, crate::scenario::EngineKind::Reference);
+                let scn = btvm_compiler::scenario::parse_scenario(
+                    btvm_compiler::source::FileId(0),
+                    &text,
+                )
+                .unwrap_or_else(|d| panic!("{d:?}\n{text}"));
+                let run = btvm_compiler::scenario::run(
+                    &tree,
+                    &scn,
+                    btvm_compiler::scenario::EngineKind::Reference,
+                );
                 if let Err(d) = run {
                     panic!("{d:?}");
                 }
