@@ -618,7 +618,7 @@ pub struct CompileRow {
     /// Bytecode instructions.
     pub instructions: usize,
     /// Compiling the program to native code, or why it cannot be.
-    pub native: Result<btvm::native::NativeStats, String>,
+    pub native: Result<NativeStats, String>,
 }
 
 /// Runs `f` `reps` times and returns its last result and the shortest time.
@@ -635,19 +635,32 @@ fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (T, std::time::Duration)
     (last.expect("at least one run"), best)
 }
 
-/// Compile times of `tree` (lowering and native code; `load` is filled by callers that parsed
-/// it from text).
-pub fn compile_stats(label: &str, tree: &Tree, reps: usize) -> Result<CompileRow, Diagnostic> {
-    let (program, bytecode) = best_of(reps, || {
-        btvm_compiler::lower::lower(tree, &Limits::default())
-    });
-    let program = program.map_err(|mut d| d.swap_remove(0))?;
+/// What compiling a program to native code gave.
+#[cfg(feature = "jit")]
+pub use btvm::native::NativeStats;
+
+/// What compiling a program to native code gave (never made: this build has no native code).
+#[cfg(not(feature = "jit"))]
+#[derive(Clone, Copy, Debug)]
+pub struct NativeStats {
+    /// Bytecode instructions compiled.
+    pub instructions: usize,
+    /// Native functions produced.
+    pub functions: usize,
+    /// Bytes of machine code.
+    pub code_bytes: usize,
+    /// Wall-clock time of the whole compilation.
+    pub compile_time: std::time::Duration,
+}
+
+/// The best of `reps` compilations of `program` to native code, or why it cannot be compiled.
+#[cfg(feature = "jit")]
+fn native_stats(program: &btvm::Program, reps: usize) -> Result<NativeStats, String> {
     let config = btvm::native::NativeConfig::default();
     // The best compile time of all runs (the stats carry their own timing).
-    let mut native: Result<btvm::native::NativeStats, String> =
-        Err("native compilation did not run".to_string());
+    let mut native: Result<NativeStats, String> = Err("native compilation did not run".to_string());
     for _ in 0..reps.max(1) {
-        match btvm::native::NativeCode::compile(&program, &config) {
+        match btvm::native::NativeCode::compile(program, &config) {
             Ok(code) => {
                 let s = code.stats();
                 if native
@@ -663,6 +676,23 @@ pub fn compile_stats(label: &str, tree: &Tree, reps: usize) -> Result<CompileRow
             }
         }
     }
+    native
+}
+
+/// Without feature `jit` there is no native code.
+#[cfg(not(feature = "jit"))]
+fn native_stats(_program: &btvm::Program, _reps: usize) -> Result<NativeStats, String> {
+    Err("this build has no native code (feature `jit`)".to_string())
+}
+
+/// Compile times of `tree` (lowering and native code; `load` is filled by callers that parsed
+/// it from text).
+pub fn compile_stats(label: &str, tree: &Tree, reps: usize) -> Result<CompileRow, Diagnostic> {
+    let (program, bytecode) = best_of(reps, || {
+        btvm_compiler::lower::lower(tree, &Limits::default())
+    });
+    let program = program.map_err(|mut d| d.swap_remove(0))?;
+    let native = native_stats(&program, reps);
     Ok(CompileRow {
         label: label.to_string(),
         nodes: tree.nodes.len(),

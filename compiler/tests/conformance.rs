@@ -46,7 +46,7 @@ fn every_case_on_every_engine() {
                 continue;
             }
         };
-        for engine in Contender::ALL {
+        for &engine in Contender::ALL {
             ran += 1;
             if let Err(e) = case.file.run(engine) {
                 failures.push(format!("{} [{}]: {e}", path.display(), engine.name()));

@@ -557,12 +557,8 @@ fn disasm(path: &Path, input: &InputArgs, native: bool, out: &mut Renderer) -> E
     };
     // Compile before printing anything, so a failure leaves stdout empty.
     let machine = if native {
-        let config = btvm::native::NativeConfig {
-            disassemble: true,
-            ..btvm::native::NativeConfig::default()
-        };
-        match btvm::native::NativeCode::compile(&program, &config) {
-            Ok(code) => Some(code.disassembly().unwrap_or_default().to_string()),
+        match native_listing(&program) {
+            Ok(listing) => Some(listing),
             Err(e) => {
                 out.error(&format!("`{}`: {e}", path.display()));
                 return ExitCode::FAILURE;
@@ -579,4 +575,22 @@ fn disasm(path: &Path, input: &InputArgs, native: bool, out: &mut Renderer) -> E
         let _ = write!(lock, "\n; native code (Cranelift VCode, host)\n{listing}");
     }
     ExitCode::SUCCESS
+}
+
+/// Cranelift's listing of `program` compiled to native code for this machine.
+#[cfg(feature = "jit")]
+fn native_listing(program: &btvm::Program) -> Result<String, String> {
+    let config = btvm::native::NativeConfig {
+        disassemble: true,
+        ..btvm::native::NativeConfig::default()
+    };
+    btvm::native::NativeCode::compile(program, &config)
+        .map(|code| code.disassembly().unwrap_or_default().to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// Without feature `jit` there is no native code to list.
+#[cfg(not(feature = "jit"))]
+fn native_listing(_program: &btvm::Program) -> Result<String, String> {
+    Err("this btvm was built without native code (feature `jit`)".to_string())
 }

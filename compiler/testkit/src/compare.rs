@@ -9,11 +9,12 @@
 
 use std::fmt;
 
+#[cfg(feature = "jit")]
 use btvm::native::{NativeCode, NativeConfig};
 
 use btvm_compiler::diag::Diagnostic;
 use btvm_compiler::ir::Tree;
-use btvm_compiler::scenario::{run, run_engines, run_taking_turns, EngineKind, Scenario, Trace};
+use btvm_compiler::scenario::{run, run_taking_turns, EngineKind, Scenario, Trace};
 
 /// The name [`Mismatch::engine`] gives the vm and native code taking turns.
 pub const SWITCHING: &str = "vm+native";
@@ -30,12 +31,21 @@ pub enum Contender {
 }
 
 impl Contender {
-    /// Every engine and the switching pair, in the order the conformance runner tries them.
-    pub const ALL: [Contender; 4] = [
+    /// Every engine and the switching pair, in the order the conformance runner tries them
+    /// (without feature `jit`: the reference and the vm).
+    #[cfg(feature = "jit")]
+    pub const ALL: &'static [Contender] = &[
         Contender::Engine(EngineKind::Reference),
         Contender::Engine(EngineKind::Vm),
         Contender::Engine(EngineKind::Native),
         Contender::Switching,
+    ];
+    /// Every engine and the switching pair, in the order the conformance runner tries them
+    /// (without feature `jit`: the reference and the vm).
+    #[cfg(not(feature = "jit"))]
+    pub const ALL: &'static [Contender] = &[
+        Contender::Engine(EngineKind::Reference),
+        Contender::Engine(EngineKind::Vm),
     ];
 
     /// The contender's name (`vm+native` for the switching pair).
@@ -74,13 +84,16 @@ pub struct Contenders {
     pub chunked_native: bool,
 }
 
+/// Whether this build has native code (feature `jit`).
+const JIT: bool = cfg!(feature = "jit");
+
 impl Contenders {
-    /// Every compiled engine and variant.
+    /// Every compiled engine and variant this build has (native code only with feature `jit`).
     pub const ALL: Contenders = Contenders {
         vm: true,
-        native: true,
-        switching: true,
-        chunked_native: true,
+        native: JIT,
+        switching: JIT,
+        chunked_native: JIT,
     };
 
     /// The bytecode vm only (no machine code is generated: fast).
@@ -134,6 +147,7 @@ pub fn compare(tree: &Tree, scenario: &Scenario, contenders: Contenders) -> Resu
         let switching = Contender::Switching;
         judge(SWITCHING, &reference, &switching.run(tree, scenario))?;
     }
+    #[cfg(feature = "jit")]
     if contenders.chunked_native {
         judge("native/chunked", &reference, &run_chunked(tree, scenario))?;
     }
@@ -170,7 +184,9 @@ fn outcome(r: &Result<Trace, Diagnostic>) -> String {
 }
 
 /// Native code with tiny chunks and the bookkeeping out of line, run through `scenario`.
+#[cfg(feature = "jit")]
 fn run_chunked(tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
+    use btvm_compiler::scenario::run_engines;
     let program = btvm_compiler::lower::lower(tree, &btvm::Limits::default())
         .map_err(|mut d| d.swap_remove(0))?;
     let config = NativeConfig {

@@ -3,7 +3,7 @@
 //!
 //! The test checks itself: keeping the code alive (leaking it on purpose) must make resident
 //! memory grow measurably, and compiling and dropping the same number of times must not.
-
+#![cfg(feature = "jit")] // native code only exists with feature `jit`
 #![cfg(target_os = "linux")]
 
 use btvm::native::{NativeCode, NativeConfig};

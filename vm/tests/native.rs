@@ -3,6 +3,7 @@
 //! caches its compilation, a panicking host propagates its panic without corrupting the engine,
 //! and compile statistics are reported. (That dropping code releases its memory is tested in
 //! `native_memory.rs`, alone in its process so other tests cannot disturb the measurement.)
+#![cfg(feature = "jit")] // native code only exists with feature `jit`
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
