@@ -3,6 +3,7 @@
 //! back for `dec.redecide`), the state API (`set_decision_flags`, `add_stimulus`,
 //! `remove_stimulus`, `decider_view`, `loop_guard`) against the reference, and the size guard
 //! of the inlining lowering.
+#![cfg(feature = "jit")]
 
 use std::path::{Path, PathBuf};
 

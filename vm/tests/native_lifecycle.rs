@@ -4,6 +4,7 @@
 //! scopes across agents, a stopped tree, resets); and the public API — `Engine::event`,
 //! `Program::var_index`/`var`/`set_var`, `Engine::reset_agent`, `Engine::scope_users`,
 //! `Program::halt`, `Batch::par_tick` — behaves as documented on both engines.
+#![cfg(feature = "jit")]
 
 use btvm::{AgentId, Batch, Call, Engine, EngineKind, Halt, Host, Limits, Program, Status, Value};
 use btvm_compiler::ir::Tree;
