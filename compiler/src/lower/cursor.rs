@@ -26,7 +26,7 @@ use super::layout::Slots;
 use super::{string_table, var_names, var_values, verified, Cont, Lower};
 use crate::diag::Diagnostic;
 use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
-use crate::reference::cursor::Rules;
+use crate::ir::analysis::Rules;
 use crate::source::Span;
 
 /// Compiles a cursor-model tree.
@@ -43,7 +43,7 @@ pub(super) fn lower(
             "the tree has no root",
         )]);
     };
-    let strings = crate::reference::eval::intern_strings(tree);
+    let strings = crate::ir::analysis::intern_strings(tree);
     let rules = Rules::new(tree);
     let slots = Slots::new(tree, 0);
     let mut lw = Lower {

@@ -70,7 +70,7 @@ pub(super) fn lower(
             "the tree has no root",
         )]);
     };
-    let strings = crate::reference::eval::intern_strings(tree);
+    let strings = crate::ir::analysis::intern_strings(tree);
     let slots = Slots::new(tree, 0);
     let numbers = Numbers::new(tree);
     let mut lw = Lower {

@@ -8,7 +8,7 @@
 use btvm::program::{Field, Layout};
 
 use crate::ir::{NodeId, NodeKind, Resume, Tree};
-use crate::reference::running_list::identity;
+use crate::ir::analysis::identity;
 
 const S: u8 = 1;
 const F: u8 = 2;

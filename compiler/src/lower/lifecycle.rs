@@ -43,7 +43,7 @@ use crate::source::Span;
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
     let root = stateful::main_root(tree, span)?;
     let recs = Records::new(tree, root);
-    let mut strings = crate::reference::eval::intern_strings(tree);
+    let mut strings = crate::ir::analysis::intern_strings(tree);
     // Log messages and scope names are operands too.
     for (i, n) in tree.nodes.iter().enumerate() {
         if !recs.in_main(NodeId(i as u32)) {

@@ -55,7 +55,7 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         Model::Lifecycle => return lifecycle::lower(tree, limits, span),
         Model::Selection => return selection::lower(tree, limits, span),
     };
-    let strings = crate::reference::eval::intern_strings(tree);
+    let strings = crate::ir::analysis::intern_strings(tree);
     let slots = Slots::new(tree, capacity);
     let mut lw = Lower {
         tree,

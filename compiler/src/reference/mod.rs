@@ -42,7 +42,7 @@ pub struct Interpreter<'t> {
     tree: &'t Tree,
     strings: Strings,
     /// The rules of a cursor-model tree.
-    rules: Option<cursor::Rules>,
+    rules: Option<crate::ir::analysis::Rules>,
 }
 
 /// One agent's state: everything the tree remembers between ticks.
@@ -182,10 +182,10 @@ impl<'t> Interpreter<'t> {
             return Err(diags.swap_remove(0));
         }
         let rules =
-            matches!(tree.config.model, Model::Cursor { .. }).then(|| cursor::Rules::new(tree));
+            matches!(tree.config.model, Model::Cursor { .. }).then(|| crate::ir::analysis::Rules::new(tree));
         Ok(Interpreter {
             tree,
-            strings: eval::intern_strings(tree),
+            strings: crate::ir::analysis::intern_strings(tree),
             rules,
         })
     }

@@ -9,7 +9,8 @@ use btvm::{Call, Host, Millis, Phase, Status};
 
 use super::eval::EvalCtx;
 use super::{is_action, AgentState, Interpreter};
-use crate::ir::{Expr, NodeId, NodeKind, Parallel, Quorum, Resume, Sharing, Tree};
+use crate::ir::analysis::identity;
+use crate::ir::{Expr, NodeId, NodeKind, Parallel, Quorum, Resume};
 
 /// One tick of one agent.
 pub(super) struct Tick<'a, 't> {
@@ -200,23 +201,6 @@ impl Tick<'_, '_> {
     fn test(&mut self, e: &Expr) -> bool {
         let (mut ctx, host) = self.split();
         ctx.eval(e, host).truthy()
-    }
-}
-
-/// The identity a node has in the running list: its id, except that every `include` of a
-/// shared subtree is one node, as in the game, where the behavior node *is* the included tree
-/// object (`spec/semantics.md`, 4.1).
-pub(crate) fn identity(tree: &Tree, id: NodeId) -> NodeId {
-    match tree.node(id).kind {
-        NodeKind::Include(sub)
-            if tree
-                .subtrees
-                .get(sub.0 as usize)
-                .is_some_and(|s| s.sharing == Sharing::Shared) =>
-        {
-            NodeId(u32::try_from(tree.nodes.len() + sub.0 as usize).unwrap_or(u32::MAX))
-        }
-        _ => id,
     }
 }
 
