@@ -181,8 +181,8 @@ impl<'t> Interpreter<'t> {
         if let Err(mut diags) = crate::check::check(tree, limits) {
             return Err(diags.swap_remove(0));
         }
-        let rules =
-            matches!(tree.config.model, Model::Cursor { .. }).then(|| crate::ir::analysis::Rules::new(tree));
+        let rules = matches!(tree.config.model, Model::Cursor { .. })
+            .then(|| crate::ir::analysis::Rules::new(tree));
         Ok(Interpreter {
             tree,
             strings: crate::ir::analysis::intern_strings(tree),
