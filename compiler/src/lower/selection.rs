@@ -34,7 +34,7 @@ use crate::source::Span;
 
 /// Compiles a selection-model tree.
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
-    let root = stateful::main_root(tree, span)?;
+    let root = super::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     let mut limit = 0u32;
     for (i, n) in tree.nodes.iter().enumerate() {

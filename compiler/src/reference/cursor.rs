@@ -10,9 +10,8 @@
 //! shared with the lowering, so the bytecode numbers rules exactly as this interpreter sees
 //! them.
 
-use btvm::{Call, Halt, Host, Millis, Phase, Status};
+use btvm::{Halt, Host, Millis, Phase, Status};
 
-use super::eval::EvalCtx;
 use super::{AgentState, Interpreter};
 use crate::ir::analysis::Rules;
 use crate::ir::{Composite, Expr, NodeId, NodeKind};
@@ -118,17 +117,9 @@ impl Step<'_, '_> {
                 } else {
                     Phase::Continue
                 };
-                let (mut ctx, host) = self.split();
-                let args = ctx.args(&call.args, host);
-                let c = Call::new(
-                    self.state.agent,
-                    call.import,
-                    phase,
-                    &args,
-                    self.now,
-                    &self.interp.strings,
-                );
-                let status = self.host.action(&c);
+                let status = self
+                    .interp
+                    .call_action(self.state, self.host, self.now, call, phase);
                 self.state.first_run = false;
                 Run::Done(status)
             }
@@ -222,15 +213,7 @@ impl Step<'_, '_> {
         Run::Done(s)
     }
 
-    fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
-        (
-            self.interp.eval_ctx(&mut *self.state, self.now),
-            &mut *self.host,
-        )
-    }
-
     fn test(&mut self, e: &Expr) -> bool {
-        let (mut ctx, host) = self.split();
-        ctx.eval(e, host).truthy()
+        self.interp.test(self.state, self.host, self.now, e)
     }
 }

@@ -29,12 +29,12 @@ pub(crate) mod testing;
 pub use lifecycle::Scopes;
 
 use btvm::{
-    AgentId, CursorSnapshot, DeciderView, Halt, Host, Millis, Prng, SnapshotError, Status,
-    Stimulus, Strings, Value,
+    AgentId, Call, CursorSnapshot, DeciderView, Halt, Host, Millis, Phase, Prng, SnapshotError,
+    Status, Stimulus, Strings, Value,
 };
 
 use crate::diag::Diagnostic;
-use crate::ir::{Lit, Model, NodeId, NodeKind, Tree};
+use crate::ir::{CallExpr, Expr, Lit, Model, NodeId, NodeKind, Tree};
 
 /// A reference interpreter for one tree.
 #[derive(Debug)]
@@ -441,6 +441,32 @@ impl<'t> Interpreter<'t> {
         state.first_run = snap.first_run;
         state.halt = snap.failed.then_some(Halt::Stopped);
         Ok(())
+    }
+
+    /// Whether `e` holds for the agent at `now`.
+    pub(crate) fn test(
+        &self,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+        e: &Expr,
+    ) -> bool {
+        self.eval_ctx(state, now).eval(e, host).truthy()
+    }
+
+    /// Calls action `call` with `phase` for the agent at `now`, its arguments evaluated left
+    /// to right.
+    pub(crate) fn call_action(
+        &self,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+        call: &CallExpr,
+        phase: Phase,
+    ) -> Status {
+        let args = self.eval_ctx(state, now).args(&call.args, host);
+        let c = Call::new(state.agent, call.import, phase, &args, now, &self.strings);
+        host.action(&c)
     }
 
     /// What expressions read for `state` at time `now` (shared by every model).

@@ -5,9 +5,8 @@
 //! the actions themselves, on the outcomes their import's `claims` names), and per-node
 //! cooldown data. Nothing is ever told when it is abandoned.
 
-use btvm::{Call, Host, Millis, Phase, Status};
+use btvm::{Host, Millis, Phase, Status};
 
-use super::eval::EvalCtx;
 use super::{is_action, AgentState, Interpreter};
 use crate::ir::analysis::identity;
 use crate::ir::{Expr, NodeId, NodeKind, Parallel, Quorum, Resume};
@@ -121,19 +120,9 @@ impl Tick<'_, '_> {
                 } else {
                     Phase::Enter
                 };
-                let args = {
-                    let (mut ctx, host) = self.split();
-                    ctx.args(&call.args, host)
-                };
-                let c = Call::new(
-                    self.state.agent,
-                    call.import,
-                    phase,
-                    &args,
-                    self.now,
-                    &self.interp.strings,
-                );
-                let s = self.host.action(&c);
+                let s = self
+                    .interp
+                    .call_action(self.state, self.host, self.now, call, phase);
                 // The action itself claims the slot on some outcomes (the game's actions set
                 // `currentNode`); `evaluate` then releases it if the action finished.
                 let claims = tree.imports.get(call.import.0 as usize).map(|i| i.claims);
@@ -190,17 +179,8 @@ impl Tick<'_, '_> {
         }
     }
 
-    /// Splits the tick into an expression context and the host.
-    fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
-        (
-            self.interp.eval_ctx(&mut *self.state, self.now),
-            &mut *self.host,
-        )
-    }
-
     fn test(&mut self, e: &Expr) -> bool {
-        let (mut ctx, host) = self.split();
-        ctx.eval(e, host).truthy()
+        self.interp.test(self.state, self.host, self.now, e)
     }
 }
 

@@ -48,7 +48,7 @@ use crate::source::Span;
 
 /// Compiles a lifecycle-model tree.
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
-    let root = stateful::main_root(tree, span)?;
+    let root = super::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     let mut strings = crate::ir::analysis::intern_strings(tree);
     // Log messages and scope names are operands too.

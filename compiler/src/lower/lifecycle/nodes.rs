@@ -4,7 +4,7 @@
 //!
 //! The update steps are in `update`; this module must never emit a node's update itself.
 
-use btvm::program::{Imp, Instr, Label, RBit};
+use btvm::program::{Instr, Label, RBit};
 use btvm::Status;
 
 use super::super::records::Rec;
@@ -187,12 +187,10 @@ impl LcLower<'_, '_> {
 
     /// A hooks call: an action with `phase` (status ignored) or a function (value ignored).
     pub(super) fn hook(&mut self, c: &CallExpr, phase: u8) {
-        for a in &c.args {
-            self.lw.value(&a.value);
-        }
+        let (import, argc) = self.lw.call_args(c);
         self.emit(Instr::LcCall {
-            import: Imp(c.import.0),
-            argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
+            import,
+            argc,
             phase,
         });
     }

@@ -4,7 +4,7 @@
 //! One function per family; `update` only dispatches. The init check, finish and terminate
 //! steps are `nodes`'s: nothing here zeroes a node's own records on finishing.
 
-use btvm::program::{Func, Imp, Instr, Label, RBit};
+use btvm::program::{Func, Instr, Label, RBit};
 use btvm::Status;
 
 use super::super::records::Rec;
@@ -378,12 +378,10 @@ impl LcLower<'_, '_> {
         let Some(live) = rec.live() else {
             return self.jump(k.f);
         };
-        for a in &c.args {
-            self.lw.value(&a.value);
-        }
+        let (import, argc) = self.lw.call_args(c);
         self.emit(Instr::LcAct {
-            import: Imp(c.import.0),
-            argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
+            import,
+            argc,
             live,
             success: k.s,
             failure: k.f,

@@ -25,9 +25,8 @@ mod scopes;
 #[cfg(test)]
 mod tests;
 
-use btvm::{Call, Halt, Host, ImportKind, Millis, Phase, Status, Value};
+use btvm::{Halt, Host, ImportKind, Millis, Phase, Status, Value};
 
-use super::eval::EvalCtx;
 use super::{AgentState, Interpreter};
 use crate::ir::{CallExpr, Expr, LogStatus, NodeId, NodeKind};
 
@@ -255,34 +254,14 @@ impl Tick<'_, '_> {
 
     // ---- host calls and expressions --------------------------------------------------------
 
-    /// Splits the tick into an expression context and the host.
-    fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
-        (
-            self.interp.eval_ctx(&mut *self.state, self.now),
-            &mut *self.host,
-        )
-    }
-
     fn test(&mut self, e: &Expr) -> bool {
-        let (mut ctx, host) = self.split();
-        ctx.eval(e, host).truthy()
+        self.interp.test(self.state, self.host, self.now, e)
     }
 
     /// Calls an action with `phase`, its arguments evaluated left to right.
     fn action(&mut self, call: &CallExpr, phase: Phase) -> Status {
-        let args = {
-            let (mut ctx, host) = self.split();
-            ctx.args(&call.args, host)
-        };
-        let c = Call::new(
-            self.state.agent,
-            call.import,
-            phase,
-            &args,
-            self.now,
-            &self.interp.strings,
-        );
-        self.host.action(&c)
+        self.interp
+            .call_action(self.state, self.host, self.now, call, phase)
     }
 
     /// A `hooks` call: an action with `phase` (status ignored), or a function (value ignored).
@@ -298,8 +277,8 @@ impl Tick<'_, '_> {
                 self.action(call, phase);
             }
             Some(ImportKind::Function) => {
-                let (mut ctx, host) = self.split();
-                let _: Value = ctx.eval(&Expr::Call(call.clone()), host);
+                let mut ctx = self.interp.eval_ctx(self.state, self.now);
+                let _: Value = ctx.eval(&Expr::Call(call.clone()), self.host);
             }
             None => {}
         }
