@@ -9,7 +9,7 @@ use btvm::{Host, Millis, Phase, Status};
 
 use super::{is_action, AgentState, Interpreter};
 use crate::ir::analysis::identity;
-use crate::ir::{Expr, NodeId, NodeKind, Parallel, Quorum, Resume};
+use crate::ir::{Expr, NodeId, NodeKind, Parallel, Resume};
 
 /// One tick of one agent.
 pub(super) struct Tick<'a, 't> {
@@ -162,20 +162,12 @@ impl Tick<'_, '_> {
             }
         }
         let n = children.len();
-        let reached = |q: Quorum, k: usize| match q {
-            Quorum::All => k == n,
-            Quorum::Any => k > 0,
-        };
-        if reached(p.success, successes) {
-            Status::Success
-        } else if reached(p.failure, failures) {
-            Status::Failure
-        } else if n == 0 {
-            Status::Success
-        } else {
+        match p.outcome(successes, failures, n) {
+            Some(s) => s,
+            None if n == 0 => Status::Success,
             // Some child runs, or (both quorums `all`) the outcomes are mixed: MBT's
             // documented "running forever" edge case.
-            Status::Running
+            None => Status::Running,
         }
     }
 

@@ -288,13 +288,20 @@ impl LcLower<'_, '_> {
 
     /// The call `c` with phase `exit`, if the node's `live` bit is set.
     fn exit_if_live(&mut self, live: RBit, c: &CallExpr) {
+        let skip = self.unless(live);
+        self.hook(c, 2);
+        self.place(skip);
+    }
+
+    /// A jump over what follows when `bit` is clear (the record's node is not live, the
+    /// event did not arrive...); the label to place after it.
+    pub(super) fn unless(&mut self, bit: RBit) -> Label {
         let skip = self.label();
         self.emit(Instr::RecJump {
-            bit: live,
+            bit,
             when: false,
             to: skip,
         });
-        self.hook(c, 2);
-        self.place(skip);
+        skip
     }
 }

@@ -413,12 +413,7 @@ impl LcLower<'_, '_> {
         let (Some(live), Some(arrived)) = (rec.live(), rec.extra()) else {
             return self.jump(k.r);
         };
-        let waiting = self.label();
-        self.emit(Instr::RecJump {
-            bit: arrived,
-            when: false,
-            to: waiting,
-        });
+        let waiting = self.unless(arrived);
         self.jump(k.on(w.result));
         self.place(waiting);
         self.emit(Instr::RecBit {

@@ -8,7 +8,7 @@
 use btvm::{Phase, Status};
 
 use super::{NodeData, Tick};
-use crate::ir::{Loop, NodeId, NodeKind, Parallel, Quorum};
+use crate::ir::{Loop, NodeId, NodeKind, Parallel};
 
 impl Tick<'_, '_> {
     // ---- 2.5 the nodes: init ---------------------------------------------------------------
@@ -218,18 +218,8 @@ impl Tick<'_, '_> {
             }) => (*successes, *failures),
             _ => (0, 0),
         };
-        let n = children.len();
-        let reached = |q: Quorum, k: usize| match q {
-            Quorum::All => k == n,
-            Quorum::Any => k > 0,
-        };
-        if reached(p.success, successes) {
-            Status::Success
-        } else if reached(p.failure, failures) {
-            Status::Failure
-        } else {
-            Status::Running
-        }
+        p.outcome(successes, failures, children.len())
+            .unwrap_or(Status::Running)
     }
 
     /// Loop / LoopUntilSuccess (`exit_on` = failure / success; the other finished status
