@@ -12,6 +12,7 @@
 //! range `id .. id + size`, and every node except an entry's root has exactly one parent.
 //! [`Tree::validate`] checks this; [`TreeBuilder`] produces it.
 
+pub(crate) mod analysis;
 mod build;
 mod expr;
 mod node;

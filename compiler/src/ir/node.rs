@@ -72,6 +72,25 @@ pub struct Parallel {
     pub remember: bool,
 }
 
+impl Parallel {
+    /// The quorums' verdict on `n` children of which `successes` succeeded and `failures`
+    /// failed: success when the success quorum is reached (checked first), failure when the
+    /// failure quorum is, else `None` (each model says what that means).
+    pub fn outcome(&self, successes: usize, failures: usize, n: usize) -> Option<Status> {
+        let reached = |q: Quorum, k: usize| match q {
+            Quorum::All => k == n,
+            Quorum::Any => k > 0,
+        };
+        if reached(self.success, successes) {
+            Some(Status::Success)
+        } else if reached(self.failure, failures) {
+            Some(Status::Failure)
+        } else {
+            None
+        }
+    }
+}
+
 /// When a guard or a priority evaluates its conditions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GuardEval {

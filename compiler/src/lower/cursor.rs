@@ -18,15 +18,15 @@
 //!
 //! This module never builds a program without the verifier.
 
-use btvm::program::{Field, Imp, Instr, Label, Layout, ProgramModel, ProgramParts, RuleNo};
+use btvm::program::{Field, Instr, Label, Layout, ProgramModel, ProgramParts, RuleNo};
 use btvm::{Limits, Program, Status};
 
 use super::asm::Asm;
 use super::layout::Slots;
-use super::{string_table, var_names, var_values, verified, Cont, Lower};
+use super::{main_root, string_table, var_names, var_values, verified, Cont, Lower};
 use crate::diag::Diagnostic;
+use crate::ir::analysis::Rules;
 use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
-use crate::reference::cursor::Rules;
 use crate::source::Span;
 
 /// Compiles a cursor-model tree.
@@ -36,23 +36,13 @@ pub(super) fn lower(
     limit: u32,
     span: Span,
 ) -> Result<Program, Vec<Diagnostic>> {
-    let Some(root) = tree.main_root() else {
-        return Err(vec![Diagnostic::new(
-            crate::diag::ErrorKind::InvalidValue,
-            span,
-            "the tree has no root",
-        )]);
-    };
-    let strings = crate::reference::eval::intern_strings(tree);
+    let root = main_root(tree, span)?;
+    let strings = crate::ir::analysis::intern_strings(tree);
     let rules = Rules::new(tree);
     let slots = Slots::new(tree, 0);
     let mut lw = Lower {
-        tree,
-        slots: &slots,
-        strings: &strings,
-        asm: Asm::default(),
         lazy_imports: true,
-        state_vars: false,
+        ..Lower::new(tree, &slots, &strings)
     };
     let mut starts = vec![0u32; rules.tops.len()];
     let fn_start = lw.asm.here();
@@ -207,12 +197,10 @@ impl CursorLower<'_, '_> {
                 }
             }
             NodeKind::Action(call) => {
-                for a in &call.args {
-                    self.lw.value(&a.value);
-                }
+                let (import, argc) = self.lw.call_args(call);
                 self.asm().emit(Instr::ActCursor {
-                    import: Imp(call.import.0),
-                    argc: u8::try_from(call.args.len()).unwrap_or(u8::MAX),
+                    import,
+                    argc,
                     success: k.s,
                     failure: k.f,
                     running: k.r,

@@ -46,9 +46,8 @@ use btvm::program::{
 };
 use btvm::{BinOp, Limits, Program, Status};
 
-use super::asm::Asm;
 use super::layout::Slots;
-use super::{string_table, var_names, var_values, verified, Lower};
+use super::{main_root, string_table, var_names, var_values, verified, Lower};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{
     BehaviorRef, Decider, Expr, FlagTest, Group as GroupKnobs, NodeId, NodeKind, Policy, Precision,
@@ -63,24 +62,11 @@ pub(super) fn lower(
     limit: u32,
     span: Span,
 ) -> Result<Program, Vec<Diagnostic>> {
-    let Some(root) = tree.main_root() else {
-        return Err(vec![Diagnostic::new(
-            ErrorKind::InvalidValue,
-            span,
-            "the tree has no root",
-        )]);
-    };
-    let strings = crate::reference::eval::intern_strings(tree);
+    let root = main_root(tree, span)?;
+    let strings = crate::ir::analysis::intern_strings(tree);
     let slots = Slots::new(tree, 0);
     let numbers = Numbers::new(tree);
-    let mut lw = Lower {
-        tree,
-        slots: &slots,
-        strings: &strings,
-        asm: Asm::default(),
-        lazy_imports: false,
-        state_vars: false,
-    };
+    let mut lw = Lower::new(tree, &slots, &strings);
     let guard = lw.asm.label();
     let mut dl = DeciderLower {
         lw: &mut lw,
@@ -212,6 +198,27 @@ enum Mode {
     Score(u32, u8),
 }
 
+/// One group decider's body while it is compiled: its record, children and the labels its
+/// parts share.
+struct GroupCode {
+    /// The group's record number.
+    g: u32,
+    kids: Vec<NodeId>,
+    policy: Policy,
+    /// Each child's entries.
+    entries: Vec<Entries>,
+    /// Where the choice starts.
+    choose: Label,
+    /// After the choice: the picked child is activated.
+    switch: Label,
+}
+
+impl GroupCode {
+    fn grp(&self) -> Group {
+        Group(self.g)
+    }
+}
+
 struct DeciderLower<'l, 'a> {
     lw: &'l mut Lower<'a>,
     numbers: &'l Numbers,
@@ -290,11 +297,7 @@ impl DeciderLower<'_, '_> {
 
     /// What decider `d` runs: a behavior or a group (through includes).
     fn target(&self, d: NodeId) -> NodeId {
-        let tree = self.tree();
-        tree.node(d)
-            .children
-            .first()
-            .map_or(d, |&c| tree.through_includes(c))
+        crate::ir::analysis::decider_target(self.tree(), d)
     }
 
     /// A group's children (deciders, through includes).
@@ -337,12 +340,10 @@ impl DeciderLower<'_, '_> {
         let (op, when, k) = (BinOp::Gt, false, 0.0);
         match e {
             Expr::Call(c) => {
-                for a in &c.args {
-                    self.lw.value(&a.value);
-                }
+                let (import, argc) = self.lw.call_args(c);
                 self.emit(Instr::CallFnCmpK {
-                    import: Imp(c.import.0),
-                    argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
+                    import,
+                    argc,
                     op,
                     when,
                     k,
@@ -454,21 +455,19 @@ impl DeciderLower<'_, '_> {
         }
     }
 
-    /// A group decider's body (see the module docs).
+    /// A group decider's body (see the module docs): its entries, the choice, the switch to
+    /// the picked child, then the children, each with its failure handler.
     fn group(&mut self, d: NodeId, t: NodeId, knobs: GroupKnobs, e: Entries, s: Label, f: Label) {
-        let g = self.numbers.group[t.index()];
-        let grp = Group(g);
         let kids = self.children(t);
         let n = kids.len();
-        let policy = knobs.policy;
-        let scans = matches!(policy, Policy::Prioritized | Policy::Sequential);
-        let child_entries: Vec<Entries> = kids
+        let entries: Vec<Entries> = kids
             .iter()
             .map(|_| Entries {
                 activate: self.label(),
                 visit: self.label(),
             })
             .collect();
+        let scans = matches!(knobs.policy, Policy::Prioritized | Policy::Sequential);
         // Choice positions: `scan[0..=n]` or `collect`.
         let scan: Vec<Label> = if scans {
             (0..=n).map(|_| self.label()).collect()
@@ -476,24 +475,49 @@ impl DeciderLower<'_, '_> {
             Vec::new()
         };
         let collect = self.label();
-        let choose = if scans { scan[0] } else { collect };
-        let switch = self.label();
+        let gc = GroupCode {
+            g: self.numbers.group[t.index()],
+            kids,
+            policy: knobs.policy,
+            entries,
+            choose: if scans { scan[0] } else { collect },
+            switch: self.label(),
+        };
+        self.group_entries(&gc, knobs.behavior, e, f);
+        let redecide_to = self.redecide_target(d, gc.choose, f);
+        if scans {
+            self.group_scan(&gc, &scan, f);
+        } else {
+            self.group_collect(&gc, collect, f);
+        }
+        self.group_switch(&gc, f);
+        self.group_children(&gc, s, redecide_to);
+    }
 
-        // Entries.
+    /// The group's entries: activation runs the group's behavior's activate and visit, then
+    /// the choice; a visit resumes the active child (a prioritized group chooses again).
+    fn group_entries(
+        &mut self,
+        gc: &GroupCode,
+        behavior: Option<BehaviorRef>,
+        e: Entries,
+        f: Label,
+    ) {
+        let grp = gc.grp();
         self.place(e.activate);
-        if let Some(b) = knobs.behavior {
+        if let Some(b) = behavior {
             self.behave(b, 0, f);
             self.behave(b, 1, f);
         }
         self.emit(Instr::DecEnter { group: grp });
-        self.jump(choose);
+        self.jump(gc.choose);
         self.place(e.visit);
-        if let Some(b) = knobs.behavior {
+        if let Some(b) = behavior {
             self.behave(b, 1, f);
         }
         self.emit(Instr::DecEnter { group: grp });
-        if policy != Policy::Prioritized {
-            for (k, ce) in child_entries.iter().enumerate() {
+        if gc.policy != Policy::Prioritized {
+            for (k, ce) in gc.entries.iter().enumerate() {
                 self.emit(Instr::DecJumpActive {
                     group: grp,
                     active: (k + 1) as u8,
@@ -501,12 +525,13 @@ impl DeciderLower<'_, '_> {
                 });
             }
         }
-        self.jump(choose);
+        self.jump(gc.choose);
+    }
 
-        // The redecide target: the choice from its start, after the `redecide` flag's
-        // recomputation of `d`'s score.
-        let recompute = self.knobs(d).is_some_and(|k| k.decide_on_redecide);
-        let redecide_to = if recompute {
+    /// The redecide target: the choice from its start, after the `redecide` flag's
+    /// recomputation of `d`'s score.
+    fn redecide_target(&mut self, d: NodeId, choose: Label, f: Label) -> Label {
+        if self.knobs(d).is_some_and(|k| k.decide_on_redecide) {
             let r = self.label();
             self.place(r);
             self.recompute(d, f);
@@ -514,84 +539,82 @@ impl DeciderLower<'_, '_> {
             r
         } else {
             choose
-        };
-
-        // The choice.
-        if scans {
-            for (j, &c) in kids.iter().enumerate() {
-                self.place(scan[j]);
-                let next = scan[j + 1];
-                self.emit(Instr::DecJumpMasked {
-                    group: grp,
-                    child: j as u8,
-                    to: next,
-                });
-                if policy == Policy::Prioritized {
-                    self.emit(Instr::DecJumpActive {
-                        group: grp,
-                        active: (j + 1) as u8,
-                        to: child_entries[j].visit,
-                    });
-                }
-                self.decide(c, next, Mode::Accept);
-                self.emit(Instr::DecPick {
-                    group: grp,
-                    child: j as u8,
-                });
-                self.jump(switch);
-            }
-            self.place(scan[n]);
-            self.jump(f);
-        } else {
-            self.place(collect);
-            self.emit(Instr::DecCandClear { group: grp });
-            for (j, &c) in kids.iter().enumerate() {
-                let skip = self.label();
-                self.emit(Instr::DecJumpMasked {
-                    group: grp,
-                    child: j as u8,
-                    to: skip,
-                });
-                let mode = if policy == Policy::Random {
-                    Mode::Cand(g, j as u8)
-                } else {
-                    Mode::Score(g, j as u8)
-                };
-                self.decide(c, skip, mode);
-                self.place(skip);
-            }
-            self.emit(if policy == Policy::Random {
-                Instr::DecDraw {
-                    group: grp,
-                    none: f,
-                }
-            } else {
-                Instr::DecBest {
-                    group: grp,
-                    none: f,
-                }
-            });
         }
+    }
 
-        // The switch: deactivate the active child, then activate the picked one.
-        self.place(switch);
-        let deact: Vec<Label> = kids.iter().map(|_| self.label()).collect();
-        let after = self.label();
-        for (k, &l) in deact.iter().enumerate() {
-            self.emit(Instr::DecJumpActive {
+    /// The choice of a prioritized or sequential group: the first unmasked child that
+    /// accepts (a prioritized group keeps its active child when it comes first).
+    fn group_scan(&mut self, gc: &GroupCode, scan: &[Label], f: Label) {
+        let grp = gc.grp();
+        for (j, &c) in gc.kids.iter().enumerate() {
+            self.place(scan[j]);
+            let next = scan[j + 1];
+            self.emit(Instr::DecJumpMasked {
                 group: grp,
-                active: (k + 1) as u8,
-                to: l,
+                child: j as u8,
+                to: next,
             });
+            if gc.policy == Policy::Prioritized {
+                self.emit(Instr::DecJumpActive {
+                    group: grp,
+                    active: (j + 1) as u8,
+                    to: gc.entries[j].visit,
+                });
+            }
+            self.decide(c, next, Mode::Accept);
+            self.emit(Instr::DecPick {
+                group: grp,
+                child: j as u8,
+            });
+            self.jump(gc.switch);
         }
-        self.jump(after);
-        for (k, &c) in kids.iter().enumerate() {
-            self.place(deact[k]);
-            self.deactivate(c);
-            self.jump(after);
+        self.place(scan[gc.kids.len()]);
+        self.jump(f);
+    }
+
+    /// The choice of a random or scored group: every unmasked child that accepts is a
+    /// candidate; then the draw or the best score (none: failure). Falls through to the
+    /// switch.
+    fn group_collect(&mut self, gc: &GroupCode, collect: Label, f: Label) {
+        let grp = gc.grp();
+        let random = gc.policy == Policy::Random;
+        self.place(collect);
+        self.emit(Instr::DecCandClear { group: grp });
+        for (j, &c) in gc.kids.iter().enumerate() {
+            let skip = self.label();
+            self.emit(Instr::DecJumpMasked {
+                group: grp,
+                child: j as u8,
+                to: skip,
+            });
+            let mode = if random {
+                Mode::Cand(gc.g, j as u8)
+            } else {
+                Mode::Score(gc.g, j as u8)
+            };
+            self.decide(c, skip, mode);
+            self.place(skip);
         }
-        self.place(after);
-        let acts: Vec<Label> = kids.iter().map(|_| self.label()).collect();
+        self.emit(if random {
+            Instr::DecDraw {
+                group: grp,
+                none: f,
+            }
+        } else {
+            Instr::DecBest {
+                group: grp,
+                none: f,
+            }
+        });
+    }
+
+    /// The switch: deactivate the active child, then activate the picked one.
+    fn group_switch(&mut self, gc: &GroupCode, f: Label) {
+        let grp = gc.grp();
+        self.place(gc.switch);
+        let after = self.label();
+        self.deactivate_active(grp, &gc.kids, after);
+        let acts: Vec<Label> = gc.kids.iter().map(|_| self.label()).collect();
         // The first child's activation comes next: test the others.
         for (i, &l) in acts.iter().enumerate().skip(1) {
             self.emit(Instr::DecJumpPick {
@@ -600,7 +623,7 @@ impl DeciderLower<'_, '_> {
                 to: l,
             });
         }
-        for (i, ce) in child_entries.iter().enumerate() {
+        for (i, ce) in gc.entries.iter().enumerate() {
             self.place(acts[i]);
             self.emit(Instr::DecSet {
                 group: grp,
@@ -608,21 +631,44 @@ impl DeciderLower<'_, '_> {
             });
             self.jump(ce.activate);
         }
-        if n == 0 {
+        if gc.kids.is_empty() {
             self.jump(f);
         }
+    }
 
-        // The children, each with its failure handler.
-        for (i, &c) in kids.iter().enumerate() {
+    /// Deactivates the group's active child (if any), then goes on at `after`, which it
+    /// places.
+    fn deactivate_active(&mut self, grp: Group, kids: &[NodeId], after: Label) {
+        let labels: Vec<Label> = kids.iter().map(|_| self.label()).collect();
+        for (k, &l) in labels.iter().enumerate() {
+            self.emit(Instr::DecJumpActive {
+                group: grp,
+                active: (k + 1) as u8,
+                to: l,
+            });
+        }
+        self.jump(after);
+        for (&l, &c) in labels.iter().zip(kids) {
+            self.place(l);
+            self.deactivate(c);
+            self.jump(after);
+        }
+        self.place(after);
+    }
+
+    /// The children's bodies, each with its failure handler: the failed child joins the
+    /// mask and the choice starts over (`redecide_to`). Sequential: a child that failed while
+    /// active masks the children before it too.
+    fn group_children(&mut self, gc: &GroupCode, s: Label, redecide_to: Label) {
+        let grp = gc.grp();
+        for (i, &c) in gc.kids.iter().enumerate() {
             let fail = self.label();
-            self.body(c, child_entries[i], s, fail);
+            self.body(c, gc.entries[i], s, fail);
             if self.too_large {
                 return;
             }
             self.place(fail);
-            // The failed child joins the mask and the choice starts over. Sequential: a child
-            // that failed while active masks the children before it too.
-            if policy == Policy::Sequential {
+            if gc.policy == Policy::Sequential {
                 let activated = self.label();
                 self.emit(Instr::DecJumpPick {
                     group: grp,
@@ -664,21 +710,7 @@ impl DeciderLower<'_, '_> {
                 let grp = Group(self.numbers.group[t.index()]);
                 let kids = self.children(t);
                 let end = self.label();
-                let labels: Vec<Label> = kids.iter().map(|_| self.label()).collect();
-                for (k, &l) in labels.iter().enumerate() {
-                    self.emit(Instr::DecJumpActive {
-                        group: grp,
-                        active: (k + 1) as u8,
-                        to: l,
-                    });
-                }
-                self.jump(end);
-                for (k, &c) in kids.iter().enumerate() {
-                    self.place(labels[k]);
-                    self.deactivate(c);
-                    self.jump(end);
-                }
-                self.place(end);
+                self.deactivate_active(grp, &kids, end);
                 self.emit(Instr::DecClear { group: grp });
                 if let Some(b) = knobs.behavior {
                     self.behave_exit(b);

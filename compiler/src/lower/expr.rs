@@ -8,9 +8,21 @@ use btvm::program::{Imp, Instr, Label, Str, Var};
 use btvm::{BinOp, StrId};
 
 use super::Lower;
-use crate::ir::{Expr, Lit, TsQuery};
+use crate::ir::{CallExpr, Expr, Lit, TsQuery};
 
 impl Lower<'_> {
+    /// Pushes a call's arguments, left to right; the import and the argument count the call
+    /// instruction names.
+    pub(super) fn call_args(&mut self, c: &CallExpr) -> (Imp, u8) {
+        for a in &c.args {
+            self.value(&a.value);
+        }
+        (
+            Imp(c.import.0),
+            u8::try_from(c.args.len()).unwrap_or(u8::MAX),
+        )
+    }
+
     /// Pushes the value of `e`.
     pub(super) fn value(&mut self, e: &Expr) {
         match e {
@@ -19,13 +31,8 @@ impl Lower<'_> {
             Expr::Var(v) if self.state_vars => self.asm.emit(Instr::VarPush { var: Var(v.0) }),
             Expr::Var(v) => self.asm.emit(Instr::PushVar { var: Var(v.0) }),
             Expr::Call(c) => {
-                for a in &c.args {
-                    self.value(&a.value);
-                }
-                self.asm.emit(Instr::CallFn {
-                    import: Imp(c.import.0),
-                    argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
-                });
+                let (import, argc) = self.call_args(c);
+                self.asm.emit(Instr::CallFn { import, argc });
             }
             // The cursor model looks imports up at run time; elsewhere every import is bound
             // at load.
@@ -134,12 +141,10 @@ impl Lower<'_> {
                 };
                 match (k, &**a) {
                     (Some(k), Expr::Call(c)) => {
-                        for arg in &c.args {
-                            self.value(&arg.value);
-                        }
+                        let (import, argc) = self.call_args(c);
                         self.asm.emit(Instr::CallFnCmpK {
-                            import: Imp(c.import.0),
-                            argc: u8::try_from(c.args.len()).unwrap_or(u8::MAX),
+                            import,
+                            argc,
                             op: *op,
                             when,
                             k,

@@ -7,8 +7,8 @@
 
 use btvm::program::{Field, Layout};
 
+use crate::ir::analysis::identity;
 use crate::ir::{NodeId, NodeKind, Resume, Tree};
-use crate::reference::running_list::identity;
 
 const S: u8 = 1;
 const F: u8 = 2;

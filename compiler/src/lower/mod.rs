@@ -24,7 +24,7 @@ mod selection;
 mod stateful;
 
 use btvm::program::{
-    ActionNo, Bit, Func, FunctionKind, Imp, Instr, Label, ProgramModel, ProgramParts, Temp, Timer,
+    ActionNo, Bit, Func, FunctionKind, Instr, Label, ProgramModel, ProgramParts, Temp, Timer,
 };
 use btvm::{Limits, Program, Status, Value};
 
@@ -55,16 +55,9 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
         Model::Lifecycle => return lifecycle::lower(tree, limits, span),
         Model::Selection => return selection::lower(tree, limits, span),
     };
-    let strings = crate::reference::eval::intern_strings(tree);
+    let strings = crate::ir::analysis::intern_strings(tree);
     let slots = Slots::new(tree, capacity);
-    let mut lw = Lower {
-        tree,
-        slots: &slots,
-        strings: &strings,
-        asm: Asm::default(),
-        lazy_imports: false,
-        state_vars: false,
-    };
+    let mut lw = Lower::new(tree, &slots, &strings);
     // Entries first (the main tree is function 0), then one function per subtree.
     let mut bounds = Vec::new();
     for e in &tree.roots {
@@ -177,6 +170,31 @@ struct Lower<'a> {
     state_vars: bool,
 }
 
+/// The tree's main root; a tree without one is an [`ErrorKind::InvalidValue`] error at `span`.
+fn main_root(tree: &Tree, span: Span) -> Result<NodeId, Vec<Diagnostic>> {
+    tree.main_root().ok_or_else(|| {
+        vec![Diagnostic::new(
+            ErrorKind::InvalidValue,
+            span,
+            "the tree has no root",
+        )]
+    })
+}
+
+impl<'a> Lower<'a> {
+    /// A lowering of `tree` with constant variables and imports bound at load.
+    fn new(tree: &'a Tree, slots: &'a Slots, strings: &'a btvm::Strings) -> Lower<'a> {
+        Lower {
+            tree,
+            slots,
+            strings,
+            asm: Asm::default(),
+            lazy_imports: false,
+            state_vars: false,
+        }
+    }
+}
+
 impl Lower<'_> {
     /// One function: the node, then its three exits (`finish` or `return`).
     fn function(&mut self, root: NodeId, kind: FunctionKind) {
@@ -206,12 +224,10 @@ impl Lower<'_> {
     fn node(&mut self, id: NodeId, k: Cont) {
         let node = self.tree.node(id);
         if let NodeKind::Action(call) = &node.kind {
-            for a in &call.args {
-                self.value(&a.value);
-            }
+            let (import, argc) = self.call_args(call);
             self.asm.emit(Instr::Act {
-                import: Imp(call.import.0),
-                argc: u8::try_from(call.args.len()).unwrap_or(u8::MAX),
+                import,
+                argc,
                 action: ActionNo(self.slots.action[id.index()]),
                 bit: Bit(self.slots.bit(self.tree, id).unwrap_or(0)),
                 success: k.s,

@@ -86,196 +86,278 @@ pub(super) fn width(max: u64) -> u8 {
     }
 }
 
+/// A bump allocator over a byte range.
+struct Bump(u64);
+
+impl Bump {
+    /// Takes `len` bytes; their offset.
+    fn take(&mut self, len: u64) -> u32 {
+        let a = self.0;
+        self.0 += len;
+        u32::try_from(a).unwrap_or(u32::MAX)
+    }
+}
+
+/// The node records of the main root's subtree `lo .. hi`, before their ranges are closed.
+struct NodeRecords {
+    rec: Vec<Rec>,
+    /// Leaf ordinal of each `select` node.
+    leaf: Vec<u32>,
+    nleaves: u32,
+    /// The bytes every node's records take together.
+    len: u64,
+    /// Whether some expression of the subtree draws a random number, or a wait varies.
+    rng: bool,
+}
+
+/// Each node's parent within `lo .. hi`, and the last node of each node's subtree.
+fn parents(tree: &Tree, lo: usize, hi: usize) -> (Vec<Option<NodeId>>, Vec<usize>) {
+    let n = tree.nodes.len();
+    let mut parent = vec![None; n];
+    let mut last: Vec<usize> = (0..n).collect();
+    for i in (lo..hi).rev() {
+        for &c in &tree.nodes[i].children {
+            if (lo..hi).contains(&c.index()) {
+                parent[c.index()] = Some(NodeId(i as u32));
+                last[i] = last[i].max(last[c.index()]);
+            }
+        }
+    }
+    (parent, last)
+}
+
+/// Whether a node has a flags byte: an init step, a terminate step, events or (`logged`) a
+/// start log.
+fn has_flags(kind: &NodeKind, logged: bool, selection: bool) -> bool {
+    match kind {
+        NodeKind::StateMachine
+        | NodeKind::Guard(_)
+        | NodeKind::WaitForEvent(_)
+        | NodeKind::GroupScope(_)
+        | NodeKind::Hooks(_)
+        | NodeKind::Action(_)
+        | NodeKind::Loop(_) => !selection,
+        NodeKind::Wait(w) => w.time >= 0 || logged,
+        NodeKind::SendEvent(s) => s.then == Status::Running || logged,
+        NodeKind::LogStatus(_) | NodeKind::Case(_) | NodeKind::State(_) => false,
+        _ => logged,
+    }
+}
+
+/// Allocates a node's fields `a` and `b` (a node with `kids` children).
+fn fields(kind: &NodeKind, kids: u64, selection: bool, r: &mut Rec, at: &mut Bump) {
+    match kind {
+        NodeKind::Sequence(_) | NodeKind::Selector(_) => {
+            r.a_width = width(kids.saturating_sub(1));
+            r.a = at.take(u64::from(r.a_width));
+        }
+        NodeKind::Parallel(_) => {
+            let bytes = kids.div_ceil(8);
+            r.a = at.take(bytes);
+            r.b = at.take(bytes);
+        }
+        NodeKind::Priority(_) if !selection => {
+            r.a_width = width(kids);
+            r.a = at.take(u64::from(r.a_width));
+        }
+        NodeKind::StateMachine => {
+            r.a_width = width(kids.saturating_sub(1));
+            r.a = at.take(u64::from(r.a_width));
+            if !selection {
+                r.b_width = r.a_width;
+                r.b = at.take(u64::from(r.b_width));
+            }
+        }
+        NodeKind::Loop(l) => {
+            if let Some(c) = l.count {
+                r.a_width = width(u64::from(c));
+                r.a = at.take(u64::from(r.a_width));
+            }
+        }
+        NodeKind::Wait(w) if w.time >= 0 => r.a = at.take(8),
+        _ => {}
+    }
+}
+
+/// Every node's own record in `lo .. hi`, in arena order (`start` and `children` set, `end`
+/// not yet).
+fn node_records(
+    tree: &Tree,
+    (lo, hi): (usize, usize),
+    parent: &[Option<NodeId>],
+    selection: bool,
+) -> NodeRecords {
+    let n = tree.nodes.len();
+    let mut out = NodeRecords {
+        rec: vec![Rec::default(); n],
+        leaf: vec![0; n],
+        nleaves: 0,
+        len: 0,
+        rng: false,
+    };
+    let mut at = Bump(0);
+    for (i, node) in tree.nodes.iter().enumerate().take(hi).skip(lo) {
+        let start = at.0;
+        let logged = parent[i].is_some_and(
+            |p| matches!(&tree.node(p).kind, NodeKind::LogStatus(l) if l.start.is_some()),
+        );
+        let mut r = Rec::default();
+        if has_flags(&node.kind, logged, selection) {
+            r.flags = Some(at.take(1));
+        }
+        fields(
+            &node.kind,
+            node.children.len() as u64,
+            selection,
+            &mut r,
+            &mut at,
+        );
+        match &node.kind {
+            NodeKind::Wait(w) => out.rng |= w.variation > 0 && w.time >= 0,
+            NodeKind::Select(_) => {
+                out.leaf[i] = out.nleaves;
+                out.nleaves += 1;
+            }
+            _ => {}
+        }
+        r.start = u32::try_from(start).unwrap_or(u32::MAX);
+        r.children = u32::try_from(at.0).unwrap_or(u32::MAX);
+        out.rec[i] = r;
+        for e in node.kind.exprs() {
+            e.walk(|x| out.rng |= matches!(x, Expr::Random));
+        }
+    }
+    out.len = at.0;
+    out
+}
+
+/// The distinct scope ids of the GroupScope nodes in `nodes`, in arena order, each with its
+/// first name (member bits not yet placed).
+fn scope_ids(nodes: &[crate::ir::Node]) -> Vec<(u32, String, RBit)> {
+    let mut scopes: Vec<(u32, String, RBit)> = Vec::new();
+    for node in nodes {
+        if let NodeKind::GroupScope(g) = &node.kind {
+            let id = btvm::scope_id(&g.scope);
+            if !scopes.iter().any(|s| s.0 == id) {
+                scopes.push((id, g.scope.clone(), RBit(0)));
+            }
+        }
+    }
+    scopes
+}
+
+/// Places the group-scope block after the nodes' `len` bytes: the AI group, then one member
+/// bit per scope. The records' total length.
+fn place_scopes(scopes: &mut [(u32, String, RBit)], len: u64) -> u64 {
+    let mut total = len;
+    if !scopes.is_empty() {
+        total += 4;
+        for (k, s) in scopes.iter_mut().enumerate() {
+            s.2 = RBit(u32::try_from(total * 8 + k as u64).unwrap_or(u32::MAX));
+        }
+        total += (scopes.len() as u64).div_ceil(8);
+    }
+    total
+}
+
+/// Closes each node's range (a subtree's records end where the records of the node after it
+/// start, or at `group` for the last ones) and returns each node's leaf range.
+fn close_ranges(
+    tree: &Tree,
+    (lo, hi): (usize, usize),
+    last: &[usize],
+    recs: &mut NodeRecords,
+    group: u32,
+) -> Vec<(u32, u32)> {
+    let rec = &mut recs.rec;
+    let starts: Vec<u32> = (lo..hi).map(|i| rec[i].start).collect();
+    let mut leaves = vec![(0, 0); tree.nodes.len()];
+    let is_select = |j: usize| matches!(tree.nodes[j].kind, NodeKind::Select(_));
+    for i in lo..hi {
+        let after = last[i] + 1;
+        rec[i].end = if after < hi {
+            starts[after - lo]
+        } else {
+            group
+        };
+        rec[i].children = rec[i].children.min(rec[i].end);
+        let first_leaf = (i..=last[i])
+            .find(|&j| is_select(j))
+            .map_or(0, |j| recs.leaf[j]);
+        let count = (i..=last[i]).filter(|&j| is_select(j)).count() as u32;
+        leaves[i] = (first_leaf, first_leaf + count);
+    }
+    leaves
+}
+
+/// The whole state's layout: flags byte, variables, timestamps, current leaf (selection),
+/// the `records` bytes of records, the PRNG (`rng`).
+fn state_layout(tree: &Tree, selection: bool, nleaves: u32, records: u64, rng: bool) -> Layout {
+    let mut at = Bump(1);
+    let var_count = u32::try_from(tree.vars.len()).unwrap_or(u32::MAX);
+    let vars = at.take(u64::from(var_count.div_ceil(8)));
+    let stamp_count = if selection {
+        0
+    } else {
+        u32::try_from(tree.timestamps.len()).unwrap_or(u32::MAX)
+    };
+    let stamps = at.take(u64::from(STAMP_RECORD) * u64::from(stamp_count));
+    let leaf = if selection {
+        let w = width(u64::from(nleaves));
+        Field {
+            offset: at.take(u64::from(w)),
+            width: w,
+        }
+    } else {
+        Field::default()
+    };
+    let records_at = at.take(records);
+    let rng_at = rng.then(|| at.take(8));
+    Layout {
+        size: u32::try_from(at.0).unwrap_or(u32::MAX),
+        flags: Field {
+            offset: 0,
+            width: 1,
+        },
+        vars,
+        var_count,
+        stamps,
+        stamp_count,
+        records: records_at,
+        records_len: u32::try_from(records).unwrap_or(u32::MAX),
+        leaf,
+        leaves: if selection { nleaves } else { 0 },
+        rng: rng_at,
+        ..Layout::default()
+    }
+}
+
 impl Records {
     /// Lays out the state of `tree` (its main root is `root`).
     pub fn new(tree: &Tree, root: NodeId) -> Records {
-        let n = tree.nodes.len();
         let lo = root.index();
-        let hi = (lo + tree.subtree_size(root)).min(n);
-        let mut parent = vec![None; n];
-        let mut last: Vec<usize> = (0..n).collect();
-        for i in (lo..hi).rev() {
-            for &c in &tree.nodes[i].children {
-                if (lo..hi).contains(&c.index()) {
-                    parent[c.index()] = Some(NodeId(i as u32));
-                    last[i] = last[i].max(last[c.index()]);
-                }
-            }
-        }
+        let hi = (lo + tree.subtree_size(root)).min(tree.nodes.len());
         let selection = tree.config.model == Model::Selection;
-        let mut rec = vec![Rec::default(); n];
-        let mut leaf = vec![0; n];
-        let mut nleaves = 0u32;
-        let mut at = 0u64;
-        let mut rng = false;
-        for i in lo..hi {
-            let node = &tree.nodes[i];
-            let kids = node.children.len() as u64;
-            let start = at;
-            let mut take = |len: u64| {
-                let a = at;
-                at += len;
-                u32::try_from(a).unwrap_or(u32::MAX)
-            };
-            let logged = parent[i].is_some_and(
-                |p| matches!(&tree.node(p).kind, NodeKind::LogStatus(l) if l.start.is_some()),
-            );
-            let mut r = Rec::default();
-            let flags = match &node.kind {
-                NodeKind::StateMachine
-                | NodeKind::Guard(_)
-                | NodeKind::WaitForEvent(_)
-                | NodeKind::GroupScope(_)
-                | NodeKind::Hooks(_)
-                | NodeKind::Action(_)
-                | NodeKind::Loop(_) => !selection,
-                NodeKind::Wait(w) => w.time >= 0 || logged,
-                NodeKind::SendEvent(s) => s.then == Status::Running || logged,
-                NodeKind::LogStatus(_) | NodeKind::Case(_) | NodeKind::State(_) => false,
-                _ => logged,
-            };
-            if flags {
-                r.flags = Some(take(1));
-            }
-            match &node.kind {
-                NodeKind::Sequence(_) | NodeKind::Selector(_) => {
-                    r.a_width = width(kids.saturating_sub(1));
-                    r.a = take(u64::from(r.a_width));
-                }
-                NodeKind::Parallel(_) => {
-                    let bytes = kids.div_ceil(8);
-                    r.a = take(bytes);
-                    r.b = take(bytes);
-                }
-                NodeKind::Priority(_) if !selection => {
-                    r.a_width = width(kids);
-                    r.a = take(u64::from(r.a_width));
-                }
-                NodeKind::StateMachine => {
-                    r.a_width = width(kids.saturating_sub(1));
-                    r.a = take(u64::from(r.a_width));
-                    if !selection {
-                        r.b_width = r.a_width;
-                        r.b = take(u64::from(r.b_width));
-                    }
-                }
-                NodeKind::Loop(l) => {
-                    if let Some(c) = l.count {
-                        r.a_width = width(u64::from(c));
-                        r.a = take(u64::from(r.a_width));
-                    }
-                }
-                NodeKind::Wait(w) => {
-                    if w.time >= 0 {
-                        r.a = take(8);
-                    }
-                    rng |= w.variation > 0 && w.time >= 0;
-                }
-                NodeKind::Select(_) => {
-                    leaf[i] = nleaves;
-                    nleaves += 1;
-                }
-                _ => {}
-            }
-            r.start = u32::try_from(start).unwrap_or(u32::MAX);
-            r.children = u32::try_from(at).unwrap_or(u32::MAX);
-            rec[i] = r;
-            for e in node.kind.exprs() {
-                e.walk(|x| rng |= matches!(x, Expr::Random));
-            }
-        }
-        let nodes_total = at;
+        let (parent, last) = parents(tree, lo, hi);
+        let mut nodes = node_records(tree, (lo, hi), &parent, selection);
         // The group-scope block: the agent's AI group, then one member bit per scope id.
-        let mut scopes: Vec<(u32, String, RBit)> = Vec::new();
-        if !selection {
-            for node in &tree.nodes[lo..hi] {
-                if let NodeKind::GroupScope(g) = &node.kind {
-                    let id = btvm::scope_id(&g.scope);
-                    if !scopes.iter().any(|s| s.0 == id) {
-                        scopes.push((id, g.scope.clone(), RBit(0)));
-                    }
-                }
-            }
-        }
-        let group = u32::try_from(nodes_total).unwrap_or(u32::MAX);
-        let mut total = nodes_total;
-        if !scopes.is_empty() {
-            total += 4;
-            for (k, s) in scopes.iter_mut().enumerate() {
-                s.2 = RBit(u32::try_from(total * 8 + k as u64).unwrap_or(u32::MAX));
-            }
-            total += (scopes.len() as u64).div_ceil(8);
-        }
-        // A subtree's records end where the records of the node after it start.
-        let starts: Vec<u32> = (lo..hi).map(|i| rec[i].start).collect();
-        let mut leaves = vec![(0, 0); n];
-        for i in lo..hi {
-            let after = last[i] + 1;
-            rec[i].end = if after < hi {
-                starts[after - lo]
-            } else {
-                group
-            };
-            rec[i].children = rec[i].children.min(rec[i].end);
-            let first_leaf = (i..=last[i])
-                .find(|&j| matches!(tree.nodes[j].kind, NodeKind::Select(_)))
-                .map_or(0, |j| leaf[j]);
-            let count = (i..=last[i])
-                .filter(|&j| matches!(tree.nodes[j].kind, NodeKind::Select(_)))
-                .count() as u32;
-            leaves[i] = (first_leaf, first_leaf + count);
-        }
+        let mut scopes = if selection {
+            Vec::new()
+        } else {
+            scope_ids(&tree.nodes[lo..hi])
+        };
+        let group = u32::try_from(nodes.len).unwrap_or(u32::MAX);
+        let total = place_scopes(&mut scopes, nodes.len);
+        let leaves = close_ranges(tree, (lo, hi), &last, &mut nodes, group);
         for s in &tree.signals {
-            s.value.walk(|x| rng |= matches!(x, Expr::Random));
+            s.value.walk(|x| nodes.rng |= matches!(x, Expr::Random));
         }
-        // flags byte, variables, timestamps, current leaf, records, PRNG.
-        let mut at: u64 = 1;
-        let mut take = |len: u64| {
-            let a = at;
-            at += len;
-            u32::try_from(a).unwrap_or(u32::MAX)
-        };
-        let var_count = u32::try_from(tree.vars.len()).unwrap_or(u32::MAX);
-        let vars = take(u64::from(var_count.div_ceil(8)));
-        let stamp_count = if selection {
-            0
-        } else {
-            u32::try_from(tree.timestamps.len()).unwrap_or(u32::MAX)
-        };
-        let stamps = take(u64::from(STAMP_RECORD) * u64::from(stamp_count));
-        let leaf_field = if selection {
-            let w = width(u64::from(nleaves));
-            Field {
-                offset: take(u64::from(w)),
-                width: w,
-            }
-        } else {
-            Field::default()
-        };
-        let records = take(total);
-        let rng_at = rng.then(|| take(8));
-        let layout = Layout {
-            size: u32::try_from(at).unwrap_or(u32::MAX),
-            flags: Field {
-                offset: 0,
-                width: 1,
-            },
-            vars,
-            var_count,
-            stamps,
-            stamp_count,
-            records,
-            records_len: u32::try_from(total).unwrap_or(u32::MAX),
-            leaf: leaf_field,
-            leaves: if selection { nleaves } else { 0 },
-            rng: rng_at,
-            ..Layout::default()
-        };
+        let layout = state_layout(tree, selection, nodes.nleaves, total, nodes.rng);
         Records {
-            rec,
+            rec: nodes.rec,
             root,
             last: NodeId(last[lo] as u32),
-            leaf,
+            leaf: nodes.leaf,
             leaves,
             layout,
             scopes,

@@ -34,7 +34,7 @@ use crate::source::Span;
 
 /// Compiles a selection-model tree.
 pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
-    let root = stateful::main_root(tree, span)?;
+    let root = super::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     let mut limit = 0u32;
     for (i, n) in tree.nodes.iter().enumerate() {
@@ -45,7 +45,7 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
             limit = limit.saturating_add(n.children.len() as u32);
         }
     }
-    let mut strings = crate::reference::eval::intern_strings(tree);
+    let mut strings = crate::ir::analysis::intern_strings(tree);
     for (i, n) in tree.nodes.iter().enumerate() {
         if let (true, NodeKind::Select(b)) = (recs.in_main(NodeId(i as u32)), &n.kind) {
             strings.intern(b);

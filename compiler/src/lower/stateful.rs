@@ -1,5 +1,5 @@
 //! What the lowerings of the two models with node records (lifecycle and selection) share:
-//! finding the main root, refusing nodes with more states than the bytecode holds, writing
+//! refusing nodes with more states than the bytecode holds, writing
 //! code within an instruction budget ([`Emit`]), and assembling and verifying the program.
 //!
 //! Nothing here knows a model's node kinds or emits an instruction of its own choosing: each
@@ -12,23 +12,12 @@ use btvm::{Limits, Program};
 use super::layout::Slots;
 use super::{string_table, var_names, var_values, verified, Lower};
 use crate::diag::{Diagnostic, ErrorKind};
-use crate::ir::{NodeId, Precision, Tree};
+use crate::ir::{Precision, Tree};
 use crate::source::Span;
 
 /// One function of the program being written: its name, kind and code range (`start..end`,
 /// as [`Asm::here`](super::asm::Asm::here) counts).
 pub(super) type Bound = (String, FunctionKind, u32, u32);
-
-/// The tree's main root; a tree without one is an [`ErrorKind::InvalidValue`] error at `span`.
-pub(super) fn main_root(tree: &Tree, span: Span) -> Result<NodeId, Vec<Diagnostic>> {
-    tree.main_root().ok_or_else(|| {
-        vec![Diagnostic::new(
-            ErrorKind::InvalidValue,
-            span,
-            "the tree has no root",
-        )]
-    })
-}
 
 /// A lowering that writes with state variables (they live in the agent's state) and no
 /// running-list slots.
@@ -38,12 +27,8 @@ pub(super) fn state_lower<'a>(
     strings: &'a btvm::Strings,
 ) -> Lower<'a> {
     Lower {
-        tree,
-        slots,
-        strings,
-        asm: super::asm::Asm::default(),
-        lazy_imports: false,
         state_vars: true,
+        ..Lower::new(tree, slots, strings)
     }
 }
 

@@ -309,11 +309,7 @@ impl Tick<'_, '_> {
 
     /// The node a decider runs (a group or a behavior).
     fn target(&self, d: NodeId) -> NodeId {
-        let tree = self.tree();
-        tree.node(d)
-            .children
-            .first()
-            .map_or(d, |&c| tree.through_includes(c))
+        crate::ir::analysis::decider_target(self.tree(), d)
     }
 
     /// The `i`-th child of group `g`, through includes.

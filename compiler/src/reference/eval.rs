@@ -8,7 +8,7 @@
 use btvm::{AgentId, Call, Host, Millis, Phase, Prng, Strings, Value};
 
 use super::lifecycle::Stamp;
-use crate::ir::{Arg, BinOp, CallExpr, Expr, Lit, NodeKind, Precision, Tree, TsQuery};
+use crate::ir::{Arg, BinOp, CallExpr, Expr, Lit, Precision, Tree, TsQuery};
 
 /// What an expression can read besides the host.
 pub(crate) struct EvalCtx<'a> {
@@ -109,45 +109,6 @@ impl EvalCtx<'_> {
             }
         }
     }
-}
-
-/// Interns every string literal of the tree, in arena order, then every string variable
-/// default, then the strings the main tree's nodes hand to the host (log messages, `logstatus`
-/// messages, group scope names and selected behaviours, in arena order), so evaluation never
-/// allocates strings. Every engine numbers strings this way (a host answering a string looks it
-/// up in this table, so the engines must agree on what it holds).
-pub(crate) fn intern_strings(tree: &Tree) -> Strings {
-    let mut strings = Strings::new();
-    tree.for_each_expr(|e| {
-        if let Expr::Lit(Lit::Str(s)) = e {
-            strings.intern(s);
-        }
-    });
-    for v in &tree.vars {
-        if let Lit::Str(s) = &v.default {
-            strings.intern(s);
-        }
-    }
-    if let Some(root) = tree.main_root() {
-        let main = root.index()..root.index() + tree.subtree_size(root);
-        for n in tree.nodes.get(main).into_iter().flatten() {
-            match &n.kind {
-                NodeKind::Log(m) | NodeKind::Select(m) => {
-                    strings.intern(m);
-                }
-                NodeKind::LogStatus(l) => {
-                    for m in [&l.start, &l.success, &l.failure].into_iter().flatten() {
-                        strings.intern(m);
-                    }
-                }
-                NodeKind::GroupScope(g) => {
-                    strings.intern(&g.scope);
-                }
-                _ => {}
-            }
-        }
-    }
-    strings
 }
 
 #[cfg(test)]

@@ -29,12 +29,12 @@ pub(crate) mod testing;
 pub use lifecycle::Scopes;
 
 use btvm::{
-    AgentId, CursorSnapshot, DeciderView, Halt, Host, Millis, Prng, SnapshotError, Status,
-    Stimulus, Strings, Value,
+    AgentId, Call, CursorSnapshot, DeciderView, Halt, Host, Millis, Phase, Prng, SnapshotError,
+    Status, Stimulus, Strings, Value,
 };
 
 use crate::diag::Diagnostic;
-use crate::ir::{Lit, Model, NodeId, NodeKind, Tree};
+use crate::ir::{CallExpr, Expr, Lit, Model, NodeId, NodeKind, Tree};
 
 /// A reference interpreter for one tree.
 #[derive(Debug)]
@@ -42,7 +42,7 @@ pub struct Interpreter<'t> {
     tree: &'t Tree,
     strings: Strings,
     /// The rules of a cursor-model tree.
-    rules: Option<cursor::Rules>,
+    rules: Option<crate::ir::analysis::Rules>,
 }
 
 /// One agent's state: everything the tree remembers between ticks.
@@ -181,11 +181,11 @@ impl<'t> Interpreter<'t> {
         if let Err(mut diags) = crate::check::check(tree, limits) {
             return Err(diags.swap_remove(0));
         }
-        let rules =
-            matches!(tree.config.model, Model::Cursor { .. }).then(|| cursor::Rules::new(tree));
+        let rules = matches!(tree.config.model, Model::Cursor { .. })
+            .then(|| crate::ir::analysis::Rules::new(tree));
         Ok(Interpreter {
             tree,
-            strings: eval::intern_strings(tree),
+            strings: crate::ir::analysis::intern_strings(tree),
             rules,
         })
     }
@@ -441,6 +441,32 @@ impl<'t> Interpreter<'t> {
         state.first_run = snap.first_run;
         state.halt = snap.failed.then_some(Halt::Stopped);
         Ok(())
+    }
+
+    /// Whether `e` holds for the agent at `now`.
+    pub(crate) fn test(
+        &self,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+        e: &Expr,
+    ) -> bool {
+        self.eval_ctx(state, now).eval(e, host).truthy()
+    }
+
+    /// Calls action `call` with `phase` for the agent at `now`, its arguments evaluated left
+    /// to right.
+    pub(crate) fn call_action(
+        &self,
+        state: &mut AgentState,
+        host: &mut dyn Host,
+        now: Millis,
+        call: &CallExpr,
+        phase: Phase,
+    ) -> Status {
+        let args = self.eval_ctx(state, now).args(&call.args, host);
+        let c = Call::new(state.agent, call.import, phase, &args, now, &self.strings);
+        host.action(&c)
     }
 
     /// What expressions read for `state` at time `now` (shared by every model).

@@ -5,11 +5,11 @@
 //! the actions themselves, on the outcomes their import's `claims` names), and per-node
 //! cooldown data. Nothing is ever told when it is abandoned.
 
-use btvm::{Call, Host, Millis, Phase, Status};
+use btvm::{Host, Millis, Phase, Status};
 
-use super::eval::EvalCtx;
 use super::{is_action, AgentState, Interpreter};
-use crate::ir::{Expr, NodeId, NodeKind, Parallel, Quorum, Resume, Sharing, Tree};
+use crate::ir::analysis::identity;
+use crate::ir::{Expr, NodeId, NodeKind, Parallel, Resume};
 
 /// One tick of one agent.
 pub(super) struct Tick<'a, 't> {
@@ -120,19 +120,9 @@ impl Tick<'_, '_> {
                 } else {
                     Phase::Enter
                 };
-                let args = {
-                    let (mut ctx, host) = self.split();
-                    ctx.args(&call.args, host)
-                };
-                let c = Call::new(
-                    self.state.agent,
-                    call.import,
-                    phase,
-                    &args,
-                    self.now,
-                    &self.interp.strings,
-                );
-                let s = self.host.action(&c);
+                let s = self
+                    .interp
+                    .call_action(self.state, self.host, self.now, call, phase);
                 // The action itself claims the slot on some outcomes (the game's actions set
                 // `currentNode`); `evaluate` then releases it if the action finished.
                 let claims = tree.imports.get(call.import.0 as usize).map(|i| i.claims);
@@ -172,51 +162,17 @@ impl Tick<'_, '_> {
             }
         }
         let n = children.len();
-        let reached = |q: Quorum, k: usize| match q {
-            Quorum::All => k == n,
-            Quorum::Any => k > 0,
-        };
-        if reached(p.success, successes) {
-            Status::Success
-        } else if reached(p.failure, failures) {
-            Status::Failure
-        } else if n == 0 {
-            Status::Success
-        } else {
+        match p.outcome(successes, failures, n) {
+            Some(s) => s,
+            None if n == 0 => Status::Success,
             // Some child runs, or (both quorums `all`) the outcomes are mixed: MBT's
             // documented "running forever" edge case.
-            Status::Running
+            None => Status::Running,
         }
-    }
-
-    /// Splits the tick into an expression context and the host.
-    fn split(&mut self) -> (EvalCtx<'_>, &mut dyn Host) {
-        (
-            self.interp.eval_ctx(&mut *self.state, self.now),
-            &mut *self.host,
-        )
     }
 
     fn test(&mut self, e: &Expr) -> bool {
-        let (mut ctx, host) = self.split();
-        ctx.eval(e, host).truthy()
-    }
-}
-
-/// The identity a node has in the running list: its id, except that every `include` of a
-/// shared subtree is one node, as in the game, where the behavior node *is* the included tree
-/// object (`spec/semantics.md`, 4.1).
-pub(crate) fn identity(tree: &Tree, id: NodeId) -> NodeId {
-    match tree.node(id).kind {
-        NodeKind::Include(sub)
-            if tree
-                .subtrees
-                .get(sub.0 as usize)
-                .is_some_and(|s| s.sharing == Sharing::Shared) =>
-        {
-            NodeId(u32::try_from(tree.nodes.len() + sub.0 as usize).unwrap_or(u32::MAX))
-        }
-        _ => id,
+        self.interp.test(self.state, self.host, self.now, e)
     }
 }
 

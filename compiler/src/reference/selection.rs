@@ -169,8 +169,7 @@ impl Update<'_, '_> {
     }
 
     fn test(&mut self, e: &Expr) -> bool {
-        let mut ctx = self.interp.eval_ctx(&mut *self.state, self.now);
-        ctx.eval(e, &mut *self.host).truthy()
+        self.interp.test(self.state, self.host, self.now, e)
     }
 }
 

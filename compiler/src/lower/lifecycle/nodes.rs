@@ -1,0 +1,307 @@
+//! The node lifecycle in the lifecycle lowering (`spec/mbt.md` 2.2, 2.5): `tick` with its
+//! init check and finish edges, each node's init and terminate steps, and the static
+//! terminate walk that aborts a subtree.
+//!
+//! The update steps are in `update`; this module must never emit a node's update itself.
+
+use btvm::program::{Instr, Label, RBit};
+use btvm::Status;
+
+use super::super::records::Rec;
+use super::super::stateful::Emit;
+use super::super::Cont;
+use super::LcLower;
+use crate::ir::{CallExpr, LogStatus, NodeId, NodeKind};
+
+impl LcLower<'_, '_> {
+    /// `tick(n)`, through the transparent kinds (`case`, `state`, `logstatus`).
+    pub(super) fn tick(&mut self, id: NodeId, k: Cont) {
+        if self.full() {
+            return self.jump(k.f);
+        }
+        let node = self.tree().node(id);
+        match &node.kind {
+            NodeKind::Case(_) | NodeKind::State(_) => {
+                self.tick_child(node.children.first().copied(), k)
+            }
+            NodeKind::LogStatus(l) => match node.children.first() {
+                Some(&c) => {
+                    let l = l.clone();
+                    self.tick_node(c, k, Some(&l))
+                }
+                None => self.jump(k.f),
+            },
+            _ => self.tick_node(id, k, None),
+        }
+    }
+
+    /// `tick(n)` for a node with its own lifecycle, with its log messages.
+    fn tick_node(&mut self, id: NodeId, k: Cont, log: Option<&LogStatus>) {
+        let tree = self.lw.tree;
+        let node = tree.node(id);
+        let rec = self.recs.of(id);
+        let start_log = log.and_then(|l| l.start.as_deref());
+        // The init check.
+        let init = self.init_step(id);
+        if let (Some(live), true) = (rec.live(), init || start_log.is_some()) {
+            let update = self.label();
+            self.emit(Instr::RecJump {
+                bit: live,
+                when: true,
+                to: update,
+            });
+            if let Some(m) = start_log {
+                let msg = self.str_id(m);
+                self.emit(Instr::LcLog { msg });
+            }
+            // Actions and WaitForEvent become live when they return running.
+            if !matches!(node.kind, NodeKind::Action(_) | NodeKind::WaitForEvent(_)) {
+                self.emit(Instr::RecBit {
+                    bit: live,
+                    value: true,
+                });
+            }
+            self.init(id);
+            self.place(update);
+        } else if init {
+            // An init step without a live bit runs at every update (the node always finishes
+            // in it: `send -> success`).
+            self.init(id);
+        }
+        // The update, with the finish edges (straight to the parent when a finish does
+        // nothing).
+        let message = |st: Status| {
+            log.and_then(|lg| match st {
+                Status::Success => lg.success.as_deref(),
+                _ => lg.failure.as_deref(),
+            })
+        };
+        let edge = |lc: &mut Self, st: Status, to: Label| {
+            if message(st).is_none() && lc.finish_is_empty(id, st) {
+                to
+            } else {
+                lc.label()
+            }
+        };
+        let (fs, ff) = (
+            edge(self, Status::Success, k.s),
+            edge(self, Status::Failure, k.f),
+        );
+        self.update(
+            id,
+            Cont {
+                s: fs,
+                f: ff,
+                r: k.r,
+            },
+        );
+        for (l, st, to) in [(fs, Status::Success, k.s), (ff, Status::Failure, k.f)] {
+            if l == to {
+                continue;
+            }
+            self.place(l);
+            self.finish(id, st);
+            // The success or failure message comes just after the terminate step.
+            if let Some(m) = message(st) {
+                let msg = self.str_id(m);
+                self.emit(Instr::LcLog { msg });
+            }
+            self.jump(to);
+        }
+    }
+
+    /// Whether finishing `id` with `st` does nothing (no terminate effects, no records).
+    fn finish_is_empty(&self, id: NodeId, st: Status) -> bool {
+        let node = self.tree().node(id);
+        let rec = self.recs.of(id);
+        let effects = match &node.kind {
+            NodeKind::Parallel(_) | NodeKind::GroupScope(_) => true,
+            NodeKind::Priority(_) => st == Status::Failure,
+            NodeKind::MapStatus(m) => m.running != Status::Running,
+            NodeKind::Hooks(h) => h.exit.is_some(),
+            _ => false,
+        };
+        let zero = !matches!(node.kind, NodeKind::Action(_)) && rec.end > rec.start;
+        !effects && !zero
+    }
+
+    /// Whether the node has an init step of its own (`spec/mbt.md` 2.5).
+    pub(super) fn init_step(&self, id: NodeId) -> bool {
+        match &self.tree().node(id).kind {
+            NodeKind::Guard(_) | NodeKind::GroupScope(_) | NodeKind::StateMachine => true,
+            NodeKind::Hooks(h) => h.enter.is_some() || h.exit.is_some(),
+            NodeKind::Wait(w) => w.time >= 0,
+            NodeKind::SendEvent(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The node's init step (it is live already).
+    fn init(&mut self, id: NodeId) {
+        let tree = self.lw.tree;
+        let rec = self.recs.of(id);
+        match &tree.node(id).kind {
+            NodeKind::Guard(g) => {
+                // A closed gate fails at once (its failure edge zeroes the record), so the
+                // live bit alone says "open" afterwards.
+                let closed = self.label();
+                let open = self.label();
+                self.lw.branch(&g.cond, closed, false);
+                self.jump(open);
+                self.place(closed);
+                if let Some(live) = rec.live() {
+                    self.emit(Instr::RecBit {
+                        bit: live,
+                        value: false,
+                    });
+                }
+                self.place(open);
+            }
+            NodeKind::Wait(w) if w.time >= 0 => self.emit(Instr::LcWaitArm {
+                at: rec.a,
+                time: w.time,
+                variation: w.variation,
+            }),
+            NodeKind::SendEvent(e) => self.send(&e.event),
+            NodeKind::GroupScope(g) => {
+                if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(&g.scope))
+                {
+                    let scope = self.str_id(name);
+                    self.emit(Instr::ScopeEnter {
+                        scope,
+                        max: g.max_users,
+                        held,
+                        member,
+                        group: self.recs.group,
+                    });
+                }
+            }
+            NodeKind::Hooks(h) => {
+                if let Some(c) = &h.enter {
+                    self.hook(c, 0);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A hooks call: an action with `phase` (status ignored) or a function (value ignored).
+    pub(super) fn hook(&mut self, c: &CallExpr, phase: u8) {
+        let (import, argc) = self.lw.call_args(c);
+        self.emit(Instr::LcCall {
+            import,
+            argc,
+            phase,
+        });
+    }
+
+    /// A GroupScope's terminate step: leave scope `scope` if the node's record holds it.
+    fn leave_scope(&mut self, scope: &str, rec: Rec) {
+        if let (Some(held), Some((name, member))) = (rec.extra(), self.recs.scope(scope)) {
+            let scope = self.str_id(name);
+            self.emit(Instr::ScopeLeave {
+                scope,
+                held,
+                member,
+                group: self.recs.group,
+            });
+        }
+    }
+
+    /// The node's terminate step on a normal finish with `st`, then its records zeroed.
+    fn finish(&mut self, id: NodeId, st: Status) {
+        let tree = self.lw.tree;
+        let node = tree.node(id);
+        let rec = self.recs.of(id);
+        match &node.kind {
+            // A parallel's running children; the old child of a priority that found no case
+            // (when it finishes with success its child has finished); a running child mapped
+            // to a finished status.
+            NodeKind::Parallel(_) => self.terminate_all(&node.children),
+            NodeKind::Priority(_) if st == Status::Failure => self.terminate_all(&node.children),
+            NodeKind::MapStatus(m) if m.running != Status::Running => {
+                self.terminate_all(&node.children)
+            }
+            NodeKind::GroupScope(g) => self.leave_scope(&g.scope, rec),
+            NodeKind::Hooks(h) => {
+                if let Some(c) = &h.exit {
+                    self.hook(c, 2);
+                }
+            }
+            _ => {}
+        }
+        // An action clears its own live bit (`lc.act`).
+        if !matches!(tree.node(id).kind, NodeKind::Action(_)) {
+            self.zero(rec.start, rec.end);
+        }
+    }
+
+    fn zero(&mut self, from: u32, to: u32) {
+        if to > from {
+            self.emit(Instr::RecZero {
+                at: from,
+                len: to - from,
+            });
+        }
+    }
+
+    /// Terminates the live nodes among `nodes` and their subtrees (post-order, each guarded by
+    /// its live bit), then zeroes the records `from .. to`.
+    pub(super) fn abort(&mut self, nodes: &[NodeId], from: u32, to: u32) {
+        self.terminate_all(nodes);
+        self.zero(from, to);
+    }
+
+    /// The terminate effects of the live nodes among `nodes` and their subtrees.
+    fn terminate_all(&mut self, nodes: &[NodeId]) {
+        for &n in nodes {
+            self.terminate_walk(n);
+        }
+    }
+
+    /// The terminate effects in `id`'s subtree, innermost first.
+    fn terminate_walk(&mut self, id: NodeId) {
+        if self.full() {
+            return;
+        }
+        let tree = self.lw.tree;
+        let node = tree.node(id);
+        for &c in &node.children {
+            self.terminate_walk(c);
+        }
+        let rec = self.recs.of(id);
+        match &node.kind {
+            NodeKind::Action(c) => {
+                if let Some(live) = rec.live() {
+                    self.exit_if_live(live, c);
+                }
+            }
+            NodeKind::Hooks(h) => {
+                if let (Some(live), Some(c)) = (rec.live(), &h.exit) {
+                    self.exit_if_live(live, c);
+                }
+            }
+            NodeKind::GroupScope(g) => self.leave_scope(&g.scope, rec),
+            _ => {}
+        }
+    }
+
+    /// The call `c` with phase `exit`, if the node's `live` bit is set.
+    fn exit_if_live(&mut self, live: RBit, c: &CallExpr) {
+        let skip = self.unless(live);
+        self.hook(c, 2);
+        self.place(skip);
+    }
+
+    /// A jump over what follows when `bit` is clear (the record's node is not live, the
+    /// event did not arrive...); the label to place after it.
+    pub(super) fn unless(&mut self, bit: RBit) -> Label {
+        let skip = self.label();
+        self.emit(Instr::RecJump {
+            bit,
+            when: false,
+            to: skip,
+        });
+        skip
+    }
+}
