@@ -8,7 +8,11 @@ pub mod bst;
 pub mod canonical;
 pub mod cryexpr;
 pub mod dragengine;
+pub(crate) mod files;
 pub mod mbt;
+mod profile;
 pub mod spore;
 pub mod unvanquished;
 pub(crate) mod xml;
+
+pub use profile::Profile;
