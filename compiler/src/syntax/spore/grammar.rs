@@ -9,12 +9,12 @@ use chumsky::input::Input as _;
 use chumsky::prelude::*;
 
 use super::super::canonical::lexer::{unescape, Spanned, Tok};
-use super::super::canonical::parser::{custom, int_tok, kw, words, Lbl, PErr, P};
+use super::super::canonical::parser::{custom, int_tok, kw, parse_result, words, Lbl, PErr, P};
 use super::ast::{Children, Def, Entry, File, Item, Name, Opt, Phase, Table, Target, Test, Unit};
 use super::expr::expr_parser;
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::ErrorKind;
 use crate::ir::Policy;
-use crate::source::{FileId, Span};
+use crate::source::FileId;
 
 /// The parser extra: errors only (no state, no context).
 pub(super) type E<'s> = extra::Err<PErr<'s>>;
@@ -266,23 +266,6 @@ pub(super) fn parse_tokens(
     let eoi = SimpleSpan::from(text.len()..text.len());
     let input = tokens.split_token_span(eoi);
     let parser = file_parser(text, u64::from(limits.max_expr_depth));
-    let (out, mut errs) = parser.parse(input).into_output_errors();
-    if !errs.is_empty() {
-        errs.sort_by_key(PErr::start);
-        let mut diags: Vec<Diagnostic> = Vec::new();
-        for e in errs {
-            let d = e.into_diagnostic(file);
-            if !diags.contains(&d) {
-                diags.push(d);
-            }
-        }
-        return Err(diags);
-    }
-    out.ok_or_else(|| {
-        vec![Diagnostic::new(
-            ErrorKind::Syntax,
-            Span::new(file, 0, 0),
-            "the file could not be parsed",
-        )]
-    })
+    let (out, errs) = parser.parse(input).into_output_errors();
+    parse_result(file, out, errs)
 }

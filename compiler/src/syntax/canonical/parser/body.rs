@@ -163,6 +163,11 @@ pub(super) fn assemble(
         b.define_subtree(id, node);
     }
     let whole = Span::new(file, 0, 0);
+    finish(b, whole)
+}
+
+/// Finishes and validates the tree `b` built; a failure is an `InvalidValue` error at `whole`.
+pub(in crate::syntax) fn finish(b: TreeBuilder, whole: Span) -> crate::diag::Result<Tree> {
     let tree = b
         .finish()
         .map_err(|m| vec![Diagnostic::new(ErrorKind::InvalidValue, whole, m)])?;

@@ -26,13 +26,13 @@ use chumsky::input::Input as _;
 use chumsky::prelude::*;
 
 use super::lexer::Spanned;
-use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Dialect, Expr, TimestampDecl, Tree, TreeConfig, Var};
-use crate::source::{FileId, Span};
+use crate::source::FileId;
 
 pub(in crate::syntax) use atoms::{int_tok, kw, lit, words};
+pub(in crate::syntax) use body::finish;
 pub(in crate::syntax) use expr::{deepen, operators, Unary};
-pub(in crate::syntax) use plumbing::{custom, Deep, Lbl, Mx, PErr, P};
+pub(in crate::syntax) use plumbing::{custom, parse_result, Deep, Lbl, Mx, PErr, P};
 
 /// The words that are always literals inside expressions; a function import with one of these
 /// names must be written as a string.
@@ -92,24 +92,6 @@ pub(super) fn parse_tokens(
     let (out, errs) = parser
         .parse_with_state(input, &mut state)
         .into_output_errors();
-    if !errs.is_empty() {
-        let mut errs = errs;
-        errs.sort_by_key(PErr::start);
-        let mut diags: Vec<Diagnostic> = Vec::new();
-        for e in errs {
-            let d = e.into_diagnostic(file);
-            if !diags.contains(&d) {
-                diags.push(d);
-            }
-        }
-        return Err(diags);
-    }
-    let Some((tables, body)) = out else {
-        return Err(vec![Diagnostic::new(
-            ErrorKind::Syntax,
-            Span::new(file, 0, 0),
-            "the file could not be parsed",
-        )]);
-    };
+    let (tables, body) = plumbing::parse_result(file, out, errs)?;
     body::assemble(file, tables, body, &state.0, limits)
 }

@@ -85,6 +85,34 @@ pub(in crate::syntax) fn custom<'s>(
     }
 }
 
+/// The result of a parse: its errors as diagnostics in source order, each once; else its
+/// output (one "could not be parsed" error in the case, which chumsky does not produce, of
+/// neither).
+pub(in crate::syntax) fn parse_result<T>(
+    file: FileId,
+    out: Option<T>,
+    mut errs: Vec<PErr<'_>>,
+) -> crate::diag::Result<T> {
+    if !errs.is_empty() {
+        errs.sort_by_key(PErr::start);
+        let mut diags: Vec<Diagnostic> = Vec::new();
+        for e in errs {
+            let d = e.into_diagnostic(file);
+            if !diags.contains(&d) {
+                diags.push(d);
+            }
+        }
+        return Err(diags);
+    }
+    out.ok_or_else(|| {
+        vec![Diagnostic::new(
+            ErrorKind::Syntax,
+            Span::new(file, 0, 0),
+            "the file could not be parsed",
+        )]
+    })
+}
+
 impl PErr<'_> {
     pub(in crate::syntax) fn start(&self) -> usize {
         match self {
