@@ -107,6 +107,15 @@ fn make_def(name: Name, (options, target, end): Tail) -> Def {
 }
 
 /// The grammar of a whole file; `text` is the source (durations keep their digits).
+/// An entry of a `children` block: a reference to a decider (`NAME;`) or one defined in
+/// place (`NAME … => …`).
+fn make_entry((name, tail): (Name, Option<Tail>)) -> Entry {
+    match tail {
+        None => Entry::Ref(name),
+        Some(t) => Entry::Def(make_def(name, t)),
+    }
+}
+
 fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<'s>> {
     let semi = || just(Tok::Semi);
     let number = select! { Tok::Int(_) => (), Tok::Float(_) => () }
@@ -152,11 +161,9 @@ fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<
     let with = kw("with").ignore_then(name()).or_not();
 
     let tail = recursive(move |tail| {
-        let entry = name().then(choice((semi().to(None), tail.clone().map(Some))));
-        let entry = entry.map(|(n, t): (Name, Option<Tail>)| match t {
-            None => Entry::Ref(n),
-            Some(t) => Entry::Def(make_def(n, t)),
-        });
+        let entry = name()
+            .then(choice((semi().to(None), tail.clone().map(Some))))
+            .map(make_entry);
         let block = entry
             .repeated()
             .collect::<Vec<Entry>>()
@@ -202,12 +209,9 @@ fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<
         .then(tail.clone())
         .map(|(n, t)| make_def(n, t))
         .boxed();
-    let entry = name().then(choice((semi().to(None), tail.map(Some)))).map(
-        |(n, t): (Name, Option<Tail>)| match t {
-            None => Entry::Ref(n),
-            Some(t) => Entry::Def(make_def(n, t)),
-        },
-    );
+    let entry = name()
+        .then(choice((semi().to(None), tail.map(Some))))
+        .map(make_entry);
     let block = entry
         .repeated()
         .collect::<Vec<Entry>>()

@@ -5,11 +5,17 @@
 //! the tables (imports, variables, timestamps) are parsed first and become the *context* of the
 //! second stage (signals, roots, subtrees), whose node and expression parsers resolve names
 //! against them as they go. Subtrees may be used before they are declared, so `include` gets a
-//! provisional id (interned in the parser state) that [`assemble`] maps to the declaration.
+//! provisional id (interned in the parser state) that `body::assemble` maps to the declaration.
 //!
 //! Semantic problems (unknown names, out-of-range numbers, too-deep expressions, misplaced
 //! `case`/`state`/`decider` nodes) are emitted as non-fatal errors so one run reports several;
 //! chumsky drops those emitted on paths it backtracks out of.
+//!
+//! One module per grammar area: `plumbing` (input, errors, parser aliases), `atoms` (keywords,
+//! names, literals), `expr` (expressions and name resolution), `nodes` (one parser per node
+//! kind), `decls` (header, tree options, tables: the first stage) and `body` (signals, roots,
+//! subtrees, assembly: the second stage). This file only glues the stages together and
+//! re-exports what Spore's grammar shares; it never parses anything itself.
 
 mod atoms;
 mod body;
