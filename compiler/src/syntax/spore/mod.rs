@@ -48,7 +48,7 @@ use super::canonical::lexer::lex_units;
 /// [`Spore`](Dialect::Spore) with one entry, `main`.
 ///
 /// Errors are positioned in `file`. Depth through shared deciders, which the pre-scan cannot
-/// see, is checked by [`crate::check`] (as [`crate::load::load`] does after every front-end).
+/// see, is checked by [`crate::check`] (as `load::load` does after every front-end).
 pub fn parse(file: FileId, text: &str, limits: &btvm::Limits) -> crate::diag::Result<Tree> {
     super::files::check_size(file, text, limits)?;
     let tokens = lex_units(file, text).map_err(|d| vec![d])?;

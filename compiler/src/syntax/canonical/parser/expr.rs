@@ -168,7 +168,55 @@ pub(super) fn deepen_expr<'t, 's: 't>(
     limit: u64,
     x: &mut Mx<'t, '_, 's, BodyE<'s>>,
 ) -> Ex {
-    deepen(inner, e, Expr::Lit(Lit::Bool(false)), limit, x)
+    deepen(inner, e, Expr::too_deep(), limit, x)
+}
+
+/// An expression type the shared operator grammar builds: the canonical [`Expr`] or Spore's.
+pub(in crate::syntax) trait OpTree: Sized {
+    /// `!x` or `-x`.
+    fn unary(op: Unary, x: Self) -> Self;
+    /// `a OP b`.
+    fn binary(op: BinOp, a: Self, b: Self) -> Self;
+    /// The small placeholder that stands for a too-deep expression.
+    fn too_deep() -> Self;
+}
+
+impl OpTree for Expr {
+    fn unary(op: Unary, x: Self) -> Self {
+        let inner = Box::new(x);
+        match op {
+            Unary::Not => Expr::Not(inner),
+            Unary::Neg => Expr::Neg(inner),
+        }
+    }
+
+    fn binary(op: BinOp, a: Self, b: Self) -> Self {
+        Expr::binary(op, a, b)
+    }
+
+    fn too_deep() -> Self {
+        Expr::Lit(Lit::Bool(false))
+    }
+}
+
+/// [`operators`] over expressions with their depth: each operator's expression is built and
+/// its depth checked against `limit` with [`deepen`].
+pub(in crate::syntax) fn deep_operators<'t, 's: 't, T, E>(
+    primary: P<'t, 's, Deep<T>, E>,
+    limit: u64,
+) -> P<'t, 's, Deep<T>, E>
+where
+    T: OpTree + 't,
+    E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
+{
+    operators(
+        primary,
+        move |op, x: Deep<T>, e| deepen(x.d, T::unary(op, x.e), T::too_deep(), limit, e),
+        move |op, a: Deep<T>, b: Deep<T>, e| {
+            let inner = a.d.max(b.d);
+            deepen(inner, T::binary(op, a.e, b.e), T::too_deep(), limit, e)
+        },
+    )
 }
 
 /// A prefix operator.
@@ -310,21 +358,7 @@ pub(super) fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, BodyE<'s>> {
         let primary = choice((call, literal, var, builtin, paren))
             .labelled(Lbl::What("expression"))
             .boxed();
-        operators(
-            primary,
-            move |op, x: Ex, e| {
-                let inner = Box::new(x.e);
-                let e2 = match op {
-                    Unary::Not => Expr::Not(inner),
-                    Unary::Neg => Expr::Neg(inner),
-                };
-                deepen_expr(x.d, e2, limit, e)
-            },
-            move |op, a: Ex, b: Ex, e| {
-                let inner = a.d.max(b.d);
-                deepen_expr(inner, Expr::binary(op, a.e, b.e), limit, e)
-            },
-        )
+        deep_operators(primary, limit)
     })
     .boxed()
 }

@@ -37,7 +37,7 @@ use crate::source::FileId;
 
 pub(in crate::syntax) use atoms::{int_tok, kw, lit, words};
 pub(in crate::syntax) use body::finish;
-pub(in crate::syntax) use expr::{deepen, operators, Unary};
+pub(in crate::syntax) use expr::{deep_operators, deepen, OpTree, Unary};
 pub(in crate::syntax) use plumbing::{custom, parse_result, Deep, Lbl, Mx, PErr, P};
 
 /// The words that are always literals inside expressions; a function import with one of these
