@@ -91,19 +91,29 @@ pub(super) fn overflow<'s>(span: SimpleSpan, what: &str, max: impl fmt::Display)
     )
 }
 
+/// An unsigned integer that must fit `T`, whose largest value is `max`; one that does not is
+/// reported (as `what`) and read as 0.
+fn unsigned_lit<'t, 's: 't, T, E>(what: &'static str, max: T) -> P<'t, 's, T, E>
+where
+    T: TryFrom<u64> + Default + fmt::Display + Copy + 't,
+    E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
+{
+    int_tok()
+        .map_with(move |(v, span), e| {
+            T::try_from(v).unwrap_or_else(|_| {
+                e.emit(overflow(span, what, max));
+                T::default()
+            })
+        })
+        .boxed()
+}
+
 /// An integer in `0..=u32::MAX`.
 pub(super) fn u32_lit<'t, 's: 't, E>(what: &'static str) -> P<'t, 's, u32, E>
 where
     E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
 {
-    int_tok()
-        .map_with(move |(v, span), e| {
-            u32::try_from(v).unwrap_or_else(|_| {
-                e.emit(overflow(span, what, u32::MAX));
-                0
-            })
-        })
-        .boxed()
+    unsigned_lit(what, u32::MAX)
 }
 
 /// An integer in `0..=255`.
@@ -111,14 +121,7 @@ pub(super) fn u8_lit<'t, 's: 't, E>(what: &'static str) -> P<'t, 's, u8, E>
 where
     E: ParserExtra<'t, In<'t, 's>, Error = PErr<'s>> + 't,
 {
-    int_tok()
-        .map_with(move |(v, span), e| {
-            u8::try_from(v).unwrap_or_else(|_| {
-                e.emit(overflow(span, what, u8::MAX));
-                0
-            })
-        })
-        .boxed()
+    unsigned_lit(what, u8::MAX)
 }
 
 /// Applies an optional minus sign to an integer magnitude, checking the `i64` range.
