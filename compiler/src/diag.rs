@@ -77,7 +77,7 @@ pub enum Severity {
     #[default]
     Error,
     /// The original game loads the tree with a logged complaint, and so does btvm (unless
-    /// warnings are denied: [`LoadOptions::deny_warnings`](crate::load::LoadOptions)).
+    /// warnings are denied: `LoadOptions::deny_warnings`).
     Warning,
 }
 

@@ -7,6 +7,7 @@ use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::ir::{Dialect, Tree};
 use crate::source::{FileSystem, SourceMap, Span};
 use crate::syntax;
+pub use crate::syntax::Profile;
 
 /// A source format: the canonical syntax or one of the dialects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -94,34 +95,6 @@ impl Format {
         } else {
             Dialect::Mbt
         }))
-    }
-}
-
-/// A game profile: the extra vocabulary a game registers on top of a dialect's own nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Profile {
-    /// CRYENGINE's GameSDK: its AI, CryAction and game nodes become host actions in MBT trees,
-    /// and the MBT loader is as lenient as CRYENGINE's (`spec/mbt.md` section 1.4).
-    GameSdk,
-}
-
-impl Profile {
-    /// Every profile's name, as `--profile` takes it.
-    pub const NAMES: [&'static str; 1] = ["gamesdk"];
-
-    /// The profile called `name`.
-    pub fn from_name(name: &str) -> Option<Profile> {
-        match name {
-            "gamesdk" => Some(Profile::GameSdk),
-            _ => None,
-        }
-    }
-
-    /// The profile's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::GameSdk => "gamesdk",
-        }
     }
 }
 

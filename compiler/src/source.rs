@@ -202,53 +202,6 @@ impl FileSystem for MemFs {
     }
 }
 
-impl SourceMap {
-    /// Adds the bytes read from `path` as a source file, enforcing the size limit and UTF-8.
-    ///
-    /// Fails with [`ErrorKind::SourceTooLarge`](crate::diag::ErrorKind) when `bytes` is longer
-    /// than `max_bytes` (the file is added with empty text, so the message can name it), and
-    /// with `InvalidUtf8` at the first invalid byte (the file is added with invalid sequences
-    /// replaced by U+FFFD, which keeps that byte's offset, and the span covers the replacement
-    /// character). Every front-end reads its files through this.
-    pub fn add_checked(
-        &mut self,
-        path: &Path,
-        bytes: Vec<u8>,
-        max_bytes: usize,
-    ) -> Result<FileId, crate::diag::Diagnostic> {
-        use crate::diag::{Diagnostic, ErrorKind};
-        if bytes.len() > max_bytes {
-            let id = self.add(path, String::new());
-            return Err(Diagnostic::new(
-                ErrorKind::SourceTooLarge,
-                Span::new(id, 0, 0),
-                format!(
-                    "`{}` is {} bytes; the limit is {max_bytes} bytes",
-                    path.display(),
-                    bytes.len()
-                ),
-            ));
-        }
-        match String::from_utf8(bytes) {
-            Ok(text) => Ok(self.add(path, text)),
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let id = self.add(path, text);
-                Err(Diagnostic::new(
-                    ErrorKind::InvalidUtf8,
-                    Span::new(id, at, at + '\u{FFFD}'.len_utf8()),
-                    format!(
-                        "`{}` is not valid UTF-8 (first bad byte at offset {at})",
-                        path.display()
-                    ),
-                )
-                .with_note("btvm reads source files as UTF-8 (plain ASCII is always fine)"))
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -370,216 +370,239 @@ fn flag_word(line: &mut Line<'_>) -> Result<FlagWord, Diagnostic> {
     }
 }
 
+/// One directive line, dispatched on its first word.
 fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
     let (word, span) = line.word("a directive")?;
     match word.as_str() {
         "agents" => scn.agents = line.count("the number of agents")?,
         "ticks" => scn.ticks = line.count("the number of ticks")?,
-        "time" => {
-            scn.time_start = line.int("the start time")?;
-            scn.time_step = line.int("the time step")?;
+        "time" => time(scn, line)?,
+        "at" => at(scn, line, span)?,
+        "default" => default(scn, line, span)?,
+        "agent" => agent_group(scn, line)?,
+        "missing" => missing(scn, line)?,
+        "answer" => answer_rule(scn, line)?,
+        other => return Err(unknown_directive(other, span)),
+    }
+    line.done()
+}
+
+fn unknown_directive(word: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        ErrorKind::Syntax,
+        span,
+        format!("unknown directive `{word}`"),
+    )
+    .with_note("directives: agents, ticks, time, at, default, missing, answer")
+}
+
+/// `time START STEP`.
+fn time(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
+    scn.time_start = line.int("the start time")?;
+    scn.time_step = line.int("the time step")?;
+    Ok(())
+}
+
+/// `at K [agent A] WHAT …`; `at` is at `span`.
+fn at(scn: &mut Scenario, line: &mut Line<'_>, span: Span) -> Result<(), Diagnostic> {
+    let k = line.count("a tick number")?;
+    let mut agent = None;
+    if line.peek() == Some(&Tok::Word("agent".into())) {
+        line.pos += 1;
+        agent = Some(line.count("an agent id")?);
+    }
+    let (what, what_span) =
+        line.word("`now`, `entry`, `reset`, `flags`, `stimulus`, `event` or `set`")?;
+    if agent.is_some() && !matches!(what.as_str(), "flags" | "stimulus" | "event" | "set") {
+        return Err(Diagnostic::new(
+            ErrorKind::Syntax,
+            what_span,
+            "only `flags`, `stimulus`, `event` and `set` can be given to one agent",
+        ));
+    }
+    match what.as_str() {
+        "reset" => {
+            scn.resets.insert(k);
         }
-        "at" => {
-            let k = line.count("a tick number")?;
-            let mut agent = None;
-            if line.peek() == Some(&Tok::Word("agent".into())) {
-                line.pos += 1;
-                agent = Some(line.count("an agent id")?);
-            }
-            let (what, what_span) =
-                line.word("`now`, `entry`, `reset`, `flags`, `stimulus`, `event` or `set`")?;
-            if agent.is_some() && !matches!(what.as_str(), "flags" | "stimulus" | "event" | "set") {
-                return Err(Diagnostic::new(
-                    ErrorKind::Syntax,
-                    what_span,
-                    "only `flags`, `stimulus`, `event` and `set` can be given to one agent",
-                ));
-            }
-            match what.as_str() {
-                "event" => {
-                    let (name, _) = line.word("an event name (an identifier or a string)")?;
-                    scn.inputs.entry(k).or_default().push(Input {
-                        agent,
-                        kind: InputKind::Event(name),
-                        span: what_span,
-                    });
-                }
-                "set" => {
-                    let (var, var_span) = line.word("a variable name")?;
-                    line.punct('=')?;
-                    let value = match line.next() {
-                        Some((Tok::Word(w), _)) if w == "true" => true,
-                        Some((Tok::Word(w), _)) if w == "false" => false,
-                        _ => {
-                            line.pos -= 1;
-                            return Err(line.err("expected `true` or `false`"));
-                        }
-                    };
-                    scn.inputs.entry(k).or_default().push(Input {
-                        agent,
-                        kind: InputKind::Set { var, value },
-                        span: var_span,
-                    });
-                }
-                "flags" => {
-                    let word = flag_word(line)?;
-                    scn.inputs.entry(k).or_default().push(Input {
-                        agent,
-                        kind: InputKind::Flags(word),
-                        span: what_span,
-                    });
-                }
-                "stimulus" => {
-                    let (name, _) = line.word("a stimulus name")?;
-                    let mut timeout = None;
-                    let mut data = 0;
-                    while let Some(Tok::Word(w)) = line.peek().cloned() {
-                        line.pos += 1;
-                        match w.as_str() {
-                            "for" if timeout.is_none() => {
-                                let span = line.here();
-                                let ms = line.int("a timeout in ms")?;
-                                if ms < 0 {
-                                    return Err(Diagnostic::new(
-                                        ErrorKind::InvalidValue,
-                                        span,
-                                        "a stimulus timeout cannot be negative",
-                                    ));
-                                }
-                                timeout = Some(ms);
-                            }
-                            "data" => data = line.int("the stimulus data")?,
-                            _ => {
-                                line.pos -= 1;
-                                return Err(line.err("expected `for MS` or `data N`"));
-                            }
-                        }
-                    }
-                    scn.inputs.entry(k).or_default().push(Input {
-                        agent,
-                        kind: InputKind::Stimulus {
-                            name,
-                            timeout,
-                            data,
-                        },
-                        span: what_span,
-                    });
-                }
-                "reset" => {
-                    scn.resets.insert(k);
-                }
-                "restore" => {
-                    let (hex, hex_span) = line.word("a quoted context record in hex")?;
-                    let snap = context_record(&hex)
-                        .map_err(|why| Diagnostic::new(ErrorKind::InvalidValue, hex_span, why))?;
-                    scn.inputs.entry(k).or_default().push(Input {
-                        agent,
-                        kind: InputKind::Restore(snap),
-                        span: what_span,
-                    });
-                }
-                "reload" => {
-                    scn.inputs.entry(k).or_default().push(Input {
-                        agent,
-                        kind: InputKind::SaveRestore,
-                        span: what_span,
-                    });
-                }
-                "now" => {
-                    let t = line.int("a time")?;
-                    scn.now_at.insert(k, t);
-                }
-                "entry" => {
-                    let (name, _) = line.word("an entry point name")?;
-                    scn.entries.entry(k).or_default().push(name);
-                }
-                _ => {
-                    return Err(Diagnostic::new(
-                        ErrorKind::Syntax,
-                        span,
-                        "expected `at K now T`, `at K entry NAME`, `at K reset`, \
-                         `at K flags …`, `at K stimulus NAME`, `at K event NAME`, \
-                         `at K set VAR = true|false`, `at K restore \"HEX\"` or \
-                         `at K reload`",
-                    ))
-                }
-            }
+        "now" => {
+            let t = line.int("a time")?;
+            scn.now_at.insert(k, t);
         }
-        "default" => {
-            let (what, _) = line.word("`action` or `function`")?;
-            match (what.as_str(), line.value()?) {
-                ("action", ScriptValue::Status(s)) => scn.default_action = s,
-                ("function", ScriptValue::Lit(l)) => scn.default_function = l,
-                _ => {
+        "entry" => {
+            let (name, _) = line.word("an entry point name")?;
+            scn.entries.entry(k).or_default().push(name);
+        }
+        _ => {
+            let (kind, span) = at_input(line, &what, what_span, span)?;
+            scn.inputs
+                .entry(k)
+                .or_default()
+                .push(Input { agent, kind, span });
+        }
+    }
+    Ok(())
+}
+
+/// The input an `at K WHAT …` line gives the tree, with the span it is reported at; `what`
+/// is at `what_span`, `at` at `at_span`.
+fn at_input(
+    line: &mut Line<'_>,
+    what: &str,
+    what_span: Span,
+    at_span: Span,
+) -> Result<(InputKind, Span), Diagnostic> {
+    Ok(match what {
+        "event" => {
+            let (name, _) = line.word("an event name (an identifier or a string)")?;
+            (InputKind::Event(name), what_span)
+        }
+        "set" => set_input(line)?,
+        "flags" => (InputKind::Flags(flag_word(line)?), what_span),
+        "stimulus" => (stimulus(line)?, what_span),
+        "restore" => {
+            let (hex, hex_span) = line.word("a quoted context record in hex")?;
+            let snap = context_record(&hex)
+                .map_err(|why| Diagnostic::new(ErrorKind::InvalidValue, hex_span, why))?;
+            (InputKind::Restore(snap), what_span)
+        }
+        "reload" => (InputKind::SaveRestore, what_span),
+        _ => {
+            return Err(Diagnostic::new(
+                ErrorKind::Syntax,
+                at_span,
+                "expected `at K now T`, `at K entry NAME`, `at K reset`, \
+                 `at K flags …`, `at K stimulus NAME`, `at K event NAME`, \
+                 `at K set VAR = true|false`, `at K restore \"HEX\"` or \
+                 `at K reload`",
+            ))
+        }
+    })
+}
+
+/// `set VAR = true|false` (after `at K`), reported at the variable.
+fn set_input(line: &mut Line<'_>) -> Result<(InputKind, Span), Diagnostic> {
+    let (var, var_span) = line.word("a variable name")?;
+    line.punct('=')?;
+    let value = match line.next() {
+        Some((Tok::Word(w), _)) if w == "true" => true,
+        Some((Tok::Word(w), _)) if w == "false" => false,
+        _ => {
+            line.pos -= 1;
+            return Err(line.err("expected `true` or `false`"));
+        }
+    };
+    Ok((InputKind::Set { var, value }, var_span))
+}
+
+/// `stimulus NAME [for MS] [data N]` (after `at K`).
+fn stimulus(line: &mut Line<'_>) -> Result<InputKind, Diagnostic> {
+    let (name, _) = line.word("a stimulus name")?;
+    let mut timeout = None;
+    let mut data = 0;
+    while let Some(Tok::Word(w)) = line.peek().cloned() {
+        line.pos += 1;
+        match w.as_str() {
+            "for" if timeout.is_none() => {
+                let span = line.here();
+                let ms = line.int("a timeout in ms")?;
+                if ms < 0 {
                     return Err(Diagnostic::new(
                         ErrorKind::InvalidValue,
                         span,
-                        "expected `default action STATUS` or `default function VALUE`",
-                    ))
+                        "a stimulus timeout cannot be negative",
+                    ));
                 }
+                timeout = Some(ms);
             }
-        }
-        "agent" => {
-            let a = line.count("an agent id")?;
-            let (w, at) = line.word("`group`")?;
-            if w != "group" {
-                return Err(Diagnostic::new(
-                    ErrorKind::Syntax,
-                    at,
-                    format!("expected `group` after `agent {a}`, found `{w}`"),
-                ));
+            "data" => data = line.int("the stimulus data")?,
+            _ => {
+                line.pos -= 1;
+                return Err(line.err("expected `for MS` or `data N`"));
             }
-            let g = line.count("a group id")?;
-            scn.groups.insert(a, g);
-        }
-        "missing" => {
-            let (name, _) = line.word("an import name")?;
-            scn.missing.insert(name);
-        }
-        "answer" => {
-            let (name, name_span) = line.word("an import name")?;
-            let mut args = None;
-            let mut agent = None;
-            if line.peek() == Some(&Tok::Punct('(')) {
-                line.pos += 1;
-                let mut list = Vec::new();
-                if line.peek() != Some(&Tok::Punct(')')) {
-                    loop {
-                        list.push(line.lit()?);
-                        if line.peek() == Some(&Tok::Punct(',')) {
-                            line.pos += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                }
-                line.punct(')')?;
-                args = Some(list);
-            }
-            if line.peek() == Some(&Tok::Word("agent".into())) {
-                line.pos += 1;
-                agent = Some(line.count("an agent id")?);
-            }
-            line.punct('=')?;
-            let answer = answer(line)?;
-            scn.answers.push(AnswerRule {
-                name,
-                args,
-                agent,
-                answer,
-                span: name_span,
-            });
-        }
-        other => {
-            return Err(Diagnostic::new(
-                ErrorKind::Syntax,
-                span,
-                format!("unknown directive `{other}`"),
-            )
-            .with_note("directives: agents, ticks, time, at, default, missing, answer"))
         }
     }
-    line.done()
+    Ok(InputKind::Stimulus {
+        name,
+        timeout,
+        data,
+    })
+}
+
+/// `default action STATUS` or `default function VALUE`; `default` is at `span`.
+fn default(scn: &mut Scenario, line: &mut Line<'_>, span: Span) -> Result<(), Diagnostic> {
+    let (what, _) = line.word("`action` or `function`")?;
+    match (what.as_str(), line.value()?) {
+        ("action", ScriptValue::Status(s)) => scn.default_action = s,
+        ("function", ScriptValue::Lit(l)) => scn.default_function = l,
+        _ => {
+            return Err(Diagnostic::new(
+                ErrorKind::InvalidValue,
+                span,
+                "expected `default action STATUS` or `default function VALUE`",
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// `agent A group G`.
+fn agent_group(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
+    let a = line.count("an agent id")?;
+    let (w, at) = line.word("`group`")?;
+    if w != "group" {
+        return Err(Diagnostic::new(
+            ErrorKind::Syntax,
+            at,
+            format!("expected `group` after `agent {a}`, found `{w}`"),
+        ));
+    }
+    let g = line.count("a group id")?;
+    scn.groups.insert(a, g);
+    Ok(())
+}
+
+/// `missing NAME`.
+fn missing(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
+    let (name, _) = line.word("an import name")?;
+    scn.missing.insert(name);
+    Ok(())
+}
+
+/// `answer NAME [(ARGS)] [agent A] = ANSWER`.
+fn answer_rule(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
+    let (name, name_span) = line.word("an import name")?;
+    let mut args = None;
+    let mut agent = None;
+    if line.peek() == Some(&Tok::Punct('(')) {
+        line.pos += 1;
+        let mut list = Vec::new();
+        if line.peek() != Some(&Tok::Punct(')')) {
+            loop {
+                list.push(line.lit()?);
+                if line.peek() == Some(&Tok::Punct(',')) {
+                    line.pos += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        line.punct(')')?;
+        args = Some(list);
+    }
+    if line.peek() == Some(&Tok::Word("agent".into())) {
+        line.pos += 1;
+        agent = Some(line.count("an agent id")?);
+    }
+    line.punct('=')?;
+    let answer = answer(line)?;
+    scn.answers.push(AnswerRule {
+        name,
+        args,
+        agent,
+        answer,
+        span: name_span,
+    });
+    Ok(())
 }
 
 fn answer(line: &mut Line<'_>) -> Result<Answer, Diagnostic> {

@@ -2,64 +2,19 @@
 //! block files (every other `*.xml` file in the main file's directory whose root element is
 //! `<Blocks>`, in sorted name order; `spec/bst.md` section 1.1).
 //!
-//! Files that are read go through [`SourceMap::add_checked`] (size limit, UTF-8), so every
+//! Files that are read go through `syntax::files` (size limit, UTF-8), so every
 //! diagnostic can be located. Other `.xml` files of the directory are only looked at up to
 //! their root tag and are never registered. This file never parses XML beyond that root tag.
 
-use std::io;
 use std::path::Path;
-use std::rc::Rc;
 
 use btvm::Limits;
 
-use crate::diag::{Diagnostic, ErrorKind};
-use crate::source::{FileId, FileSystem, SourceMap, Span};
+use crate::diag::Diagnostic;
+use crate::source::{FileSystem, SourceMap, Span};
+use crate::syntax::files::{io_error, register, SourceText};
 
-/// A file read and registered in the source map.
-pub(super) struct SourceText {
-    /// Its id in the source map.
-    pub id: FileId,
-    /// Its text.
-    pub text: Rc<str>,
-}
-
-/// Reads and registers `path`; an I/O error is positioned at `requested_at`.
-pub(super) fn read_source(
-    fs: &dyn FileSystem,
-    sources: &mut SourceMap,
-    limits: &Limits,
-    path: &Path,
-    requested_at: Span,
-) -> Result<SourceText, Diagnostic> {
-    let bytes = fs
-        .read(path)
-        .map_err(|e| io_error(path, &e, requested_at))?;
-    register(sources, limits, path, bytes)
-}
-
-fn register(
-    sources: &mut SourceMap,
-    limits: &Limits,
-    path: &Path,
-    bytes: Vec<u8>,
-) -> Result<SourceText, Diagnostic> {
-    let id = sources.add_checked(path, bytes, limits.max_source_bytes)?;
-    let text: Rc<str> = sources.get(id).map_or("", |f| f.text.as_str()).into();
-    Ok(SourceText { id, text })
-}
-
-fn io_error(path: &Path, e: &io::Error, at: Span) -> Diagnostic {
-    let what = if e.kind() == io::ErrorKind::NotFound {
-        "not found".to_string()
-    } else {
-        e.to_string()
-    };
-    Diagnostic::new(
-        ErrorKind::Io,
-        at,
-        format!("cannot read `{}`: {what}", path.display()),
-    )
-}
+pub(super) use crate::syntax::files::read_source;
 
 /// The global block files next to `main`: every other `*.xml` file in its directory (not in
 /// subdirectories) whose root element is `<Blocks>` (any case), in sorted name order, read

@@ -216,24 +216,13 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         tree: &str,
         is_main: bool,
     ) -> Result<(), Diagnostic> {
-        section.el.only_attributes(&[])?;
-        for c in self
-            .ex
-            .children(section.el, &scope.local, 1 + section.levels)?
-        {
-            let el = c.el;
-            if !el.is("Variable") {
-                return Err(Diagnostic::new(
-                    ErrorKind::UnknownName,
-                    el.start_tag(),
-                    format!("unknown element `<{}>` in `<Variables>`", el.tag()),
-                )
-                .with_note(
-                    "`<Variables>` holds `<Variable name=\"…\" default=\"…\"/>` and `<Ref>`",
-                ));
-            }
-            el.only_attributes(&["name", "default"])?;
-            el.no_elements()?;
+        for el in self.section_items(section, scope)? {
+            section_item(
+                el,
+                ("Variables", "Variable"),
+                &["name", "default"],
+                "`<Variables>` holds `<Variable name=\"…\" default=\"…\"/>` and `<Ref>`",
+            )?;
             let name = el.required("name")?;
             let default = match el.attr("default") {
                 None => false,
@@ -291,25 +280,14 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         scope: &TreeScope<'a, 't>,
         is_main: bool,
     ) -> Result<(), Diagnostic> {
-        section.el.only_attributes(&[])?;
-        for c in self
-            .ex
-            .children(section.el, &scope.local, 1 + section.levels)?
-        {
-            let el = c.el;
-            if !el.is("Signal") {
-                return Err(Diagnostic::new(
-                    ErrorKind::UnknownName,
-                    el.start_tag(),
-                    format!("unknown element `<{}>` in `<SignalVariables>`", el.tag()),
-                )
-                .with_note(
-                    "`<SignalVariables>` holds `<Signal name=\"…\" variable=\"…\" value=\"…\"/>` \
-                     and `<Ref>`",
-                ));
-            }
-            el.only_attributes(&["name", "variable", "value"])?;
-            el.no_elements()?;
+        for el in self.section_items(section, scope)? {
+            section_item(
+                el,
+                ("SignalVariables", "Signal"),
+                &["name", "variable", "value"],
+                "`<SignalVariables>` holds `<Signal name=\"…\" variable=\"…\" value=\"…\"/>` \
+                 and `<Ref>`",
+            )?;
             let event = el.required("name")?;
             let var = el.required("variable")?;
             let value = el.required("value")?;
@@ -327,6 +305,20 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             }
         }
         Ok(())
+    }
+
+    /// The elements of a declaration section (`<Variables>`, `<SignalVariables>`), which takes
+    /// no attributes, after Ref expansion.
+    fn section_items(
+        &mut self,
+        section: Child<'a, 't>,
+        scope: &TreeScope<'a, 't>,
+    ) -> Result<Vec<El<'a, 't>>, Diagnostic> {
+        section.el.only_attributes(&[])?;
+        let items = self
+            .ex
+            .children(section.el, &scope.local, 1 + section.levels)?;
+        Ok(items.into_iter().map(|c| c.el).collect())
     }
 
     /// A condition attribute: absent is `true`; present, it is parsed, so an empty or blank
@@ -637,4 +629,25 @@ fn is_node_tag(el: El) -> bool {
     ["Leaf", "Priority", "StateMachine", "Sequence"]
         .iter()
         .any(|t| el.is(t))
+}
+
+/// Checks that `el`, an element of a declaration section (`(section, item)` tag names), is an
+/// `<item>` with only `attrs` and no children; `holds` (what the section holds) is the note of
+/// an unknown element.
+fn section_item(
+    el: El<'_, '_>,
+    (section, item): (&str, &str),
+    attrs: &[&str],
+    holds: &'static str,
+) -> Result<(), Diagnostic> {
+    if !el.is(item) {
+        return Err(Diagnostic::new(
+            ErrorKind::UnknownName,
+            el.start_tag(),
+            format!("unknown element `<{}>` in `<{section}>`", el.tag()),
+        )
+        .with_note(holds));
+    }
+    el.only_attributes(attrs)?;
+    el.no_elements()
 }

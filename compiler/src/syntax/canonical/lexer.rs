@@ -551,62 +551,6 @@ pub(super) fn quote(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// Checks bracket nesting before any recursive parsing, so no input can make the parser recurse
-/// deeper than the limits allow.
-///
-/// * A `{` that opens a non-empty block at brace depth `d` holds nodes at depth `d + 1`, which
-///   must not exceed `max_depth`.
-/// * Parentheses may nest at most `max_expr_depth + 1` deep: an expression within
-///   `max_expr_depth` never needs more (its own grouping plus one argument list at the bottom).
-///
-/// The exact expression depth is checked afterwards, while the expression is built.
-pub(super) fn check_nesting(
-    file: FileId,
-    tokens: &[Spanned<'_>],
-    limits: &btvm::Limits,
-) -> Result<(), Diagnostic> {
-    let max_braces = u64::from(limits.max_depth);
-    let max_parens = u64::from(limits.max_expr_depth) + 1;
-    let mut braces = 0u64;
-    let mut parens = 0u64;
-    for (i, (tok, span)) in tokens.iter().enumerate() {
-        match tok {
-            Tok::LBrace => {
-                braces += 1;
-                let empty = matches!(tokens.get(i + 1), Some((Tok::RBrace, _)));
-                if braces >= max_braces.max(1) && !empty {
-                    return Err(Diagnostic::new(
-                        ErrorKind::NestTooDeep,
-                        Span::new(file, span.start, span.end),
-                        format!(
-                            "nodes are nested too deeply: this block would hold nodes at depth {}, but the limit is {}",
-                            braces + 1,
-                            limits.max_depth
-                        ),
-                    ));
-                }
-            }
-            Tok::RBrace => braces = braces.saturating_sub(1),
-            Tok::LParen => {
-                parens += 1;
-                if parens > max_parens {
-                    return Err(Diagnostic::new(
-                        ErrorKind::NestTooDeep,
-                        Span::new(file, span.start, span.end),
-                        format!(
-                            "parentheses are nested too deeply: more than {max_parens} levels (expression depth limit {})",
-                            limits.max_expr_depth
-                        ),
-                    ));
-                }
-            }
-            Tok::RParen => parens = parens.saturating_sub(1),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

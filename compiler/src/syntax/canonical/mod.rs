@@ -17,9 +17,11 @@
 //! 5. assembly with [`TreeBuilder`](crate::ir::TreeBuilder) (canonical arena order) and
 //!    [`Tree::validate`].
 //!
-//! Nothing here panics or prints on any input; every failure is a [`Diagnostic`] with a span.
+//! Nothing here panics or prints on any input; every failure is a
+//! [`Diagnostic`](crate::diag::Diagnostic) with a span.
 
 pub(in crate::syntax) mod lexer;
+pub(in crate::syntax) mod nesting;
 pub(in crate::syntax) mod parser;
 mod printer;
 
@@ -28,9 +30,8 @@ mod tests;
 
 use std::path::Path;
 
-use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
-use crate::source::{FileId, FileSystem, SourceMap, Span};
+use crate::source::{FileId, FileSystem, SourceMap};
 
 /// Parses canonical-syntax text (already in `sources` as `file`) into a validated tree.
 ///
@@ -38,19 +39,9 @@ use crate::source::{FileId, FileSystem, SourceMap, Span};
 /// syntax error chumsky reports plus every semantic error found on the way (unknown names,
 /// duplicate declarations, out-of-range numbers, misplaced nodes) is returned, in source order.
 pub fn parse(file: FileId, text: &str, limits: &btvm::Limits) -> crate::diag::Result<Tree> {
-    if text.len() > limits.max_source_bytes {
-        return Err(vec![Diagnostic::new(
-            ErrorKind::SourceTooLarge,
-            Span::new(file, 0, 0),
-            format!(
-                "the file has {} bytes, more than the limit of {}",
-                text.len(),
-                limits.max_source_bytes
-            ),
-        )]);
-    }
+    super::files::check_size(file, text, limits)?;
     let tokens = lexer::lex(file, text).map_err(|d| vec![d])?;
-    lexer::check_nesting(file, &tokens, limits).map_err(|d| vec![d])?;
+    nesting::check(file, &tokens, limits, &nesting::NODES).map_err(|d| vec![d])?;
     parser::parse_tokens(file, text.len(), &tokens, limits)
 }
 
@@ -65,33 +56,16 @@ pub fn print(tree: &Tree) -> String {
 
 /// Reads `path` through `fs`, adds it to `sources`, and parses it.
 ///
-/// Fails with [`ErrorKind::Io`] if the file cannot be read (nothing is added to `sources`),
-/// [`ErrorKind::SourceTooLarge`] if it is larger than `limits.max_source_bytes` (the file is
-/// added with empty text, so the message can name it), and [`ErrorKind::InvalidUtf8`] at the
-/// first invalid byte (the file is added with invalid sequences replaced by U+FFFD, which
-/// leaves that byte offset unchanged).
+/// Fails with [`ErrorKind::Io`](crate::diag::ErrorKind::Io) if the file cannot be read
+/// (nothing is added to `sources`), [`ErrorKind::SourceTooLarge`](crate::diag::ErrorKind) if
+/// it is larger than `limits.max_source_bytes` (the file is added with empty text, so the
+/// message can name it), and `InvalidUtf8` at the first invalid byte (the file is added with
+/// invalid sequences replaced by U+FFFD, which leaves that byte offset unchanged).
 pub fn load(
     path: &Path,
     fs: &dyn FileSystem,
     limits: &btvm::Limits,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    let bytes = fs.read(path).map_err(|e| {
-        vec![Diagnostic::new(
-            ErrorKind::Io,
-            Span::DUMMY,
-            format!("cannot read `{}`: {e}", path.display()),
-        )]
-    })?;
-    let file = sources
-        .add_checked(path, bytes, limits.max_source_bytes)
-        .map_err(|d| vec![d])?;
-    match sources.get(file) {
-        Some(f) => parse(file, &f.text, limits),
-        None => Err(vec![Diagnostic::new(
-            ErrorKind::Io,
-            Span::DUMMY,
-            format!("`{}` could not be added to the source map", path.display()),
-        )]),
-    }
+    super::files::load_one(path, fs, limits, sources, parse)
 }

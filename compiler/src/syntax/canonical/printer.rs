@@ -13,8 +13,10 @@ use btvm::{ImportId, ImportKind, SlotClaims, Status};
 use super::lexer::{is_ident, quote};
 use super::parser::EXPR_WORDS;
 use crate::ir::{
-    Abort, Arg, BehaviorRef, CallExpr, Expr, FlagTest, GuardEval, Lit, Model, NodeId, NodeKind,
-    Policy, Precision, Quorum, Resume, RootFinish, Sharing, Tree, TsQuery, Type,
+    Abort, Arg, BehaviorRef, CallExpr, Composite, Decider, Expr, FlagTest, Group, GroupScope,
+    Guard, GuardEval, Hooks, Lit, LogStatus, Loop, Model, NodeId, NodeKind, Parallel, Policy,
+    Precision, Quorum, Resume, RootFinish, Sharing, StateNode, StatusMap, SubtreeId, Tree, Trigger,
+    TsQuery, Type, Wait,
 };
 
 const INDENT: &str = "    ";
@@ -280,174 +282,202 @@ impl Printer<'_> {
     /// Writes the knobs of a node after its keyword and name.
     fn knobs(&mut self, kind: &NodeKind) {
         match kind {
-            NodeKind::Sequence(c) | NodeKind::Selector(c) => {
-                self.out.push_str(match c.resume {
-                    Resume::Restart => " restart",
-                    Resume::Remember => " remember",
-                    Resume::RunningList => " running-list",
-                    Resume::Cursor => " cursor",
-                });
-                if c.looping {
-                    self.out.push_str(" loop");
-                }
-                if let Some(e) = &c.cond {
-                    self.out.push_str(" when");
-                    self.paren_expr(e);
-                }
-            }
-            NodeKind::Parallel(p) => {
-                let q = |q: Quorum| match q {
-                    Quorum::All => "all",
-                    Quorum::Any => "any",
-                };
-                let _ = write!(
-                    self.out,
-                    " success={} failure={}",
-                    q(p.success),
-                    q(p.failure)
-                );
-                if p.stop_on_failure {
-                    self.out.push_str(" stop-on-failure");
-                }
-                if p.remember {
-                    self.out.push_str(" remember");
-                }
-            }
+            NodeKind::Sequence(c) | NodeKind::Selector(c) => self.composite(c),
+            NodeKind::Parallel(p) => self.parallel(p),
             NodeKind::Priority(p) => self.guard_eval(p.repick),
             NodeKind::Case(e) | NodeKind::Condition(e) | NodeKind::WaitUntil(e) => {
                 self.paren_expr(e)
             }
             NodeKind::StateMachine | NodeKind::Invert | NodeKind::Yield => {}
-            NodeKind::State(s) => {
-                for t in &s.transitions {
-                    match &t.on {
-                        crate::ir::Trigger::Event(ev) => {
-                            self.out.push_str(" on ");
-                            quote(ev, &mut self.out);
-                        }
-                        crate::ir::Trigger::When(e) => {
-                            self.out.push_str(" when");
-                            self.paren_expr(e);
-                        }
-                    }
-                    let _ = write!(self.out, " -> {}", t.to);
-                }
-            }
-            NodeKind::Group(g) => {
-                self.out.push_str(match g.policy {
-                    Policy::Prioritized => " prioritized",
-                    Policy::Sequential => " sequential",
-                    Policy::Random => " random",
-                    Policy::Scored => " scored",
-                });
-                if let Some(b) = g.behavior {
-                    self.out.push_str(" behavior ");
-                    self.behavior(b);
-                }
-            }
-            NodeKind::Decider(d) => {
-                if let Some(ms) = d.pre.every_ms {
-                    let _ = write!(self.out, " every {ms}");
-                }
-                if let Some(f) = &d.pre.decision {
-                    self.flag("decision", f);
-                }
-                if let Some(f) = &d.pre.stimuli {
-                    self.flag("stimuli", f);
-                }
-                if let Some(e) = &d.decide {
-                    self.out.push_str(" decide");
-                    self.paren_expr(e);
-                }
-                if d.decide_on_redecide {
-                    self.out.push_str(" redecide");
-                }
-            }
-            NodeKind::MapStatus(m) => {
-                self.status(m.failure);
-                self.status(m.success);
-                self.status(m.running);
-            }
-            NodeKind::Cooldown(c) => {
-                let _ = write!(self.out, " {}", c.ms);
-            }
-            NodeKind::Guard(g) => {
-                self.guard_eval(g.eval);
-                self.paren_expr(&g.cond);
-            }
-            NodeKind::Loop(l) => {
-                match l.count {
-                    Some(n) => {
-                        let _ = write!(self.out, " {n}");
-                    }
-                    None => self.out.push_str(" forever"),
-                }
-                self.out.push_str(" until");
-                self.status(l.exit_on);
-            }
-            NodeKind::GroupScope(g) => {
-                self.out.push(' ');
-                quote(&g.scope, &mut self.out);
-                let _ = write!(self.out, " {}", g.max_users);
-            }
-            NodeKind::Hooks(h) => {
-                for (word, call) in [(" enter ", &h.enter), (" exit ", &h.exit)] {
-                    if let Some(c) = call {
-                        self.out.push_str(word);
-                        self.hook_call(c);
-                    }
-                }
-            }
-            NodeKind::LogStatus(l) => {
-                for (word, msg) in [
-                    (" start ", &l.start),
-                    (" success ", &l.success),
-                    (" failure ", &l.failure),
-                ] {
-                    if let Some(m) = msg {
-                        self.out.push_str(word);
-                        quote(m, &mut self.out);
-                    }
-                }
-            }
-            NodeKind::Include(s) => {
-                self.out.push(' ');
-                match self.tree.subtrees.get(s.0 as usize) {
-                    Some(sub) => quote(&sub.name, &mut self.out),
-                    None => self.missing("subtree", s.0),
-                }
-            }
-            NodeKind::Action(call) => {
-                self.out.push(' ');
-                self.import_name(call.import);
-                self.args(&call.args);
-            }
+            NodeKind::State(s) => self.transitions(s),
+            NodeKind::Group(g) => self.group(g),
+            NodeKind::Decider(d) => self.decider(d),
+            NodeKind::MapStatus(m) => self.status_map(m),
+            NodeKind::Cooldown(c) => self.number(c.ms),
+            NodeKind::Guard(g) => self.guard(g),
+            NodeKind::Loop(l) => self.loop_(l),
+            NodeKind::GroupScope(g) => self.group_scope(g),
+            NodeKind::Hooks(h) => self.hooks(h),
+            NodeKind::LogStatus(l) => self.log_status(l),
+            NodeKind::Include(s) => self.include(*s),
+            NodeKind::Action(call) => self.action(call),
             NodeKind::Const(s) => self.status(*s),
-            NodeKind::Wait(w) => {
-                let _ = write!(self.out, " {} {} ->", w.time, w.variation);
-                self.status(w.result);
-            }
-            NodeKind::SendEvent(s) => {
-                self.out.push(' ');
-                quote(&s.event, &mut self.out);
-                self.out.push_str(" ->");
-                self.status(s.then);
-            }
-            NodeKind::WaitForEvent(w) => {
-                self.out.push(' ');
-                quote(&w.event, &mut self.out);
-                self.out.push_str(" ->");
-                self.status(w.result);
-            }
-            NodeKind::Log(m) | NodeKind::Select(m) => {
-                self.out.push(' ');
-                quote(m, &mut self.out);
-            }
+            NodeKind::Wait(w) => self.wait(w),
+            NodeKind::SendEvent(s) => self.event_arrow(&s.event, s.then),
+            NodeKind::WaitForEvent(w) => self.event_arrow(&w.event, w.result),
+            NodeKind::Log(m) | NodeKind::Select(m) => self.quoted(m),
             NodeKind::Behavior(b) => {
                 self.out.push(' ');
                 self.behavior(*b);
             }
         }
+    }
+
+    fn composite(&mut self, c: &Composite) {
+        self.out.push_str(match c.resume {
+            Resume::Restart => " restart",
+            Resume::Remember => " remember",
+            Resume::RunningList => " running-list",
+            Resume::Cursor => " cursor",
+        });
+        if c.looping {
+            self.out.push_str(" loop");
+        }
+        if let Some(e) = &c.cond {
+            self.out.push_str(" when");
+            self.paren_expr(e);
+        }
+    }
+
+    fn parallel(&mut self, p: &Parallel) {
+        let q = |q: Quorum| match q {
+            Quorum::All => "all",
+            Quorum::Any => "any",
+        };
+        let _ = write!(
+            self.out,
+            " success={} failure={}",
+            q(p.success),
+            q(p.failure)
+        );
+        if p.stop_on_failure {
+            self.out.push_str(" stop-on-failure");
+        }
+        if p.remember {
+            self.out.push_str(" remember");
+        }
+    }
+
+    fn transitions(&mut self, s: &StateNode) {
+        for t in &s.transitions {
+            match &t.on {
+                Trigger::Event(ev) => {
+                    self.out.push_str(" on ");
+                    quote(ev, &mut self.out);
+                }
+                Trigger::When(e) => {
+                    self.out.push_str(" when");
+                    self.paren_expr(e);
+                }
+            }
+            let _ = write!(self.out, " -> {}", t.to);
+        }
+    }
+
+    fn group(&mut self, g: &Group) {
+        self.out.push_str(match g.policy {
+            Policy::Prioritized => " prioritized",
+            Policy::Sequential => " sequential",
+            Policy::Random => " random",
+            Policy::Scored => " scored",
+        });
+        if let Some(b) = g.behavior {
+            self.out.push_str(" behavior ");
+            self.behavior(b);
+        }
+    }
+
+    fn decider(&mut self, d: &Decider) {
+        if let Some(ms) = d.pre.every_ms {
+            let _ = write!(self.out, " every {ms}");
+        }
+        if let Some(f) = &d.pre.decision {
+            self.flag("decision", f);
+        }
+        if let Some(f) = &d.pre.stimuli {
+            self.flag("stimuli", f);
+        }
+        if let Some(e) = &d.decide {
+            self.out.push_str(" decide");
+            self.paren_expr(e);
+        }
+        if d.decide_on_redecide {
+            self.out.push_str(" redecide");
+        }
+    }
+
+    fn status_map(&mut self, m: &StatusMap) {
+        self.status(m.failure);
+        self.status(m.success);
+        self.status(m.running);
+    }
+
+    /// ` N`.
+    fn number(&mut self, n: impl std::fmt::Display) {
+        let _ = write!(self.out, " {n}");
+    }
+
+    fn guard(&mut self, g: &Guard) {
+        self.guard_eval(g.eval);
+        self.paren_expr(&g.cond);
+    }
+
+    fn loop_(&mut self, l: &Loop) {
+        match l.count {
+            Some(n) => self.number(n),
+            None => self.out.push_str(" forever"),
+        }
+        self.out.push_str(" until");
+        self.status(l.exit_on);
+    }
+
+    fn group_scope(&mut self, g: &GroupScope) {
+        self.quoted(&g.scope);
+        self.number(g.max_users);
+    }
+
+    fn hooks(&mut self, h: &Hooks) {
+        for (word, call) in [(" enter ", &h.enter), (" exit ", &h.exit)] {
+            if let Some(c) = call {
+                self.out.push_str(word);
+                self.hook_call(c);
+            }
+        }
+    }
+
+    fn log_status(&mut self, l: &LogStatus) {
+        for (word, msg) in [
+            (" start ", &l.start),
+            (" success ", &l.success),
+            (" failure ", &l.failure),
+        ] {
+            if let Some(m) = msg {
+                self.out.push_str(word);
+                quote(m, &mut self.out);
+            }
+        }
+    }
+
+    fn include(&mut self, s: SubtreeId) {
+        self.out.push(' ');
+        match self.tree.subtrees.get(s.0 as usize) {
+            Some(sub) => quote(&sub.name, &mut self.out),
+            None => self.missing("subtree", s.0),
+        }
+    }
+
+    fn action(&mut self, call: &CallExpr) {
+        self.out.push(' ');
+        self.import_name(call.import);
+        self.args(&call.args);
+    }
+
+    fn wait(&mut self, w: &Wait) {
+        let _ = write!(self.out, " {} {} ->", w.time, w.variation);
+        self.status(w.result);
+    }
+
+    /// ` "EVENT" -> STATUS` (`send`, `waitevent`).
+    fn event_arrow(&mut self, event: &str, status: Status) {
+        self.quoted(event);
+        self.out.push_str(" ->");
+        self.status(status);
+    }
+
+    /// ` "TEXT"`.
+    fn quoted(&mut self, text: &str) {
+        self.out.push(' ');
+        quote(text, &mut self.out);
     }
 
     /// A hook's call, always with its argument list. A bare name means the action of that

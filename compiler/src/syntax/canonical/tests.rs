@@ -432,9 +432,20 @@ fn keywords_can_be_names() {
     assert_eq!(stripped(ok(&printed)), stripped(t));
 }
 
+/// Checks that each text's first error has the kind, `line:column` and message (a part of it)
+/// given.
+fn assert_first_errors(cases: &[(&str, ErrorKind, &str, &str)]) {
+    for &(text, kind, at, msg) in cases {
+        let (k, loc, message) = err(text);
+        assert_eq!((k, loc.as_str()), (kind, at), "{text:?}: {message}");
+        assert!(message.contains(msg), "{text:?}: {message:?} lacks {msg:?}");
+    }
+}
+
+/// The header and the declarations.
 #[test]
-fn errors_have_kinds_and_positions() {
-    let cases: &[(&str, ErrorKind, &str, &str)] = &[
+fn header_and_declaration_errors_have_kinds_and_positions() {
+    assert_first_errors(&[
         (
             "",
             ErrorKind::Syntax,
@@ -459,6 +470,25 @@ fn errors_have_kinds_and_positions() {
             "3:1",
             "expected `long`, `claims`, `script` or `;`, found `root`",
         ),
+        (
+            "btvm 1; dialect mbt;\ntimestamp a exclusive b;\nroot m = yield",
+            ErrorKind::UnknownName,
+            "2:23",
+            "unknown timestamp `b`",
+        ),
+        (
+            "btvm 1; dialect mbt;\nvar v: int = 0;\nvar v: int = 1;\nroot m = yield",
+            ErrorKind::InvalidValue,
+            "3:5",
+            "declared twice",
+        ),
+    ]);
+}
+
+/// Names: unknown, or declared twice.
+#[test]
+fn name_errors_have_kinds_and_positions() {
+    assert_first_errors(&[
         (
             "btvm 1; dialect mbt;\nimport action a 0..0;\nroot m = action b()",
             ErrorKind::UnknownName,
@@ -490,23 +520,18 @@ fn errors_have_kinds_and_positions() {
             "unknown subtree `nope`",
         ),
         (
-            "btvm 1; dialect mbt;\ntimestamp a exclusive b;\nroot m = yield",
-            ErrorKind::UnknownName,
-            "2:23",
-            "unknown timestamp `b`",
-        ),
-        (
-            "btvm 1; dialect mbt;\nvar v: int = 0;\nvar v: int = 1;\nroot m = yield",
-            ErrorKind::InvalidValue,
-            "3:5",
-            "declared twice",
-        ),
-        (
             "btvm 1; dialect mbt;\nroot m = yield\nroot m = yield",
             ErrorKind::InvalidValue,
             "3:6",
             "declared twice",
         ),
+    ]);
+}
+
+/// The node and expression grammar, and where nodes may sit.
+#[test]
+fn node_errors_have_kinds_and_positions() {
+    assert_first_errors(&[
         (
             "btvm 1; dialect mbt;\nroot m = sequence {}",
             ErrorKind::Syntax,
@@ -543,6 +568,19 @@ fn errors_have_kinds_and_positions() {
             "2:41",
             "transition to state 1",
         ),
+        (
+            "btvm 1; dialect mbt;\nroot m = yield extra",
+            ErrorKind::Syntax,
+            "2:16",
+            "found `extra`",
+        ),
+    ]);
+}
+
+/// Numbers out of range, bad escapes, unterminated strings and comments, bad characters.
+#[test]
+fn literal_and_lexical_errors_have_kinds_and_positions() {
+    assert_first_errors(&[
         (
             "btvm 1; dialect mbt;\nroot m = cooldown 4294967296 { yield }",
             ErrorKind::LiteralOverflow,
@@ -591,18 +629,7 @@ fn errors_have_kinds_and_positions() {
             "2:16",
             "unexpected character",
         ),
-        (
-            "btvm 1; dialect mbt;\nroot m = yield extra",
-            ErrorKind::Syntax,
-            "2:16",
-            "found `extra`",
-        ),
-    ];
-    for &(text, kind, at, msg) in cases {
-        let (k, loc, message) = err(text);
-        assert_eq!((k, loc.as_str()), (kind, at), "{text:?}: {message}");
-        assert!(message.contains(msg), "{text:?}: {message:?} lacks {msg:?}");
-    }
+    ]);
 }
 
 #[test]

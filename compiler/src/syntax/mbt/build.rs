@@ -5,7 +5,6 @@
 //! whatever their order in the file. This file reads only the one file it is given, through the
 //! [`FileSystem`], and never prints.
 
-use std::io;
 use std::path::Path;
 
 use btvm::Limits;
@@ -17,8 +16,9 @@ use super::sections::{self, Names};
 use super::xml::{elements, parse_document, PResult, Src};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Dialect, Tree, TreeBuilder};
-use crate::load::Profile;
 use crate::source::{FileSystem, SourceMap, Span};
+use crate::syntax::files::read_source;
+use crate::syntax::Profile;
 
 /// The sections of an MBT file, by the name that finds them.
 const SECTIONS: [&str; 5] = [
@@ -38,20 +38,8 @@ pub(super) fn load(
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> PResult<Tree> {
-    let bytes = fs.read(path).map_err(|e| {
-        let what = if e.kind() == io::ErrorKind::NotFound {
-            "not found".to_string()
-        } else {
-            e.to_string()
-        };
-        Diagnostic::new(
-            ErrorKind::Io,
-            Span::DUMMY,
-            format!("cannot read `{}`: {what}", path.display()),
-        )
-    })?;
-    let file = sources.add_checked(path, bytes, limits.max_source_bytes)?;
-    let text = sources.get(file).map_or("", |f| f.text.as_str());
+    let src = read_source(fs, sources, limits, path, Span::DUMMY)?;
+    let (file, text) = (src.id, &*src.text);
     let doc = parse_document(text, file)?;
     let gamesdk = profile == Some(Profile::GameSdk);
     let src = Src {

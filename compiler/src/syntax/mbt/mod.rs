@@ -69,8 +69,8 @@ use std::path::Path;
 use btvm::Limits;
 
 use crate::ir::Tree;
-use crate::load::Profile;
 use crate::source::{FileSystem, SourceMap};
+use crate::syntax::Profile;
 
 /// Loads the MBT tree at `path` through `fs`, with the GameSDK nodes when `profile` says so.
 ///

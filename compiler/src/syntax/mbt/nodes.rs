@@ -306,7 +306,6 @@ impl<'t> Nodes<'_, 't> {
 
     /// The IR kind of a node that is not a Priority or StateMachine.
     fn kind(&mut self, el: Node<'_, 't>, kind: Kind) -> PResult<NodeKind> {
-        let src = self.src;
         let remember = Composite {
             resume: Resume::Remember,
             looping: false,
@@ -315,132 +314,15 @@ impl<'t> Nodes<'_, 't> {
         Ok(match kind {
             Kind::Sequence => NodeKind::Sequence(remember),
             Kind::Selector => NodeKind::Selector(remember),
-            Kind::Parallel => NodeKind::Parallel(Parallel {
-                success: self.quorum(el, "successMode", Quorum::All),
-                failure: self.quorum(el, "failureMode", Quorum::Any),
-                stop_on_failure: false,
-                remember: true,
-            }),
-            Kind::Loop | Kind::LoopUntilSuccess => {
-                let (attr, exit_on) = if kind == Kind::Loop {
-                    ("count", Status::Failure)
-                } else {
-                    ("attemptCount", Status::Success)
-                };
-                let count = match src.find(el, attr) {
-                    None => 0,
-                    Some(a) => self.read(&a, time::uint8(a.value), "a count", "strtoul")?,
-                };
-                NodeKind::Loop(Loop {
-                    count: (count > 0).then_some(u32::from(count)),
-                    exit_on,
-                })
-            }
-            // SendEvent::LoadFromXml and WaitForEvent::LoadFromXml refuse an absent or empty
-            // `name` (BehaviorTreeNodes_Core.cpp, 8b63f61c).
-            Kind::SendEvent | Kind::SendTransitionEvent => NodeKind::SendEvent(SendEvent {
-                event: self.nonempty(el, "name")?.value.to_string(),
-                then: if kind == Kind::SendEvent {
-                    Status::Success
-                } else {
-                    Status::Running
-                },
-            }),
-            Kind::IfCondition => {
-                let cond = self.condition(&src.required(el, "condition")?)?;
-                // IfCondition::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads
-                // `equalTo` with `getAttr(bool)` and logs a deprecation warning when present.
-                let cond = match src.find(el, "equalTo") {
-                    Some(a) => {
-                        self.warnings.push(Diagnostic::warning(
-                            ErrorKind::InvalidValue,
-                            a.span,
-                            "the attribute `equalTo` is deprecated: write the comparison in the \
-                             condition",
-                        ));
-                        if time::boolean(a.value) {
-                            cond
-                        } else {
-                            Expr::Not(Box::new(cond))
-                        }
-                    }
-                    None => cond,
-                };
-                on_entry(cond)
-            }
-            Kind::AssertCondition => {
-                NodeKind::Condition(self.condition(&src.required(el, "condition")?)?)
-            }
-            Kind::MonitorCondition => {
-                NodeKind::WaitUntil(self.condition(&src.required(el, "condition")?)?)
-            }
-            Kind::RandomGate => {
-                let a = src.required(el, "opensWithChance")?;
-                let p = self.read(&a, time::chance(a.value), "a chance", "atof")?;
-                // A NaN chance: no draw is `<=` it; -1 keeps the draw and never opens.
-                on_entry(Expr::binary(
-                    BinOp::Le,
-                    Expr::Random,
-                    Expr::Lit(Lit::Float(p.unwrap_or(-1.0))),
-                ))
-            }
-            Kind::Timeout | Kind::Wait => {
-                let (units, negative) = self.seconds(&src.required(el, "duration")?)?;
-                // `Wait::OnInitialize` starts the timer only if the float `m_duration >= 0.0f`
-                // (`-0.000001` is 0 units but negative: never); `Timeout` always starts it.
-                let time = if kind == Kind::Wait && negative {
-                    -1
-                } else {
-                    units
-                };
-                let variation = match src.find(el, "variation").filter(|_| kind == Kind::Wait) {
-                    None => 0,
-                    Some(a) => {
-                        let (v, _) = self.seconds(&a)?;
-                        u32::try_from(v).map_err(|_| {
-                            self.err(
-                                ErrorKind::InvalidValue,
-                                a.value_span,
-                                format!(
-                                    "`variation` must be 0 to {} seconds, not `{}`",
-                                    u64::from(u32::MAX) / 100_000,
-                                    a.value
-                                ),
-                            )
-                        })?
-                    }
-                };
-                NodeKind::Wait(Wait {
-                    time,
-                    variation,
-                    result: if kind == Kind::Wait {
-                        Status::Success
-                    } else {
-                        Status::Failure
-                    },
-                })
-            }
-            Kind::WaitForEvent => {
-                let event = self.nonempty(el, "name")?.value.to_string();
-                let result = match src.find(el, "result") {
-                    None => Status::Success,
-                    // WaitForEvent::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c): an
-                    // empty value is the default; the names compare case-sensitively.
-                    Some(a) if a.value.is_empty() || a.value == "Success" => Status::Success,
-                    Some(a) if a.value == "Failure" => Status::Failure,
-                    Some(a) => {
-                        return Err(self.err(
-                            ErrorKind::InvalidValue,
-                            a.value_span,
-                            format!(
-                                "`result` is `Success` or `Failure` (case-sensitive), not `{}`",
-                                a.value
-                            ),
-                        ))
-                    }
-                };
-                NodeKind::WaitForEvent(WaitForEvent { event, result })
-            }
+            Kind::Parallel => self.parallel(el),
+            Kind::Loop | Kind::LoopUntilSuccess => self.loop_(el, kind)?,
+            Kind::SendEvent | Kind::SendTransitionEvent => self.send_event(el, kind)?,
+            Kind::IfCondition => self.if_condition(el)?,
+            Kind::AssertCondition => NodeKind::Condition(self.condition_attr(el)?),
+            Kind::MonitorCondition => NodeKind::WaitUntil(self.condition_attr(el)?),
+            Kind::RandomGate => self.random_gate(el)?,
+            Kind::Timeout | Kind::Wait => self.wait(el, kind)?,
+            Kind::WaitForEvent => self.wait_for_event(el)?,
             Kind::IfTime => on_entry(self.time_condition(el, "orNeverBeenSet")?),
             Kind::AssertTime => NodeKind::Condition(self.time_condition(el, "orNeverBeenSet")?),
             Kind::WaitUntilTime => {
@@ -450,68 +332,222 @@ impl<'t> Nodes<'_, 't> {
             Kind::Halt => NodeKind::Const(Status::Running),
             Kind::Breakpoint => NodeKind::Const(Status::Success),
             Kind::SuppressFailure => NodeKind::MapStatus(SUPPRESS),
-            // Log::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads `message` with
-            // `getAttr`, which gives "" when it is absent.
-            Kind::Log => NodeKind::Log(
-                src.find(el, "message")
-                    .map_or(String::new(), |a| a.value.to_string()),
-            ),
-            Kind::AssertLua => {
-                let code = src.required(el, "code")?;
-                NodeKind::Condition(self.lua.expr(self.tree, code.value))
-            }
-            Kind::LuaGate => {
-                let code = src.required(el, "code")?;
-                on_entry(self.lua.expr(self.tree, code.value))
-            }
-            Kind::LuaWrapper => {
-                let mut hooks = Hooks {
-                    enter: None,
-                    exit: None,
-                };
-                // The first `onEnter` and `onExit` in any case; snippets are numbered in
-                // document order.
-                let (mut seen_enter, mut seen_exit) = (false, false);
-                for a in src.attrs(el) {
-                    let slot = if !seen_enter && a.name.eq_ignore_ascii_case("onEnter") {
-                        seen_enter = true;
-                        &mut hooks.enter
-                    } else if !seen_exit && a.name.eq_ignore_ascii_case("onExit") {
-                        seen_exit = true;
-                        &mut hooks.exit
-                    } else {
-                        continue;
-                    };
-                    if !a.value.is_empty() {
-                        *slot = Some(self.lua.call(self.tree, a.value));
-                    }
-                }
-                NodeKind::Hooks(hooks)
-            }
-            Kind::GroupScope => {
-                // `GroupScope::LoadFromXml` (BehaviorTreeNodes_AI.cpp, 8b63f61c) refuses an
-                // empty name and reads the limit into a `uint32` through `strtoul`.
-                let scope = self.nonempty(el, "name")?.value.to_string();
-                let max_users = match src.find(el, "allowedConcurrentUsers") {
-                    None => 1,
-                    Some(a) => self.read(&a, time::uint32(a.value), "a count", "strtoul")?,
-                };
-                NodeKind::GroupScope(GroupScope { scope, max_users })
-            }
-            Kind::Profile(p) => {
-                let call = self.profile_call(el)?;
-                match p {
-                    ProfileNode::Leaf => NodeKind::Action(call),
-                    ProfileNode::Wrapper => NodeKind::Hooks(Hooks {
-                        enter: Some(call.clone()),
-                        exit: Some(call),
-                    }),
-                }
-            }
+            Kind::Log => self.log(el),
+            Kind::AssertLua => NodeKind::Condition(self.lua_code(el)?),
+            Kind::LuaGate => on_entry(self.lua_code(el)?),
+            Kind::LuaWrapper => self.lua_wrapper(el),
+            Kind::GroupScope => self.group_scope(el)?,
+            Kind::Profile(p) => self.profile_node(el, p)?,
             Kind::Priority | Kind::StateMachine | Kind::ExecuteLua | Kind::Graft => {
                 // Built by `node` itself; never reached.
                 NodeKind::Const(Status::Failure)
             }
+        })
+    }
+
+    fn parallel(&mut self, el: Node<'_, 't>) -> NodeKind {
+        NodeKind::Parallel(Parallel {
+            success: self.quorum(el, "successMode", Quorum::All),
+            failure: self.quorum(el, "failureMode", Quorum::Any),
+            stop_on_failure: false,
+            remember: true,
+        })
+    }
+
+    /// `Loop` (until failure, `count`) and `LoopUntilSuccess` (`attemptCount`).
+    fn loop_(&mut self, el: Node<'_, 't>, kind: Kind) -> PResult<NodeKind> {
+        let (attr, exit_on) = if kind == Kind::Loop {
+            ("count", Status::Failure)
+        } else {
+            ("attemptCount", Status::Success)
+        };
+        let count = match self.src.find(el, attr) {
+            None => 0,
+            Some(a) => self.read(&a, time::uint8(a.value), "a count", "strtoul")?,
+        };
+        Ok(NodeKind::Loop(Loop {
+            count: (count > 0).then_some(u32::from(count)),
+            exit_on,
+        }))
+    }
+
+    /// `SendEvent` and `SendTransitionEvent`.
+    // SendEvent::LoadFromXml and WaitForEvent::LoadFromXml refuse an absent or empty
+    // `name` (BehaviorTreeNodes_Core.cpp, 8b63f61c).
+    fn send_event(&mut self, el: Node<'_, 't>, kind: Kind) -> PResult<NodeKind> {
+        Ok(NodeKind::SendEvent(SendEvent {
+            event: self.nonempty(el, "name")?.value.to_string(),
+            then: if kind == Kind::SendEvent {
+                Status::Success
+            } else {
+                Status::Running
+            },
+        }))
+    }
+
+    /// The required `condition` attribute, parsed.
+    fn condition_attr(&mut self, el: Node<'_, 't>) -> PResult<Expr> {
+        let a = self.src.required(el, "condition")?;
+        self.condition(&a)
+    }
+
+    fn if_condition(&mut self, el: Node<'_, 't>) -> PResult<NodeKind> {
+        let src = self.src;
+        let cond = self.condition_attr(el)?;
+        // IfCondition::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads
+        // `equalTo` with `getAttr(bool)` and logs a deprecation warning when present.
+        let cond = match src.find(el, "equalTo") {
+            Some(a) => {
+                self.warnings.push(Diagnostic::warning(
+                    ErrorKind::InvalidValue,
+                    a.span,
+                    "the attribute `equalTo` is deprecated: write the comparison in the \
+                     condition",
+                ));
+                if time::boolean(a.value) {
+                    cond
+                } else {
+                    Expr::Not(Box::new(cond))
+                }
+            }
+            None => cond,
+        };
+        Ok(on_entry(cond))
+    }
+
+    fn random_gate(&mut self, el: Node<'_, 't>) -> PResult<NodeKind> {
+        let a = self.src.required(el, "opensWithChance")?;
+        let p = self.read(&a, time::chance(a.value), "a chance", "atof")?;
+        // A NaN chance: no draw is `<=` it; -1 keeps the draw and never opens.
+        Ok(on_entry(Expr::binary(
+            BinOp::Le,
+            Expr::Random,
+            Expr::Lit(Lit::Float(p.unwrap_or(-1.0))),
+        )))
+    }
+
+    /// `Timeout` and `Wait`.
+    fn wait(&mut self, el: Node<'_, 't>, kind: Kind) -> PResult<NodeKind> {
+        let src = self.src;
+        let (units, negative) = self.seconds(&src.required(el, "duration")?)?;
+        // `Wait::OnInitialize` starts the timer only if the float `m_duration >= 0.0f`
+        // (`-0.000001` is 0 units but negative: never); `Timeout` always starts it.
+        let time = if kind == Kind::Wait && negative {
+            -1
+        } else {
+            units
+        };
+        let variation = match src.find(el, "variation").filter(|_| kind == Kind::Wait) {
+            None => 0,
+            Some(a) => {
+                let (v, _) = self.seconds(&a)?;
+                u32::try_from(v).map_err(|_| {
+                    self.err(
+                        ErrorKind::InvalidValue,
+                        a.value_span,
+                        format!(
+                            "`variation` must be 0 to {} seconds, not `{}`",
+                            u64::from(u32::MAX) / 100_000,
+                            a.value
+                        ),
+                    )
+                })?
+            }
+        };
+        Ok(NodeKind::Wait(Wait {
+            time,
+            variation,
+            result: if kind == Kind::Wait {
+                Status::Success
+            } else {
+                Status::Failure
+            },
+        }))
+    }
+
+    fn wait_for_event(&mut self, el: Node<'_, 't>) -> PResult<NodeKind> {
+        let event = self.nonempty(el, "name")?.value.to_string();
+        let result = match self.src.find(el, "result") {
+            None => Status::Success,
+            // WaitForEvent::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c): an
+            // empty value is the default; the names compare case-sensitively.
+            Some(a) if a.value.is_empty() || a.value == "Success" => Status::Success,
+            Some(a) if a.value == "Failure" => Status::Failure,
+            Some(a) => {
+                return Err(self.err(
+                    ErrorKind::InvalidValue,
+                    a.value_span,
+                    format!(
+                        "`result` is `Success` or `Failure` (case-sensitive), not `{}`",
+                        a.value
+                    ),
+                ))
+            }
+        };
+        Ok(NodeKind::WaitForEvent(WaitForEvent { event, result }))
+    }
+
+    // Log::LoadFromXml (BehaviorTreeNodes_Core.cpp, 8b63f61c) reads `message` with
+    // `getAttr`, which gives "" when it is absent.
+    fn log(&mut self, el: Node<'_, 't>) -> NodeKind {
+        NodeKind::Log(
+            self.src
+                .find(el, "message")
+                .map_or(String::new(), |a| a.value.to_string()),
+        )
+    }
+
+    /// The required `code` attribute, as a Lua snippet's condition.
+    fn lua_code(&mut self, el: Node<'_, 't>) -> PResult<Expr> {
+        let code = self.src.required(el, "code")?;
+        Ok(self.lua.expr(self.tree, code.value))
+    }
+
+    fn lua_wrapper(&mut self, el: Node<'_, 't>) -> NodeKind {
+        let mut hooks = Hooks {
+            enter: None,
+            exit: None,
+        };
+        // The first `onEnter` and `onExit` in any case; snippets are numbered in
+        // document order.
+        let (mut seen_enter, mut seen_exit) = (false, false);
+        for a in self.src.attrs(el) {
+            let slot = if !seen_enter && a.name.eq_ignore_ascii_case("onEnter") {
+                seen_enter = true;
+                &mut hooks.enter
+            } else if !seen_exit && a.name.eq_ignore_ascii_case("onExit") {
+                seen_exit = true;
+                &mut hooks.exit
+            } else {
+                continue;
+            };
+            if !a.value.is_empty() {
+                *slot = Some(self.lua.call(self.tree, a.value));
+            }
+        }
+        NodeKind::Hooks(hooks)
+    }
+
+    fn group_scope(&mut self, el: Node<'_, 't>) -> PResult<NodeKind> {
+        // `GroupScope::LoadFromXml` (BehaviorTreeNodes_AI.cpp, 8b63f61c) refuses an
+        // empty name and reads the limit into a `uint32` through `strtoul`.
+        let scope = self.nonempty(el, "name")?.value.to_string();
+        let max_users = match self.src.find(el, "allowedConcurrentUsers") {
+            None => 1,
+            Some(a) => self.read(&a, time::uint32(a.value), "a count", "strtoul")?,
+        };
+        Ok(NodeKind::GroupScope(GroupScope { scope, max_users }))
+    }
+
+    /// A game profile's node: an action, or a wrapper calling it on enter and exit.
+    fn profile_node(&mut self, el: Node<'_, 't>, p: ProfileNode) -> PResult<NodeKind> {
+        let call = self.profile_call(el)?;
+        Ok(match p {
+            ProfileNode::Leaf => NodeKind::Action(call),
+            ProfileNode::Wrapper => NodeKind::Hooks(Hooks {
+                enter: Some(call.clone()),
+                exit: Some(call),
+            }),
         })
     }
 

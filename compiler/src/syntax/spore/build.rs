@@ -5,6 +5,7 @@
 
 use chumsky::span::SimpleSpan;
 
+use super::super::canonical::parser::finish;
 use super::ast::{Children, Def, Entry, Target};
 use super::index::Index;
 use super::resolve::Resolution;
@@ -153,10 +154,5 @@ pub(super) fn build<'a>(
     for (id, body) in ids.into_iter().zip(bodies) {
         b.define_subtree(id, body);
     }
-    let tree = b
-        .finish()
-        .map_err(|m| vec![Diagnostic::new(ErrorKind::InvalidValue, whole, m)])?;
-    tree.validate()
-        .map_err(|m| vec![Diagnostic::new(ErrorKind::InvalidValue, whole, m)])?;
-    Ok(tree)
+    finish(b, whole)
 }

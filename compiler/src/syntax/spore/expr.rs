@@ -12,11 +12,11 @@ use chumsky::prelude::*;
 
 use super::super::canonical::lexer::{unescape, Tok};
 use super::super::canonical::parser::{
-    self, kw, lit, operators, Deep, Lbl, Mx, Unary, EXPR_WORDS, P,
+    self, deep_operators, kw, lit, Deep, Lbl, Mx, OpTree, Unary, EXPR_WORDS, P,
 };
 use super::ast::SExpr;
 use super::grammar::{is_keyword, E};
-use crate::ir::Lit;
+use crate::ir::{BinOp, Lit};
 
 /// A Spore expression with its depth (saturated at `limit + 1` once it is too deep).
 pub(super) type Ex = Deep<SExpr>;
@@ -24,7 +24,25 @@ pub(super) type Ex = Deep<SExpr>;
 /// [`deepen`](super::super::canonical::parser::deepen) for a Spore expression (`false` stands for
 /// a too-deep one).
 fn deepen<'t, 's: 't>(inner: u64, e: SExpr, limit: u64, x: &mut Mx<'t, '_, 's, E<'s>>) -> Ex {
-    parser::deepen(inner, e, SExpr::Lit(Lit::Bool(false)), limit, x)
+    parser::deepen(inner, e, SExpr::too_deep(), limit, x)
+}
+
+impl OpTree for SExpr {
+    fn unary(op: Unary, x: Self) -> Self {
+        let inner = Box::new(x);
+        match op {
+            Unary::Not => SExpr::Not(inner),
+            Unary::Neg => SExpr::Neg(inner),
+        }
+    }
+
+    fn binary(op: BinOp, a: Self, b: Self) -> Self {
+        SExpr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    fn too_deep() -> Self {
+        SExpr::Lit(Lit::Bool(false))
+    }
 }
 
 /// The expression grammar; `limit` is `Limits::max_expr_depth`.
@@ -66,22 +84,7 @@ pub(super) fn expr_parser<'t, 's: 't>(limit: u64) -> P<'t, 's, Ex, E<'s>> {
         let primary = choice((call, literal, random, paren))
             .labelled(Lbl::What("expression"))
             .boxed();
-        operators(
-            primary,
-            move |op, x: Ex, e| {
-                let inner = Box::new(x.e);
-                let e2 = match op {
-                    Unary::Not => SExpr::Not(inner),
-                    Unary::Neg => SExpr::Neg(inner),
-                };
-                deepen(x.d, e2, limit, e)
-            },
-            move |op, a: Ex, b: Ex, e| {
-                let inner = a.d.max(b.d);
-                let e2 = SExpr::Binary(op, Box::new(a.e), Box::new(b.e));
-                deepen(inner, e2, limit, e)
-            },
-        )
+        deep_operators(primary, limit)
     })
     .boxed()
 }

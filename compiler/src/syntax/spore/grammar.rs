@@ -9,12 +9,12 @@ use chumsky::input::Input as _;
 use chumsky::prelude::*;
 
 use super::super::canonical::lexer::{unescape, Spanned, Tok};
-use super::super::canonical::parser::{custom, int_tok, kw, words, Lbl, PErr, P};
+use super::super::canonical::parser::{custom, int_tok, kw, parse_result, words, Lbl, PErr, P};
 use super::ast::{Children, Def, Entry, File, Item, Name, Opt, Phase, Table, Target, Test, Unit};
 use super::expr::expr_parser;
-use crate::diag::{Diagnostic, ErrorKind};
+use crate::diag::ErrorKind;
 use crate::ir::Policy;
-use crate::source::{FileId, Span};
+use crate::source::FileId;
 
 /// The parser extra: errors only (no state, no context).
 pub(super) type E<'s> = extra::Err<PErr<'s>>;
@@ -107,6 +107,15 @@ fn make_def(name: Name, (options, target, end): Tail) -> Def {
 }
 
 /// The grammar of a whole file; `text` is the source (durations keep their digits).
+/// An entry of a `children` block: a reference to a decider (`NAME;`) or one defined in
+/// place (`NAME … => …`).
+fn make_entry((name, tail): (Name, Option<Tail>)) -> Entry {
+    match tail {
+        None => Entry::Ref(name),
+        Some(t) => Entry::Def(make_def(name, t)),
+    }
+}
+
 fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<'s>> {
     let semi = || just(Tok::Semi);
     let number = select! { Tok::Int(_) => (), Tok::Float(_) => () }
@@ -152,11 +161,9 @@ fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<
     let with = kw("with").ignore_then(name()).or_not();
 
     let tail = recursive(move |tail| {
-        let entry = name().then(choice((semi().to(None), tail.clone().map(Some))));
-        let entry = entry.map(|(n, t): (Name, Option<Tail>)| match t {
-            None => Entry::Ref(n),
-            Some(t) => Entry::Def(make_def(n, t)),
-        });
+        let entry = name()
+            .then(choice((semi().to(None), tail.clone().map(Some))))
+            .map(make_entry);
         let block = entry
             .repeated()
             .collect::<Vec<Entry>>()
@@ -202,12 +209,9 @@ fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<
         .then(tail.clone())
         .map(|(n, t)| make_def(n, t))
         .boxed();
-    let entry = name().then(choice((semi().to(None), tail.map(Some)))).map(
-        |(n, t): (Name, Option<Tail>)| match t {
-            None => Entry::Ref(n),
-            Some(t) => Entry::Def(make_def(n, t)),
-        },
-    );
+    let entry = name()
+        .then(choice((semi().to(None), tail.map(Some))))
+        .map(make_entry);
     let block = entry
         .repeated()
         .collect::<Vec<Entry>>()
@@ -266,23 +270,6 @@ pub(super) fn parse_tokens(
     let eoi = SimpleSpan::from(text.len()..text.len());
     let input = tokens.split_token_span(eoi);
     let parser = file_parser(text, u64::from(limits.max_expr_depth));
-    let (out, mut errs) = parser.parse(input).into_output_errors();
-    if !errs.is_empty() {
-        errs.sort_by_key(PErr::start);
-        let mut diags: Vec<Diagnostic> = Vec::new();
-        for e in errs {
-            let d = e.into_diagnostic(file);
-            if !diags.contains(&d) {
-                diags.push(d);
-            }
-        }
-        return Err(diags);
-    }
-    out.ok_or_else(|| {
-        vec![Diagnostic::new(
-            ErrorKind::Syntax,
-            Span::new(file, 0, 0),
-            "the file could not be parsed",
-        )]
-    })
+    let (out, errs) = parser.parse(input).into_output_errors();
+    parse_result(file, out, errs)
 }

@@ -48,19 +48,9 @@ use super::canonical::lexer::lex_units;
 /// [`Spore`](Dialect::Spore) with one entry, `main`.
 ///
 /// Errors are positioned in `file`. Depth through shared deciders, which the pre-scan cannot
-/// see, is checked by [`crate::check`] (as [`crate::load::load`] does after every front-end).
+/// see, is checked by [`crate::check`] (as `load::load` does after every front-end).
 pub fn parse(file: FileId, text: &str, limits: &btvm::Limits) -> crate::diag::Result<Tree> {
-    if text.len() > limits.max_source_bytes {
-        return Err(vec![Diagnostic::new(
-            ErrorKind::SourceTooLarge,
-            Span::new(file, 0, 0),
-            format!(
-                "the file has {} bytes, more than the limit of {}",
-                text.len(),
-                limits.max_source_bytes
-            ),
-        )]);
-    }
+    super::files::check_size(file, text, limits)?;
     let tokens = lex_units(file, text).map_err(|d| vec![d])?;
     nesting::check(file, &tokens, limits).map_err(|d| vec![d])?;
     let ast = grammar::parse_tokens(file, text, &tokens, limits)?;
@@ -96,22 +86,5 @@ pub fn load(
     limits: &btvm::Limits,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    let bytes = fs.read(path).map_err(|e| {
-        vec![Diagnostic::new(
-            ErrorKind::Io,
-            Span::DUMMY,
-            format!("cannot read `{}`: {e}", path.display()),
-        )]
-    })?;
-    let file = sources
-        .add_checked(path, bytes, limits.max_source_bytes)
-        .map_err(|d| vec![d])?;
-    match sources.get(file) {
-        Some(f) => parse(file, &f.text, limits),
-        None => Err(vec![Diagnostic::new(
-            ErrorKind::Io,
-            Span::DUMMY,
-            format!("`{}` could not be added to the source map", path.display()),
-        )]),
-    }
+    super::files::load_one(path, fs, limits, sources, parse)
 }

@@ -1,27 +1,19 @@
 //! Reading source files through the [`FileSystem`]: size limit, UTF-8 check, registration in
 //! the [`SourceMap`], and the case-insensitive fallback the game's file system gives includes.
 //!
-//! Every file the front-end reads goes through [`read_source`], so every file a diagnostic can
-//! point into is in the source map. This file never lexes or parses.
+//! Every file the front-end reads goes through [`read_source`] (and so through
+//! `syntax::files`), so every file a diagnostic can point into is in the source map. This
+//! file never lexes or parses.
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 use btvm::Limits;
 
-use crate::diag::{Diagnostic, ErrorKind};
-use crate::source::{FileId, FileSystem, SourceMap, Span};
-
-/// A file read and registered in the source map.
-pub(super) struct SourceText {
-    /// Its id in the source map.
-    pub id: FileId,
-    /// The path it was read from (after case-insensitive resolution).
-    pub path: PathBuf,
-    /// Its text.
-    pub text: Rc<str>,
-}
+use crate::diag::Diagnostic;
+use crate::source::{FileSystem, SourceMap, Span};
+pub(super) use crate::syntax::files::SourceText;
+use crate::syntax::files::{self, io_error, register};
 
 /// Reads `path` (or, if it does not exist, the one file in its directory whose name matches
 /// ignoring ASCII case). Errors are positioned at `requested_at` (the directive or `behavior`
@@ -33,20 +25,14 @@ pub(super) fn read_source(
     path: &Path,
     requested_at: Span,
 ) -> Result<SourceText, Diagnostic> {
-    let (path, bytes) = match fs.read(path) {
-        Ok(bytes) => (path.to_path_buf(), bytes),
+    match fs.read(path) {
+        Ok(bytes) => register(sources, limits, path, bytes),
         Err(e) if e.kind() == io::ErrorKind::NotFound => match case_insensitive(fs, path) {
-            Some(found) => match fs.read(&found) {
-                Ok(bytes) => (found, bytes),
-                Err(e) => return Err(io_error(&found, &e, requested_at)),
-            },
-            None => return Err(io_error(path, &e, requested_at)),
+            Some(found) => files::read_source(fs, sources, limits, &found, requested_at),
+            None => Err(io_error(path, &e, requested_at)),
         },
-        Err(e) => return Err(io_error(path, &e, requested_at)),
-    };
-    let id = sources.add_checked(&path, bytes, limits.max_source_bytes)?;
-    let text: Rc<str> = sources.get(id).map_or("", |f| f.text.as_str()).into();
-    Ok(SourceText { id, path, text })
+        Err(e) => Err(io_error(path, &e, requested_at)),
+    }
 }
 
 /// The file in `path`'s directory whose name equals `path`'s file name ignoring ASCII case
@@ -60,17 +46,4 @@ fn case_insensitive(fs: &dyn FileSystem, path: &Path) -> Option<PathBuf> {
         .into_iter()
         .find(|n| n.eq_ignore_ascii_case(wanted))
         .map(|n| dir.join(n))
-}
-
-fn io_error(path: &Path, e: &io::Error, at: Span) -> Diagnostic {
-    let what = if e.kind() == io::ErrorKind::NotFound {
-        "not found".to_string()
-    } else {
-        e.to_string()
-    };
-    Diagnostic::new(
-        ErrorKind::Io,
-        at,
-        format!("cannot read `{}`: {what}", path.display()),
-    )
 }
