@@ -725,6 +725,7 @@ mod tests {
     /// vm and native code (one and two threads) agree on the checksum, and the statuses are
     /// the mix the shared document describes (about half success, half running).
     #[test]
+    #[cfg(feature = "jit")] // compares native code with the vm
     fn every_implementation_gives_the_same_checksum() {
         let t = tree().expect("the tree parses");
         let program =

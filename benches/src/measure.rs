@@ -799,6 +799,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "jit")] // compares native code with the vm
     fn every_engine_gets_the_same_events_and_they_change_what_the_agents_do() {
         let cfg = BenchConfig {
             agents: 300,

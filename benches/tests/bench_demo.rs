@@ -240,6 +240,7 @@ fn bench_checksums(tree: &Tree) -> Vec<(String, u64)> {
 }
 
 #[test]
+#[cfg(feature = "jit")] // compares native code with the vm
 fn the_example_mbt_and_bst_trees_get_events_and_every_engine_agrees() {
     let grunt = example("grunt/grunt.xml", None);
     let soldier = example(

@@ -26,6 +26,7 @@ fn generation_is_reproducible_and_seeded() {
 }
 
 #[test]
+#[cfg(feature = "jit")] // compares native code with the vm
 fn generated_trees_run_identically_on_every_engine() {
     let mut sources = SourceMap::new();
     let tree = generated_tree(1_000, 3, &mut sources).unwrap();

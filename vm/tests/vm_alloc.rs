@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use btvm::{AgentId, Batch, Call, Engine, EngineKind, Host, Limits, Program, Status, Value};
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::compare::COMPILED;
 
 // ---------------------------------------------------------------------------------------------
 // The counting allocator
@@ -285,6 +286,7 @@ fn vm_tick_allocates_nothing_from_the_first_tick() {
 }
 
 #[test]
+#[cfg(feature = "jit")]
 fn native_tick_allocates_nothing_from_the_first_tick() {
     tick_allocates_nothing(EngineKind::Native);
 }
@@ -355,6 +357,7 @@ fn batch_tick_allocates_nothing_from_the_first_tick() {
 }
 
 #[test]
+#[cfg(feature = "jit")]
 fn native_batch_tick_allocates_nothing_from_the_first_tick() {
     batch_allocates_nothing(EngineKind::Native);
 }
@@ -429,7 +432,7 @@ fn cursor_ticks_allocate_nothing_on_either_engine() {
     let file = sources.add("cursor.btn", CURSOR_TREE.to_string());
     let tree = canonical::parse(file, CURSOR_TREE, &limits).expect("the tree parses");
     let p = btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers");
-    for kind in [EngineKind::Vm, EngineKind::Native] {
+    for &kind in COMPILED {
         let mut host = FixedHost::new();
         let mut engine = Engine::new(&p, kind);
         assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
@@ -490,7 +493,7 @@ fn decider_ticks_allocate_nothing_on_either_engine() {
     let file = sources.add("decider.btn", DECIDER_TREE.to_string());
     let tree = canonical::parse(file, DECIDER_TREE, &limits).expect("the tree parses");
     let p = btvm_compiler::lower::lower(&tree, &limits).expect("the tree lowers");
-    for kind in [EngineKind::Vm, EngineKind::Native] {
+    for &kind in COMPILED {
         let mut host = FixedHost::new();
         let mut engine = Engine::new(&p, kind);
         assert_eq!(engine.kind(), kind, "{:?}", engine.fallback());
@@ -632,7 +635,7 @@ fn on_event_models(mut run: impl FnMut(&str, &Program, &[&str], EngineKind, &mut
         ("selection", SELECTION_TREE, ["A", "B", "A", "nobody"]),
     ] {
         let p = lowered(name, text);
-        for kind in [EngineKind::Vm, EngineKind::Native] {
+        for &kind in COMPILED {
             let mut host = Quiet {
                 inner: FixedHost::new(),
                 logs: 0,

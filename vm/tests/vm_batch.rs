@@ -12,6 +12,7 @@ use btvm::{
 };
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::canonical;
+use btvm_testkit::compare::COMPILED;
 
 use btvm_testkit::fixtures;
 
@@ -360,7 +361,7 @@ fn batch_and_par_tick_match_ticking_agents_one_by_one() {
                     "{name}: every agent made the same calls"
                 );
             }
-            for kind in [EngineKind::Vm, EngineKind::Native] {
+            for &kind in COMPILED {
                 let got = batched(&p, agents, kind);
                 assert_same(
                     &format!("{name}, {agents} agents, Batch::tick on {kind}"),
@@ -687,7 +688,7 @@ fn batch_with_events(
 fn batch_events_match_engine_events_one_agent_at_a_time() {
     const AGENTS: usize = 9;
     for (name, p) in event_programs() {
-        for kind in [EngineKind::Vm, EngineKind::Native] {
+        for &kind in COMPILED {
             let want = engine_with_events(&p, AGENTS, kind, Some(Deliver::ByName));
             // The events matter: without them the agents do something else.
             let idle = engine_with_events(&p, AGENTS, kind, None);
@@ -714,6 +715,7 @@ fn batch_events_match_engine_events_one_agent_at_a_time() {
             }
         }
         // The two engines agree with each other too.
+        #[cfg(feature = "jit")]
         assert_eq!(
             engine_with_events(&p, AGENTS, EngineKind::Vm, Some(Deliver::ByName)),
             engine_with_events(&p, AGENTS, EngineKind::Native, Some(Deliver::ByName)),
@@ -725,7 +727,7 @@ fn batch_events_match_engine_events_one_agent_at_a_time() {
 #[test]
 fn batch_events_to_an_agent_past_the_batch_fail_and_other_models_ignore_them() {
     for (name, p) in event_programs() {
-        for kind in [EngineKind::Vm, EngineKind::Native] {
+        for &kind in COMPILED {
             let mut host = Recorder::default();
             let mut batch = Batch::with_engine(&p, 3, kind).expect("main entry");
             let before = states_of(&batch);

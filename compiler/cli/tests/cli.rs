@@ -228,6 +228,7 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+#[cfg(feature = "jit")] // runs `--engine native`
 fn run_on_the_vm_prints_the_reference_trace() {
     let args = |engine: &'static str| {
         btvm(&[
@@ -287,6 +288,7 @@ fn compile_writes_a_program_that_disasm_reads_back() {
 }
 
 #[test]
+#[cfg(feature = "jit")] // runs `--engine native`
 fn disasm_native_prints_the_bytecode_then_the_machine_code() {
     let tree = spec("examples/guard.bt");
     let out = btvm(&["disasm", "--native", &tree]);
@@ -314,6 +316,7 @@ fn disasm_native_prints_the_bytecode_then_the_machine_code() {
 }
 
 #[test]
+#[cfg(feature = "jit")] // runs `--engine native`
 fn bench_prints_a_table_and_json() {
     let out = btvm(&[
         "bench",
@@ -398,6 +401,7 @@ fn bench_prints_a_table_and_json() {
 /// trace as one run; the saved file is the original's record format (ECBehaviorBehaviorTree's
 /// element record around BTContext's).
 #[test]
+#[cfg(feature = "jit")] // runs `--engine native`
 fn dragengine_runs_can_be_saved_and_resumed() {
     let tree = spec("examples/wanderer/wanderer.debt");
     let scn = spec("examples/wanderer/wanderer.scn");
@@ -458,6 +462,7 @@ fn dragengine_runs_can_be_saved_and_resumed() {
 /// A run saved after the tree stopped (a run-away, then a root failure) and resumed is still
 /// stopped: the saved record carries the game element's "failed" flag.
 #[test]
+#[cfg(feature = "jit")] // runs `--engine native`
 fn dragengine_halted_runs_stay_halted_when_resumed() {
     let dir = std::env::temp_dir().join(format!("btvm-cli-halt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -557,6 +562,7 @@ fn dragengine_strict_check_and_runaway_limit() {
 }
 
 #[test]
+#[cfg(feature = "jit")] // runs `--engine native`
 fn spore_runs_dump_state_and_debug_output() {
     let tree = spec("examples/figure1.spore");
     let scn = spec("examples/figure1.scn");

@@ -84,6 +84,13 @@ pub struct Contenders {
     pub chunked_native: bool,
 }
 
+/// The compiled engines this build has: the vm, and native code with feature `jit`.
+#[cfg(feature = "jit")]
+pub const COMPILED: &[btvm::EngineKind] = &[btvm::EngineKind::Vm, btvm::EngineKind::Native];
+/// The compiled engines this build has: the vm, and native code with feature `jit`.
+#[cfg(not(feature = "jit"))]
+pub const COMPILED: &[btvm::EngineKind] = &[btvm::EngineKind::Vm];
+
 /// Whether this build has native code (feature `jit`).
 const JIT: bool = cfg!(feature = "jit");
 
