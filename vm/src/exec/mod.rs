@@ -9,86 +9,21 @@
 //! This module must never accept an unverified program: [`Program`] can only be built through
 //! the verifier.
 
-use std::fmt;
-
-use crate::cursor;
-use crate::decider_exec::{self, DeciderScratch, FIRST, SECOND};
-use crate::lifecycle_exec::{self, LifeScratch};
-use crate::program::{Field, Instr, Label, Layout, ProgramModel, ProgramParts};
+use crate::model::decider::{self as decider_exec, DeciderScratch, FIRST, SECOND};
+use crate::model::lifecycle::{self as lifecycle_exec, LifeScratch};
+use crate::model::running_list::climb;
+use crate::model::{cursor, target};
+use crate::program::{read_u64, write_u64, Instr, Label, Layout, ProgramModel, ProgramParts};
 use crate::{
     AgentId, Call, Engine, EngineKind, Host, ImportId, Millis, Phase, Prng, Program, Status, Value,
+    VmError,
 };
 
-/// Why a tick could not run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum VmError {
-    /// The state block does not have the program's state size.
-    StateSize {
-        /// What the program needs.
-        expected: usize,
-        /// What was passed.
-        found: usize,
-    },
-    /// The program has no entry of that name (or no entry at all, for the main tree).
-    NoEntry(String),
-    /// The host has no function for an import.
-    UnknownImport {
-        /// The import's name.
-        name: String,
-        /// `action` or `function`.
-        kind: &'static str,
-    },
-    /// The program keeps no variable of that index in the state (programs of models other
-    /// than lifecycle and selection keep none).
-    UnknownVariable(u32),
-    /// A batch has no agent of that index.
-    NoAgent(usize),
-    /// An [`EventId`](crate::EventId) delivered with an engine or batch of another program.
-    ForeignEvent,
-}
-
-impl fmt::Display for VmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            VmError::StateSize { expected, found } => write!(
-                f,
-                "the state block has {found} bytes; the program needs {expected}"
-            ),
-            VmError::NoAgent(i) => write!(f, "the batch has no agent {i}"),
-            VmError::ForeignEvent => f.write_str("the event id belongs to another program"),
-            VmError::NoEntry(name) if name.is_empty() => f.write_str("the program has no entry"),
-            VmError::NoEntry(name) => write!(f, "the program has no entry `{name}`"),
-            VmError::UnknownImport { name, kind } => {
-                write!(f, "the host has no {kind} `{name}`")
-            }
-            VmError::UnknownVariable(k) => {
-                write!(f, "the program keeps no variable {k} in the agent's state")
-            }
-        }
-    }
-}
-
-impl std::error::Error for VmError {}
-
-impl Program {
-    /// Binds every import of the program to `host`, once, at load: unknown names are an
-    /// error, except in the cursor model (Drag\[en\]gine), which looks names up at run time and
-    /// fails the rule instead (see [`Host::available`]).
-    pub fn bind<H: Host + ?Sized>(&self, host: &mut H) -> Result<(), VmError> {
-        let lazy = matches!(self.model(), ProgramModel::Cursor { .. });
-        for (i, imp) in self.imports().iter().enumerate() {
-            let id = ImportId(u32::try_from(i).unwrap_or(u32::MAX));
-            if !host.bind_import(id, imp) && !lazy {
-                return Err(VmError::UnknownImport {
-                    name: imp.name.clone(),
-                    kind: imp.kind.name(),
-                });
-            }
-        }
-        Ok(())
-    }
-}
+// Re-exported at their old paths, which the native trampolines still name.
+#[cfg(feature = "jit")]
+pub(crate) use crate::model::running_list::{add_to_list, clear_list};
+pub(crate) use crate::model::running_list::{after_action, claims_of, listed};
+pub(crate) use crate::program::read;
 
 /// The per-thread working memory of the executor: operand stack, return stack and counters.
 /// Sized once per program; reused by every tick. Aligned to two cache lines so the scratch
@@ -225,147 +160,6 @@ impl<'p> Vm<'p> {
     }
 }
 
-#[inline]
-pub(crate) fn read(state: &[u8], f: Field) -> u32 {
-    let at = f.offset as usize;
-    match f.width {
-        1 => state.get(at).copied().map_or(0, u32::from),
-        2 => state
-            .get(at..at + 2)
-            .map_or(0, |b| u32::from(u16::from_le_bytes([b[0], b[1]]))),
-        4 => state
-            .get(at..at + 4)
-            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        _ => 0,
-    }
-}
-
-/// Writes the low `f.width` bytes of `v` (one arm per width, so each is a plain store rather
-/// than a variable-length copy).
-#[inline]
-pub(crate) fn write(state: &mut [u8], f: Field, v: u32) {
-    let at = f.offset as usize;
-    match f.width {
-        1 => {
-            if let Some(b) = state.get_mut(at) {
-                *b = v as u8;
-            }
-        }
-        2 => {
-            if let Some(b) = state.get_mut(at..at + 2) {
-                b.copy_from_slice(&(v as u16).to_le_bytes());
-            }
-        }
-        4 => {
-            if let Some(b) = state.get_mut(at..at + 4) {
-                b.copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        _ => {}
-    }
-}
-
-#[inline]
-pub(crate) fn read_u64(state: &[u8], at: usize) -> u64 {
-    state.get(at..at + 8).map_or(0, |b| {
-        let mut a = [0; 8];
-        a.copy_from_slice(b);
-        u64::from_le_bytes(a)
-    })
-}
-
-#[inline]
-pub(crate) fn write_u64(state: &mut [u8], at: usize, v: u64) {
-    if let Some(b) = state.get_mut(at..at + 8) {
-        b.copy_from_slice(&v.to_le_bytes());
-    }
-}
-
-#[inline]
-pub(crate) fn listed(state: &[u8], l: &Layout, bit: u32) -> bool {
-    let at = l.list as usize + (bit / 8) as usize;
-    state.get(at).is_some_and(|b| b >> (bit % 8) & 1 == 1)
-}
-
-#[inline]
-pub(crate) fn clear_list(state: &mut [u8], l: &Layout) {
-    let at = l.list as usize;
-    // Short lists (most trees') are cleared with fixed stores, not a `memset` call.
-    match state.get_mut(at..at + l.list_bytes() as usize) {
-        Some([a]) => *a = 0,
-        Some([a, b]) => (*a, *b) = (0, 0),
-        Some(b @ [_, _, _, _]) => b.copy_from_slice(&[0; 4]),
-        Some(b @ [_, _, _, _, _, _, _, _]) => b.copy_from_slice(&[0; 8]),
-        Some(b) => b.fill(0),
-        None => {}
-    }
-    write(state, l.count, 0);
-}
-
-/// Lists `bit` unless it is listed or the list is full.
-#[inline]
-pub(crate) fn add_to_list(state: &mut [u8], l: &Layout, bit: u32) {
-    let count = read(state, l.count);
-    if listed(state, l, bit) || count >= l.capacity {
-        return;
-    }
-    if let Some(b) = state.get_mut(l.list as usize + (bit / 8) as usize) {
-        *b |= 1 << (bit % 8);
-    }
-    write(state, l.count, count + 1);
-}
-
-/// The bookkeeping of `act` once the host answered: `evaluate(action)` updates the
-/// current-action slot, then the running list (spec 4.1). `me` is the action ordinal plus one,
-/// `claims` the outcomes on which the action claims the slot itself. Shared by the vm and the
-/// native trampolines, so the two engines cannot disagree on it.
-#[inline(always)]
-pub(crate) fn after_action(
-    state: &mut [u8],
-    l: &Layout,
-    me: u32,
-    claims: crate::SlotClaims,
-    bit: u32,
-    status: Status,
-) {
-    if claims.contains(status) {
-        write(state, l.current, me);
-    }
-    match status {
-        Status::Running => {
-            clear_list(state, l);
-            add_to_list(state, l, bit);
-        }
-        Status::Success => {
-            if read(state, l.current) == me {
-                write(state, l.current, 0);
-            }
-            if listed(state, l, bit) {
-                clear_list(state, l);
-            }
-        }
-        Status::Failure => {
-            if read(state, l.current) == me {
-                write(state, l.current, 0);
-            }
-        }
-    }
-}
-
-/// The slot claims of action import `import` (the default for an index out of range, which
-/// the verifier never lets through).
-#[inline(always)]
-pub(crate) fn claims_of(parts: &ProgramParts, import: u32) -> crate::SlotClaims {
-    parts
-        .imports
-        .get(import as usize)
-        .map_or(crate::SlotClaims::RUNNING, |i| i.claims)
-}
-
-fn target(l: Label) -> usize {
-    l.0 as usize
-}
-
 /// What every host call of a tick shares, for the helpers below.
 struct Site<'a> {
     agent: AgentId,
@@ -424,32 +218,6 @@ fn branch_on(code: &[Instr], at: usize, v: Value) -> Option<usize> {
         Some(&Instr::JumpIfFalse { to }) => Some(if v.truthy() { at + 1 } else { target(to) }),
         Some(&Instr::JumpIfTrue { to }) => Some(if v.truthy() { target(to) } else { at + 1 }),
         _ => None,
-    }
-}
-
-/// Runs the running-list bookkeeping that starts at `pc` (a node's status climbing through
-/// its ancestors: `list.success`, `list.running`, `jump`) as the loop would, one instruction
-/// after another, without dispatching each; stops at the first other instruction (its index
-/// is returned) or at `finish` (its status is). Verified code has no loop among these
-/// instructions, so the climb ends.
-#[inline(always)]
-fn climb(code: &[Instr], state: &mut [u8], l: &Layout, mut pc: usize) -> Result<usize, Status> {
-    loop {
-        match code.get(pc) {
-            Some(&Instr::OnSuccess { bit, to }) => {
-                if listed(state, l, bit.0) {
-                    clear_list(state, l);
-                }
-                pc = target(to);
-            }
-            Some(&Instr::OnRunning { bit, to }) => {
-                add_to_list(state, l, bit.0);
-                pc = target(to);
-            }
-            Some(&Instr::Jump { to }) => pc = target(to),
-            Some(&Instr::Finish { status }) => return Err(status),
-            _ => return Ok(pc),
-        }
     }
 }
 

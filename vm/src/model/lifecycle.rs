@@ -24,8 +24,8 @@
 //! engines' own, around the helpers below. Out-of-range accesses read zero and write nothing,
 //! as everywhere in the vm.
 
-use crate::exec::{read, read_u64, write, write_u64};
 use crate::ids::in_units;
+use crate::program::{read, read_u64, write, write_u64};
 use crate::program::{
     Field, Instr, Layout, ProgramModel, FLAG_CHANGED_BEFORE, FLAG_STOPPED, FLAG_UNCHANGED,
     MAX_STATES, STAMP_RECORD,
@@ -674,90 +674,88 @@ pub(crate) fn event_id_function(program: &Program, id: crate::EventId) -> Result
     Ok(id.function)
 }
 
-impl Program {
-    /// The event named `name`, resolved once for delivery with
-    /// [`Engine::event_by_id`](crate::Engine::event_by_id) or
-    /// [`Batch::event_by_id`](crate::Batch::event_by_id); `None` when the program never uses
-    /// that event (delivering it by name would do nothing).
-    pub fn event_id(&self, name: &str) -> Option<crate::EventId> {
-        event_function(self, name).map(|function| crate::EventId {
-            program: self.fingerprint(),
-            function,
-        })
-    }
+/// The event named `name`, resolved once for delivery with
+/// [`Engine::event_by_id`](crate::Engine::event_by_id) or
+/// [`Batch::event_by_id`](crate::Batch::event_by_id); `None` when the program never uses
+/// that event (delivering it by name would do nothing).
+pub(crate) fn event_id(program: &Program, name: &str) -> Option<crate::EventId> {
+    event_function(program, name).map(|function| crate::EventId {
+        program: program.fingerprint(),
+        function,
+    })
+}
 
-    /// Whether the program uses group scopes (their member counts are shared by the agents of
-    /// one AI group ticked through one engine or batch).
-    pub fn uses_scopes(&self) -> bool {
-        self.code()
-            .iter()
-            .any(|i| matches!(i, Instr::ScopeEnter { .. }))
-    }
+/// Whether the program uses group scopes (their member counts are shared by the agents of
+/// one AI group ticked through one engine or batch).
+pub(crate) fn uses_scopes(program: &Program) -> bool {
+    program
+        .code()
+        .iter()
+        .any(|i| matches!(i, Instr::ScopeEnter { .. }))
+}
 
-    /// The AI group of the agent whose state is `state` (`spec/mbt.md` 2.6): 0 for a fresh
-    /// agent and in programs without group scopes. Set it with
-    /// [`Engine::set_group`](crate::Engine::set_group) or
-    /// [`Batch::set_group`](crate::Batch::set_group); [`Program::reset`] keeps it.
-    pub fn group(&self, state: &[u8]) -> u32 {
-        group_of(self, state)
-    }
-
-    /// The string id of the scope called `name` in this program's group-scope tables: the
-    /// scope whose name has the same [`scope_id`] (CRC-32 of the lower-cased name).
-    pub(crate) fn scope_slot(&self, name: &str) -> Option<u32> {
-        let id = scope_id(name);
-        self.code().iter().find_map(|i| match *i {
-            Instr::ScopeEnter { scope, .. }
-                if scope_id(self.strings().get(crate::StrId(scope.0))) == id =>
-            {
-                Some(scope.0)
-            }
-            _ => None,
-        })
-    }
-
-    fn state_vars(&self) -> bool {
-        matches!(
-            self.model(),
-            ProgramModel::Lifecycle | ProgramModel::Selection { .. }
-        )
-    }
-
-    /// The index of the variable named `name`: an exact match first, then one that differs
-    /// only in ASCII case.
-    pub fn var_index(&self, name: &str) -> Option<u32> {
-        let names = &self.parts().var_names;
-        names
-            .iter()
-            .position(|n| n == name)
-            .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(name)))
-            .and_then(|i| u32::try_from(i).ok())
-    }
-
-    /// Lifecycle and selection models: variable `index`'s value in the agent's state; `None`
-    /// for an unknown index, a state block of the wrong size or a program of another model.
-    pub fn var(&self, state: &[u8], index: u32) -> Option<bool> {
-        (self.state_vars() && index < self.layout().var_count && state.len() == self.state_size())
-            .then(|| var_get(self, state, index))
-    }
-
-    /// Lifecycle and selection models: sets variable `index` in the agent's state, as a game
-    /// behaviour would between ticks; `changed` becomes true only if the value differs.
-    /// Fails for an unknown index (programs of other models have no state variables) or a
-    /// state block of the wrong size.
-    pub fn set_var(&self, state: &mut [u8], index: u32, value: bool) -> Result<(), VmError> {
-        if state.len() != self.state_size() {
-            return Err(VmError::StateSize {
-                expected: self.state_size(),
-                found: state.len(),
-            });
+/// The string id of the scope called `name` in this program's group-scope tables: the
+/// scope whose name has the same [`scope_id`] (CRC-32 of the lower-cased name).
+pub(crate) fn scope_slot(program: &Program, name: &str) -> Option<u32> {
+    let id = scope_id(name);
+    program.code().iter().find_map(|i| match *i {
+        Instr::ScopeEnter { scope, .. }
+            if scope_id(program.strings().get(crate::StrId(scope.0))) == id =>
+        {
+            Some(scope.0)
         }
-        if !self.state_vars() || index >= self.layout().var_count {
-            return Err(VmError::UnknownVariable(index));
-        }
-        var_set(self, state, index, value);
-        Ok(())
+        _ => None,
+    })
+}
+
+fn state_vars(program: &Program) -> bool {
+    matches!(
+        program.model(),
+        ProgramModel::Lifecycle | ProgramModel::Selection { .. }
+    )
+}
+
+/// The index of the variable named `name`: an exact match first, then one that differs
+/// only in ASCII case.
+pub(crate) fn var_index(program: &Program, name: &str) -> Option<u32> {
+    let names = &program.parts().var_names;
+    names
+        .iter()
+        .position(|n| n == name)
+        .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(name)))
+        .and_then(|i| u32::try_from(i).ok())
+}
+
+/// Lifecycle and selection models: variable `index`'s value in the agent's state; `None`
+/// for an unknown index, a state block of the wrong size or a program of another model.
+pub(crate) fn var(program: &Program, state: &[u8], index: u32) -> Option<bool> {
+    (state_vars(program)
+        && index < program.layout().var_count
+        && state.len() == program.state_size())
+    .then(|| var_get(program, state, index))
+}
+
+/// Lifecycle and selection models: sets variable `index` in the agent's state, as a game
+/// behaviour would between ticks; `changed` becomes true only if the value differs.
+/// Fails for an unknown index (programs of other models have no state variables) or a
+/// state block of the wrong size.
+pub(crate) fn set_var(
+    program: &Program,
+    state: &mut [u8],
+    index: u32,
+    value: bool,
+) -> Result<(), VmError> {
+    if state.len() != program.state_size() {
+        return Err(VmError::StateSize {
+            expected: program.state_size(),
+            found: state.len(),
+        });
     }
+    if !state_vars(program) || index >= program.layout().var_count {
+        return Err(VmError::UnknownVariable(index));
+    }
+    var_set(program, state, index, value);
+    Ok(())
 }
 
 #[cfg(test)]
