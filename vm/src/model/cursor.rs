@@ -7,10 +7,12 @@
 //! rule: the next step fails and stops the tree). This module never calls the
 //! host and never panics: a state block whose cursor holds no valid rule resumes at the root.
 
+use super::target;
 use crate::program::{
     read, write, Layout, ProgramModel, FLAG_NO_RULE, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED,
 };
-use crate::{CursorSnapshot, Program, SnapshotError};
+use crate::program::{Label, Rule, RuleNo};
+use crate::{CursorSnapshot, Program, SnapshotError, Status};
 
 /// The rule to resume at: the cursor slot, or the root (0) if it holds no valid rule.
 #[inline]
@@ -86,6 +88,78 @@ pub(crate) fn step(count: &mut u32, limit: u32, state: &mut [u8], l: &Layout) ->
 pub(crate) fn stop(state: &mut [u8], l: &Layout) {
     let f = flags(state, l);
     set_flags(state, l, f | FLAG_STOPPED);
+}
+
+/// The entry of rule `r` (past the code for a rule the table lacks).
+#[inline]
+fn rule_at(rules: &[Rule], r: usize) -> usize {
+    rules.get(r).map_or(usize::MAX, |r| r.label as usize)
+}
+
+/// `cursor.dispatch`: the entry of the rule the cursor rests on; the tick fails on a halted
+/// tree, and stops the tree if there is no current rule.
+#[inline]
+pub(crate) fn dispatch(state: &mut [u8], l: &Layout, rules: &[Rule]) -> Result<usize, Status> {
+    if halted(state, l) {
+        return Err(Status::Failure);
+    }
+    if no_rule(state, l) {
+        return Err(stop_tree(state, l));
+    }
+    Ok(rule_at(rules, current(state, l, rules.len())))
+}
+
+/// `cursor.move`: the cursor becomes `rule`, one rule run is counted (see [`step`]) and the
+/// rule's entry is next, unless that was one run too many.
+#[inline]
+pub(crate) fn move_to(
+    state: &mut [u8],
+    l: &Layout,
+    rules: &[Rule],
+    rule: RuleNo,
+    count: &mut u32,
+    limit: u32,
+) -> Result<usize, Status> {
+    set(state, l, rule.0);
+    if step(count, limit, state, l) {
+        return Err(Status::Failure);
+    }
+    Ok(rule_at(rules, rule.0 as usize))
+}
+
+/// `cursor.step`: counts one rule run (see [`step`]); the tick fails past the limit, else
+/// continues at `pc`.
+#[inline]
+pub(crate) fn count_step(
+    state: &mut [u8],
+    l: &Layout,
+    count: &mut u32,
+    limit: u32,
+    pc: usize,
+) -> Result<usize, Status> {
+    if step(count, limit, state, l) {
+        Err(Status::Failure)
+    } else {
+        Ok(pc)
+    }
+}
+
+/// `cursor.stop`: the tree stops ([`stop`]); the tick's status.
+#[inline]
+pub(crate) fn stop_tree(state: &mut [u8], l: &Layout) -> Status {
+    stop(state, l);
+    Status::Failure
+}
+
+/// `yield`: on the rule's first run the rule yields (`running`), then it goes on (`success`).
+#[inline]
+pub(crate) fn yield_to(state: &mut [u8], l: &Layout, success: Label, running: Label) -> usize {
+    if first_run(state, l) {
+        start(state, l);
+        target(running)
+    } else {
+        target(success)
+    }
 }
 
 /// Fails unless `program` is a cursor program and `state` its agent's state block.

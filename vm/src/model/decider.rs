@@ -11,12 +11,13 @@
 //! Nothing here calls the host (behavior calls are the engines' own) or allocates during a
 //! tick; out-of-range indices read as zero and write nothing, as everywhere in the vm.
 
+use super::draw;
 use crate::program::{
-    every_decode, every_encode, Instr, Layout, OperandRef, ProgramModel, FLAG_LOOP_GUARD,
-    FLAG_ROOT_ACTIVE, GROUP_RECORD, MAX_CHILDREN, STIMULUS_RECORD,
+    every_decode, every_encode, Instr, Layout, ProgramModel, FLAG_LOOP_GUARD, FLAG_ROOT_ACTIVE,
+    GROUP_RECORD, MAX_CHILDREN, STIMULUS_RECORD,
 };
 use crate::program::{read, read_u64, write, write_u64};
-use crate::{DeciderView, GroupView, Millis, Prng, Program, Stimulus};
+use crate::{DeciderView, GroupView, Millis, Program, Stimulus};
 
 /// What a decider instruction does next: fall through, or continue at its first or second
 /// label.
@@ -126,17 +127,6 @@ fn set_active(state: &mut [u8], l: &Layout, g: u32, v: u8) {
 /// Which flag word a flag test reads.
 pub(crate) fn flag_word(state: &[u8], l: &Layout, stimuli: bool) -> u32 {
     read_u32(state, header(l, if stimuli { PRESENT } else { DECISION }))
-}
-
-fn rng_draw(state: &mut [u8], l: &Layout, agent: u32) -> f64 {
-    let at = l.rng.unwrap_or(0) as usize;
-    let mut rng = match read_u64(state, at) {
-        0 => Prng::for_agent(agent),
-        s => Prng::from_state(s),
-    };
-    let x = rng.next_f64();
-    write_u64(state, at, rng.state());
-    x
 }
 
 /// The position of the `k`-th set bit of `set` (counting from 0, lowest first).
@@ -296,7 +286,7 @@ pub(crate) fn step(
             if n == 0 {
                 return FIRST;
             }
-            let rr = rng_draw(state, l, agent);
+            let rr = draw(state, l, agent);
             let k = ((rr * f64::from(n)) as u32).min(n - 1);
             let i = nth_bit(r.cand, k);
             r.cand &= !(1u64 << i);
@@ -341,18 +331,10 @@ pub(crate) fn step(
     }
 }
 
-/// The phase of a `behave` instruction's phase operand (0 activate, 1 tick, else deactivate).
-pub(crate) fn phase(p: u8) -> crate::Phase {
-    match p {
-        0 => crate::Phase::Enter,
-        1 => crate::Phase::Continue,
-        _ => crate::Phase::Exit,
-    }
-}
-
 /// The first jump target of an instruction (a label or a counted backward label).
 #[cfg(feature = "jit")]
 pub(crate) fn first_label(ins: &Instr) -> Option<u32> {
+    use crate::program::OperandRef;
     let mut out = None;
     ins.operands(|o| {
         if let OperandRef::Label(t) | OperandRef::Back(t) = o {

@@ -24,13 +24,18 @@
 //! engines' own, around the helpers below. Out-of-range accesses read zero and write nothing,
 //! as everywhere in the vm.
 
+use super::{draw, quorum};
 use crate::ids::in_units;
 use crate::program::{read, read_u64, write, write_u64};
 use crate::program::{
     Field, Instr, Layout, ProgramModel, FLAG_CHANGED_BEFORE, FLAG_STOPPED, FLAG_UNCHANGED,
     MAX_STATES, STAMP_RECORD,
 };
-use crate::{Millis, Prng, Program, Status, Value, VmError};
+use crate::{Millis, Program, Status, Value, VmError};
+
+// The phase operand's meaning, at the path the native trampolines name.
+#[cfg(feature = "jit")]
+pub(crate) use super::phase;
 
 /// Fall through.
 pub(crate) const FALL: u64 = 0;
@@ -279,15 +284,6 @@ pub(crate) fn act_after(state: &mut [u8], l: &Layout, live: u32, status: Status)
     set_rec_bit(state, l, live, status == Status::Running);
 }
 
-/// The phase operand of `lc.call` (0 `enter`, 1 `continue`, else `exit`).
-pub(crate) fn phase(p: u8) -> crate::Phase {
-    match p {
-        0 => crate::Phase::Enter,
-        1 => crate::Phase::Continue,
-        _ => crate::Phase::Exit,
-    }
-}
-
 /// `sel.leaf`: `changed` becomes false; returns whether the current leaf changed to `leaf`
 /// (then the host is told its behaviour).
 pub(crate) fn select_leaf(state: &mut [u8], l: &Layout, leaf: u32) -> bool {
@@ -317,17 +313,6 @@ fn quorum_counts(state: &[u8], l: &Layout, at: u32, n: u8) -> (u32, u32) {
         failed += u32::from(fin && !good);
     }
     (ok, failed)
-}
-
-fn rng_draw(state: &mut [u8], l: &Layout, agent: u32) -> f64 {
-    let at = l.rng.unwrap_or(0) as usize;
-    let mut rng = match read_u64(state, at) {
-        0 => Prng::for_agent(agent),
-        s => Prng::from_state(s),
-    };
-    let x = rng.next_f64();
-    write_u64(state, at, rng.state());
-    x
 }
 
 /// Executes record, lifecycle or selection instruction `ins` that does not call the host, on
@@ -440,7 +425,7 @@ pub(crate) fn step(
             let v = if variation == 0 {
                 0
             } else {
-                let r = rng_draw(state, l, agent);
+                let r = draw(state, l, agent);
                 ((r * (f64::from(variation) + 1.0)) as u64).min(u64::from(variation)) as i64
             };
             set_rec_i64(
@@ -460,17 +445,7 @@ pub(crate) fn step(
             ..
         } => {
             let (ok, failed) = quorum_counts(state, l, at, n);
-            let reached = |all: bool, k: u32| if all { k == u32::from(n) } else { k > 0 };
-            let status = if reached(success_all, ok) {
-                Status::Success
-            } else if reached(failure_all, failed) {
-                Status::Failure
-            } else if n == 0 {
-                Status::Success
-            } else {
-                Status::Running
-            };
-            status as u64
+            quorum(ok, failed, u32::from(n), success_all, failure_all) as u64
         }
         Instr::ScopeEnter {
             scope,
@@ -764,7 +739,7 @@ mod tests {
     use crate::program::{
         Function, FunctionKind, Label, ProgramParts, RBit, Stamp, Var, FLAG_STOPPED,
     };
-    use crate::Limits;
+    use crate::{Limits, Prng};
 
     /// A lifecycle program with two variables (defaults false, true), a timestamp, 16 record
     /// bytes and a PRNG; its code is one `finish`.

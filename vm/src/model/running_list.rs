@@ -7,8 +7,10 @@
 //! out-of-range accesses read zero and write nothing, as everywhere in the vm.
 
 use super::target;
-use crate::program::{read, write, Instr, Layout, ProgramParts};
-use crate::{SlotClaims, Status};
+use crate::program::{
+    read, read_u64, write, write_u64, Bit, Instr, Label, Layout, ProgramParts, Timer,
+};
+use crate::{Millis, SlotClaims, Status};
 
 /// Whether node `bit` is on the running list.
 #[inline]
@@ -129,4 +131,60 @@ pub(crate) fn climb(
 pub(crate) fn reset(state: &mut [u8], l: &Layout) {
     write(state, l.current, 0);
     clear_list(state, l);
+}
+
+/// `jump.listed` (the one at `pc - 1` and those right after it): a composite's resume points,
+/// the first listed child's entry, tested in order; `pc` past the run if none is listed.
+#[inline(always)]
+pub(crate) fn resume(
+    code: &[Instr],
+    state: &[u8],
+    l: &Layout,
+    mut bit: Bit,
+    mut to: Label,
+    mut pc: usize,
+) -> usize {
+    loop {
+        if listed(state, l, bit.0) {
+            return target(to);
+        }
+        match code.get(pc) {
+            Some(&Instr::JumpIfListed { bit: b, to: t }) => {
+                (bit, to) = (b, t);
+                pc += 1;
+            }
+            _ => return pc,
+        }
+    }
+}
+
+/// The byte offset of cooldown timer `timer`.
+#[inline(always)]
+fn timer_at(l: &Layout, timer: Timer) -> usize {
+    l.timers as usize + 8 * timer.0 as usize
+}
+
+/// `jump.cooling`: `to` while timer `timer` runs at `now`, else `pc`.
+#[inline(always)]
+pub(crate) fn jump_if_cooling(
+    state: &[u8],
+    l: &Layout,
+    now: Millis,
+    timer: Timer,
+    to: Label,
+    pc: usize,
+) -> usize {
+    let until = read_u64(state, timer_at(l, timer)) as i64;
+    if now <= until {
+        target(to)
+    } else {
+        pc
+    }
+}
+
+/// `timer.arm`: timer `timer` runs until `ms` after `now`.
+#[inline(always)]
+pub(crate) fn arm(state: &mut [u8], l: &Layout, now: Millis, timer: Timer, ms: u32) {
+    let until = now.saturating_add(i64::from(ms));
+    write_u64(state, timer_at(l, timer), until as u64);
 }
