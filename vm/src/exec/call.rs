@@ -7,7 +7,7 @@
 
 use super::stack::Stack;
 use crate::model::running_list::{after_action, claims_of, climb};
-use crate::model::{self, cursor, lifecycle, pick, target};
+use crate::model::{self, cursor, lifecycle, pick, selection, target};
 use crate::program::{read, ActionNo, Bit, Imp, Instr, Label, Layout, ProgramParts, Str};
 use crate::{
     AgentId, BinOp, Call, Host, ImportId, ImportKind, Millis, Phase, Status, StrId, Value,
@@ -350,7 +350,7 @@ pub(super) fn sel_leaf<H: Host + ?Sized>(
     leaf: u32,
     name: Str,
 ) {
-    if lifecycle::select_leaf(state, env.l, leaf) {
+    if selection::select_leaf(state, env.l, leaf) {
         host.select(env.agent, env.strings.get(StrId(name.0)));
     }
 }
@@ -358,6 +358,6 @@ pub(super) fn sel_leaf<H: Host + ?Sized>(
 /// `sel.none` (selection model): no leaf; the host is told `""`.
 #[inline(always)]
 pub(super) fn sel_none<H: Host + ?Sized>(host: &mut H, state: &mut [u8], env: &Env<'_>) {
-    lifecycle::select_none(state, env.l);
+    selection::select_none(state, env.l);
     host.select(env.agent, "");
 }

@@ -152,9 +152,48 @@ pub(crate) fn step(
     count: &mut u32,
     x: f64,
 ) -> u32 {
+    match *ins {
+        Instr::DecBegin {}
+        | Instr::DecJumpRoot { .. }
+        | Instr::DecRoot { .. }
+        | Instr::DecGuard {}
+        | Instr::DecTest { .. }
+        | Instr::DecWait { .. }
+        | Instr::DecStamp { .. }
+        | Instr::DecJumpActive { .. }
+        | Instr::DecSet { .. }
+        | Instr::DecClear { .. }
+        | Instr::DecRedecide { .. } => decision(program, state, ins, now, count),
+        Instr::DecEnter { .. }
+        | Instr::DecPick { .. }
+        | Instr::DecJumpPick { .. }
+        | Instr::DecMask { .. }
+        | Instr::DecMaskUpTo { .. }
+        | Instr::DecJumpMasked { .. }
+        | Instr::DecCandClear { .. }
+        | Instr::DecCand { .. }
+        | Instr::DecScore { .. }
+        | Instr::DecDraw { .. }
+        | Instr::DecBest { .. } => choice(program.layout(), regs, state, ins, agent, x),
+        _ => FALL,
+    }
+}
+
+/// `jump`'s answer: [`FIRST`] if the test holds, else [`FALL`].
+#[inline(always)]
+fn jump(c: bool) -> u32 {
+    if c {
+        FIRST
+    } else {
+        FALL
+    }
+}
+
+/// The instructions on the agent's decider state (stimuli, flags, `every` timers, the active
+/// children) and the redecide count (see [`step`]).
+#[inline(always)]
+fn decision(program: &Program, state: &mut [u8], ins: &Instr, now: Millis, count: &mut u32) -> u32 {
     let l = program.layout();
-    let jump = |c: bool| if c { FIRST } else { FALL };
-    let reg = |regs: &mut DeciderScratch, g: u32| regs.regs.get_mut(g as usize).map(|r| *r);
     match *ins {
         Instr::DecBegin {} => {
             set_flag(state, l, FLAG_LOOP_GUARD, false);
@@ -220,6 +259,35 @@ pub(crate) fn step(
             set_active(state, l, group.0, 0);
             FALL
         }
+        Instr::DecRedecide { .. } => {
+            let limit = match program.model() {
+                ProgramModel::Decider { limit } => limit,
+                _ => 0,
+            };
+            *count = count.saturating_add(1);
+            if *count > limit {
+                SECOND
+            } else {
+                FIRST
+            }
+        }
+        _ => FALL,
+    }
+}
+
+/// The instructions on a group's per-tick choice registers and scores (see [`step`]; `x` is
+/// `dec.score`'s score).
+#[inline(always)]
+fn choice(
+    l: &Layout,
+    regs: &mut DeciderScratch,
+    state: &mut [u8],
+    ins: &Instr,
+    agent: u32,
+    x: f64,
+) -> u32 {
+    let reg = |regs: &mut DeciderScratch, g: u32| regs.regs.get_mut(g as usize).map(|r| *r);
+    match *ins {
         Instr::DecEnter { group } => {
             if let Some(r) = regs.regs.get_mut(group.0 as usize) {
                 r.mask = 0;
@@ -314,18 +382,6 @@ pub(crate) fn step(
             r.cand &= !(1u64 << best);
             r.pick = best;
             FALL
-        }
-        Instr::DecRedecide { .. } => {
-            let limit = match program.model() {
-                ProgramModel::Decider { limit } => limit,
-                _ => 0,
-            };
-            *count = count.saturating_add(1);
-            if *count > limit {
-                SECOND
-            } else {
-                FIRST
-            }
         }
         _ => FALL,
     }

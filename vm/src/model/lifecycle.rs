@@ -24,18 +24,21 @@
 //! engines' own, around the helpers below. Out-of-range accesses read zero and write nothing,
 //! as everywhere in the vm.
 
-use super::{draw, quorum};
+use super::{draw, quorum, selection};
 use crate::ids::in_units;
 use crate::program::{read, read_u64, write, write_u64};
 use crate::program::{
     Field, Instr, Layout, ProgramModel, FLAG_CHANGED_BEFORE, FLAG_STOPPED, FLAG_UNCHANGED,
-    MAX_STATES, STAMP_RECORD,
+    STAMP_RECORD,
 };
 use crate::{Millis, Program, Status, Value, VmError};
 
 // The phase operand's meaning, at the path the native trampolines name.
 #[cfg(feature = "jit")]
 pub(crate) use super::phase;
+// The selection helpers, at the path the native trampolines name.
+#[cfg(feature = "jit")]
+pub(crate) use super::selection::{select_leaf, select_none};
 
 /// Fall through.
 pub(crate) const FALL: u64 = 0;
@@ -55,7 +58,7 @@ pub(crate) struct LifeScratch {
     /// to the engine, shared by the agents of each group.
     groups: Vec<(u32, Vec<u32>)>,
     /// The selection walk's visited states (per tick; walks never nest).
-    visited: u32,
+    pub(super) visited: u32,
 }
 
 impl LifeScratch {
@@ -150,7 +153,7 @@ pub(crate) fn changed(state: &[u8], l: &Layout) -> bool {
 }
 
 #[inline]
-fn set_changed(state: &mut [u8], l: &Layout, on: bool) {
+pub(super) fn set_changed(state: &mut [u8], l: &Layout, on: bool) {
     set_flag(state, l, FLAG_UNCHANGED, !on);
 }
 
@@ -189,7 +192,7 @@ pub(crate) fn set_rec_bit(state: &mut [u8], l: &Layout, bit: u32, on: bool) {
 
 /// The record field at `at`, `width` bytes wide (0 if it leaves the region).
 #[inline]
-fn rec_field(l: &Layout, at: u32, width: u8) -> Field {
+pub(super) fn rec_field(l: &Layout, at: u32, width: u8) -> Field {
     if u64::from(at) + u64::from(width) <= u64::from(l.records_len) {
         Field {
             offset: l.records + at,
@@ -284,24 +287,6 @@ pub(crate) fn act_after(state: &mut [u8], l: &Layout, live: u32, status: Status)
     set_rec_bit(state, l, live, status == Status::Running);
 }
 
-/// `sel.leaf`: `changed` becomes false; returns whether the current leaf changed to `leaf`
-/// (then the host is told its behaviour).
-pub(crate) fn select_leaf(state: &mut [u8], l: &Layout, leaf: u32) -> bool {
-    set_changed(state, l, false);
-    let me = leaf.saturating_add(1);
-    if read(state, l.leaf) == me {
-        return false;
-    }
-    write(state, l.leaf, me);
-    true
-}
-
-/// `sel.none`: the current leaf becomes none (the host is then told `""`, on every such
-/// evaluation, as the original calls `SetBehaviour("")` each time).
-pub(crate) fn select_none(state: &mut [u8], l: &Layout) {
-    write(state, l.leaf, 0);
-}
-
 /// The succeeded and failed children of a remembering parallel whose masks are at `at`.
 fn quorum_counts(state: &[u8], l: &Layout, at: u32, n: u8) -> (u32, u32) {
     let bytes = u32::from(n).div_ceil(8);
@@ -332,10 +317,55 @@ pub(crate) fn step(
     steps: &mut u32,
     x: bool,
 ) -> u64 {
+    match *ins {
+        Instr::VarPush { .. }
+        | Instr::VarJump { .. }
+        | Instr::VarSet { .. }
+        | Instr::JumpStopped { .. }
+        | Instr::RecJump { .. }
+        | Instr::RecBit { .. }
+        | Instr::RecZero { .. }
+        | Instr::RecJumpEq { .. }
+        | Instr::RecJumpGe { .. }
+        | Instr::RecSet { .. }
+        | Instr::RecInc { .. }
+        | Instr::RecCopy { .. } => records(program, state, ins, x),
+        Instr::TsPush { .. }
+        | Instr::TsStamp { .. }
+        | Instr::TsInvalidate { .. }
+        | Instr::LcBegin { .. }
+        | Instr::LcStop {}
+        | Instr::LcJumpChanged { .. }
+        | Instr::LcWaitArm { .. }
+        | Instr::LcJumpWait { .. }
+        | Instr::LcQuorum { .. } => lifecycle(program, state, ins, now, agent),
+        Instr::ScopeEnter { .. } | Instr::ScopeLeave { .. } => {
+            scopes(scratch, state, program.layout(), ins)
+        }
+        Instr::SelBegin { .. }
+        | Instr::SelJumpPrev { .. }
+        | Instr::SelSeen { .. }
+        | Instr::SelVisit { .. }
+        | Instr::SelJumpLeaf { .. } => selection::step(program, scratch, state, ins, steps),
+        _ => FALL,
+    }
+}
+
+/// `jump`'s answer: [`FIRST`] if the test holds, else [`FALL`].
+#[inline(always)]
+pub(super) fn jump(c: bool) -> u64 {
+    if c {
+        FIRST
+    } else {
+        FALL
+    }
+}
+
+/// The state variables and node records' instructions (see [`step`]; `x` is `var.set`'s
+/// value).
+#[inline(always)]
+fn records(program: &Program, state: &mut [u8], ins: &Instr, x: bool) -> u64 {
     let l = program.layout();
-    // The time the tree reads, in its clock units: computed only in the arms that read it.
-    let clock_now = || in_units(now, program.clock());
-    let jump = |c: bool| if c { FIRST } else { FALL };
     match *ins {
         Instr::VarPush { var } => u64::from(var_get(program, state, var.0)),
         Instr::VarJump { var, when, .. } => jump(var_get(program, state, var.0) == when),
@@ -379,6 +409,17 @@ pub(crate) fn step(
             write(state, rec_field(l, dst, width), v);
             FALL
         }
+        _ => FALL,
+    }
+}
+
+/// The timestamps' and the lifecycle model's own instructions (see [`step`]).
+#[inline(always)]
+fn lifecycle(program: &Program, state: &mut [u8], ins: &Instr, now: Millis, agent: u32) -> u64 {
+    let l = program.layout();
+    // The time the tree reads, in its clock units: computed only in the arms that read it.
+    let clock_now = || in_units(now, program.clock());
+    match *ins {
         Instr::TsPush { ts, query } => match stamp_query(state, l, ts.0, query, clock_now()) {
             Value::Bool(b) => u64::from(b),
             Value::Int(i) => i as u64,
@@ -447,6 +488,14 @@ pub(crate) fn step(
             let (ok, failed) = quorum_counts(state, l, at, n);
             quorum(ok, failed, u32::from(n), success_all, failure_all) as u64
         }
+        _ => FALL,
+    }
+}
+
+/// The group scopes' instructions (see [`step`]).
+#[inline(always)]
+fn scopes(scratch: &mut LifeScratch, state: &mut [u8], l: &Layout, ins: &Instr) -> u64 {
+    match *ins {
         Instr::ScopeEnter {
             scope,
             max,
@@ -479,32 +528,6 @@ pub(crate) fn step(
             }
             FALL
         }
-        Instr::SelBegin { .. } => jump(!changed(state, l)),
-        Instr::SelJumpPrev { lo, hi, .. } => {
-            let cur = read(state, l.leaf);
-            jump(cur > lo && cur <= hi)
-        }
-        Instr::SelSeen { at } => {
-            let s = read(state, rec_field(l, at, 1));
-            scratch.visited = 1u32.checked_shl(s).unwrap_or(0);
-            FALL
-        }
-        Instr::SelVisit { at, target, .. } => {
-            let limit = match program.model() {
-                ProgramModel::Selection { limit } => limit,
-                _ => 0,
-            };
-            *steps = steps.saturating_add(1);
-            // The transition is taken; into a visited state it ends the chain.
-            write(state, rec_field(l, at, 1), u32::from(target));
-            let bit = 1u32.checked_shl(u32::from(target)).unwrap_or(0);
-            if *steps > limit || u32::from(target) >= MAX_STATES || scratch.visited & bit != 0 {
-                return FIRST;
-            }
-            scratch.visited |= bit;
-            SECOND
-        }
-        Instr::SelJumpLeaf { .. } => jump(read(state, l.leaf) != 0),
         _ => FALL,
     }
 }
@@ -736,6 +759,7 @@ pub(crate) fn set_var(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::selection::{select_leaf, select_none};
     use crate::program::{
         Function, FunctionKind, Label, ProgramParts, RBit, Stamp, Var, FLAG_STOPPED,
     };

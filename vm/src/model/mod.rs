@@ -11,6 +11,7 @@ pub(crate) mod cursor;
 pub(crate) mod decider;
 pub(crate) mod lifecycle;
 pub(crate) mod running_list;
+pub(crate) mod selection;
 
 use crate::program::{read_u64, write_u64, Label, Layout};
 use crate::{Phase, Prng, Status};
