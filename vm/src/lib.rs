@@ -37,13 +37,14 @@ mod snapshot;
 mod status;
 mod strings;
 mod value;
+mod vm;
 
 pub use batch::Batch;
 pub use binop::BinOp;
 pub use decider::{DeciderView, GroupView, Stimulus};
 pub use engine::{Engine, EngineKind, Fallback};
 pub use error::VmError;
-pub use exec::{Scratch, Vm};
+pub use exec::Scratch;
 pub use halt::Halt;
 pub use host::{Call, Host, Import, ImportKind, Phase, SlotClaims};
 pub use ids::{AgentId, EventId, ImportId, Millis, StrId, MAX_CLOCK};
@@ -55,6 +56,7 @@ pub use snapshot::{CursorSnapshot, SnapshotError};
 pub use status::Status;
 pub use strings::Strings;
 pub use value::{fmt_float, write_quoted, Value};
+pub use vm::Vm;
 
 // The model modules' old paths, which the native engine still names (kept until its files are
 // next edited; nothing else may use them).
