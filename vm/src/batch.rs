@@ -137,7 +137,7 @@ impl<'p> Batch<'p> {
         if i >= self.statuses.len() {
             return Err(VmError::NoAgent(i));
         }
-        match crate::lifecycle_exec::event_function(self.program, event) {
+        match crate::model::lifecycle::event_function(self.program, event) {
             Some(func) => self.run_event(i, host, func, now),
             None => Ok(()),
         }
@@ -157,7 +157,7 @@ impl<'p> Batch<'p> {
         if i >= self.statuses.len() {
             return Err(VmError::NoAgent(i));
         }
-        let func = crate::lifecycle_exec::event_id_function(self.program, event)?;
+        let func = crate::model::lifecycle::event_id_function(self.program, event)?;
         self.run_event(i, host, func, now)
     }
 
@@ -190,7 +190,7 @@ impl<'p> Batch<'p> {
     pub fn reset_agent(&mut self, i: usize) {
         let size = self.size;
         if let Some(state) = self.states.get_mut(i * size..(i + 1) * size) {
-            crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch[0].life, state);
+            crate::model::lifecycle::leave_scopes(self.program, &mut self.scratch[0].life, state);
             self.program.reset(state);
         }
     }
@@ -209,7 +209,7 @@ impl<'p> Batch<'p> {
         if i >= self.statuses.len() {
             return Err(VmError::NoAgent(i));
         }
-        if let Some(func) = crate::lifecycle_exec::restart_function(self.program) {
+        if let Some(func) = crate::model::lifecycle::restart_function(self.program) {
             self.run_event(i, host, func, now)?;
         }
         self.reset_agent(i);
@@ -225,7 +225,7 @@ impl<'p> Batch<'p> {
         let Some(state) = self.states.get_mut(i * size..(i + 1) * size) else {
             return Err(VmError::NoAgent(i));
         };
-        crate::lifecycle_exec::set_group(self.program, &mut self.scratch[0].life, state, group);
+        crate::model::lifecycle::set_group(self.program, &mut self.scratch[0].life, state, group);
         Ok(())
     }
 
@@ -265,7 +265,7 @@ impl<'p> Batch<'p> {
         let chunk = n.div_ceil(hosts.len());
         let mut ranges = Vec::new();
         if self.program.uses_scopes() {
-            let group = crate::lifecycle_exec::group_reader(self.program);
+            let group = crate::model::lifecycle::group_reader(self.program);
             ranges = self
                 .states
                 .chunks(chunk * self.size)

@@ -287,7 +287,7 @@ impl<'p> Engine<'p> {
         event: &str,
         now: Millis,
     ) -> Result<(), VmError> {
-        let Some(func) = crate::lifecycle_exec::event_function(self.program, event) else {
+        let Some(func) = crate::model::lifecycle::event_function(self.program, event) else {
             return Ok(());
         };
         self.run_function(func, state, agent, host, now).map(|_| ())
@@ -304,7 +304,7 @@ impl<'p> Engine<'p> {
         event: crate::EventId,
         now: Millis,
     ) -> Result<(), VmError> {
-        let func = crate::lifecycle_exec::event_id_function(self.program, event)?;
+        let func = crate::model::lifecycle::event_id_function(self.program, event)?;
         self.run_function(func, state, agent, host, now).map(|_| ())
     }
 
@@ -316,7 +316,7 @@ impl<'p> Engine<'p> {
     /// This is the game's reset in every model but the lifecycle (MBT) model, whose game
     /// terminates the live tree first: use [`Engine::restart_agent`] there.
     pub fn reset_agent(&mut self, state: &mut [u8]) {
-        crate::lifecycle_exec::leave_scopes(self.program, &mut self.scratch.life, state);
+        crate::model::lifecycle::leave_scopes(self.program, &mut self.scratch.life, state);
         self.program.reset(state);
     }
 
@@ -336,7 +336,7 @@ impl<'p> Engine<'p> {
         host: &mut H,
         now: Millis,
     ) -> Result<(), VmError> {
-        if let Some(func) = crate::lifecycle_exec::restart_function(self.program) {
+        if let Some(func) = crate::model::lifecycle::restart_function(self.program) {
             self.run_function(func, state, agent, host, now)?;
         }
         self.reset_agent(state);
@@ -350,7 +350,7 @@ impl<'p> Engine<'p> {
     /// program without group scopes. Allocates the group's scope table the first time a group
     /// is named, so ticks do not.
     pub fn set_group(&mut self, state: &mut [u8], group: u32) {
-        crate::lifecycle_exec::set_group(self.program, &mut self.scratch.life, state, group);
+        crate::model::lifecycle::set_group(self.program, &mut self.scratch.life, state, group);
     }
 
     /// How many agents of AI group `group` ticked through this engine are members of group

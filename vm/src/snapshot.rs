@@ -20,9 +20,6 @@
 
 use std::fmt;
 
-use crate::program::{ProgramModel, FLAG_NO_RULE, FLAG_RUNAWAY, FLAG_STARTED, FLAG_STOPPED};
-use crate::Program;
-
 /// An agent's cursor, saved by rule id, and whether its tree is stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CursorSnapshot {
@@ -193,82 +190,6 @@ impl CursorSnapshot {
             },
             rest,
         ))
-    }
-}
-
-impl Program {
-    fn cursor_state(&self, state: &[u8]) -> Result<(), SnapshotError> {
-        if !matches!(self.model(), ProgramModel::Cursor { .. }) {
-            return Err(SnapshotError::NotCursorModel);
-        }
-        if state.len() != self.state_size() {
-            return Err(SnapshotError::StateSize {
-                expected: self.state_size(),
-                found: state.len(),
-            });
-        }
-        Ok(())
-    }
-
-    /// Saves where the cursor of the agent with state `state` rests, and whether its tree is
-    /// stopped (cursor model).
-    pub fn snapshot(&self, state: &[u8]) -> Result<CursorSnapshot, SnapshotError> {
-        self.cursor_state(state)?;
-        let l = self.layout();
-        let flags = crate::exec::read(state, l.flags) as u8;
-        let rule = if flags & FLAG_NO_RULE != 0 {
-            None
-        } else {
-            let rule = crate::cursor::current(state, l, self.rules().len());
-            let id = self
-                .rules()
-                .get(rule)
-                .and_then(|r| r.id.clone())
-                .ok_or(SnapshotError::NoRuleId { rule: rule as u32 })?;
-            Some(id)
-        };
-        Ok(CursorSnapshot {
-            rule,
-            first_run: crate::cursor::first_run(state, l),
-            failed: flags & (FLAG_STOPPED | FLAG_RUNAWAY) != 0,
-        })
-    }
-
-    /// Restores a saved cursor into `state`, as the original's `readFromFile` does into an
-    /// existing context: a saved rule id becomes the cursor (an id the tree lacks leaves the
-    /// agent without a current rule, so its next tick runs nothing, fails and stops the tree);
-    /// without a saved rule the cursor stays as it is; `first_run` is the saved one; the agent
-    /// is stopped exactly if the record says it failed. Nothing else in `state` changes.
-    pub fn restore(&self, state: &mut [u8], snap: &CursorSnapshot) -> Result<(), SnapshotError> {
-        self.cursor_state(state)?;
-        let l = *self.layout();
-        if let Some(id) = &snap.rule {
-            match self
-                .rules()
-                .iter()
-                .position(|r| r.id.as_deref() == Some(id.as_str()))
-            {
-                Some(r) => {
-                    crate::cursor::set(state, &l, r as u32);
-                    let f = crate::exec::read(state, l.flags) as u8;
-                    crate::exec::write(state, l.flags, u32::from(f & !FLAG_NO_RULE));
-                }
-                None => {
-                    let f = crate::exec::read(state, l.flags) as u8;
-                    crate::exec::write(state, l.flags, u32::from(f | FLAG_NO_RULE));
-                }
-            }
-        }
-        let mut f = crate::exec::read(state, l.flags) as u8;
-        f &= !(FLAG_STARTED | FLAG_STOPPED | FLAG_RUNAWAY);
-        if !snap.first_run {
-            f |= FLAG_STARTED;
-        }
-        if snap.failed {
-            f |= FLAG_STOPPED;
-        }
-        crate::exec::write(state, l.flags, u32::from(f));
-        Ok(())
     }
 }
 

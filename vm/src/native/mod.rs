@@ -22,7 +22,6 @@ mod translate;
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
@@ -514,17 +513,6 @@ fn driver(
     b.ins().return_(&[out]);
     b.seal_all_blocks();
     b.finalize(module.target_config());
-}
-
-impl Program {
-    /// This program compiled to native code with the default [`NativeConfig`], compiled on
-    /// first use and cached for the program's lifetime (clones share it).
-    pub fn native(&self) -> Result<&NativeCode, &NativeError> {
-        self.native_cache()
-            .get_or_init(|| Arc::new(NativeCode::compile(self, &NativeConfig::default())))
-            .as_ref()
-            .as_ref()
-    }
 }
 
 /// Runs bytecode function `func` natively for one agent. The caller checked the state size.

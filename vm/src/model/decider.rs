@@ -11,12 +11,13 @@
 //! Nothing here calls the host (behavior calls are the engines' own) or allocates during a
 //! tick; out-of-range indices read as zero and write nothing, as everywhere in the vm.
 
-use crate::exec::{read, read_u64, write, write_u64};
+use super::draw;
 use crate::program::{
-    every_decode, every_encode, Instr, Layout, OperandRef, ProgramModel, FLAG_LOOP_GUARD,
-    FLAG_ROOT_ACTIVE, GROUP_RECORD, MAX_CHILDREN, STIMULUS_RECORD,
+    every_decode, every_encode, Instr, Layout, ProgramModel, FLAG_LOOP_GUARD, FLAG_ROOT_ACTIVE,
+    GROUP_RECORD, MAX_CHILDREN, STIMULUS_RECORD,
 };
-use crate::{DeciderView, GroupView, Millis, Prng, Program, Stimulus};
+use crate::program::{read, read_u64, write, write_u64};
+use crate::{DeciderView, GroupView, Millis, Program, Stimulus};
 
 /// What a decider instruction does next: fall through, or continue at its first or second
 /// label.
@@ -128,17 +129,6 @@ pub(crate) fn flag_word(state: &[u8], l: &Layout, stimuli: bool) -> u32 {
     read_u32(state, header(l, if stimuli { PRESENT } else { DECISION }))
 }
 
-fn rng_draw(state: &mut [u8], l: &Layout, agent: u32) -> f64 {
-    let at = l.rng.unwrap_or(0) as usize;
-    let mut rng = match read_u64(state, at) {
-        0 => Prng::for_agent(agent),
-        s => Prng::from_state(s),
-    };
-    let x = rng.next_f64();
-    write_u64(state, at, rng.state());
-    x
-}
-
 /// The position of the `k`-th set bit of `set` (counting from 0, lowest first).
 fn nth_bit(mut set: u64, k: u32) -> u32 {
     for _ in 0..k {
@@ -162,9 +152,48 @@ pub(crate) fn step(
     count: &mut u32,
     x: f64,
 ) -> u32 {
+    match *ins {
+        Instr::DecBegin {}
+        | Instr::DecJumpRoot { .. }
+        | Instr::DecRoot { .. }
+        | Instr::DecGuard {}
+        | Instr::DecTest { .. }
+        | Instr::DecWait { .. }
+        | Instr::DecStamp { .. }
+        | Instr::DecJumpActive { .. }
+        | Instr::DecSet { .. }
+        | Instr::DecClear { .. }
+        | Instr::DecRedecide { .. } => decision(program, state, ins, now, count),
+        Instr::DecEnter { .. }
+        | Instr::DecPick { .. }
+        | Instr::DecJumpPick { .. }
+        | Instr::DecMask { .. }
+        | Instr::DecMaskUpTo { .. }
+        | Instr::DecJumpMasked { .. }
+        | Instr::DecCandClear { .. }
+        | Instr::DecCand { .. }
+        | Instr::DecScore { .. }
+        | Instr::DecDraw { .. }
+        | Instr::DecBest { .. } => choice(program.layout(), regs, state, ins, agent, x),
+        _ => FALL,
+    }
+}
+
+/// `jump`'s answer: [`FIRST`] if the test holds, else [`FALL`].
+#[inline(always)]
+fn jump(c: bool) -> u32 {
+    if c {
+        FIRST
+    } else {
+        FALL
+    }
+}
+
+/// The instructions on the agent's decider state (stimuli, flags, `every` timers, the active
+/// children) and the redecide count (see [`step`]).
+#[inline(always)]
+fn decision(program: &Program, state: &mut [u8], ins: &Instr, now: Millis, count: &mut u32) -> u32 {
     let l = program.layout();
-    let jump = |c: bool| if c { FIRST } else { FALL };
-    let reg = |regs: &mut DeciderScratch, g: u32| regs.regs.get_mut(g as usize).map(|r| *r);
     match *ins {
         Instr::DecBegin {} => {
             set_flag(state, l, FLAG_LOOP_GUARD, false);
@@ -230,6 +259,35 @@ pub(crate) fn step(
             set_active(state, l, group.0, 0);
             FALL
         }
+        Instr::DecRedecide { .. } => {
+            let limit = match program.model() {
+                ProgramModel::Decider { limit } => limit,
+                _ => 0,
+            };
+            *count = count.saturating_add(1);
+            if *count > limit {
+                SECOND
+            } else {
+                FIRST
+            }
+        }
+        _ => FALL,
+    }
+}
+
+/// The instructions on a group's per-tick choice registers and scores (see [`step`]; `x` is
+/// `dec.score`'s score).
+#[inline(always)]
+fn choice(
+    l: &Layout,
+    regs: &mut DeciderScratch,
+    state: &mut [u8],
+    ins: &Instr,
+    agent: u32,
+    x: f64,
+) -> u32 {
+    let reg = |regs: &mut DeciderScratch, g: u32| regs.regs.get_mut(g as usize).map(|r| *r);
+    match *ins {
         Instr::DecEnter { group } => {
             if let Some(r) = regs.regs.get_mut(group.0 as usize) {
                 r.mask = 0;
@@ -296,7 +354,7 @@ pub(crate) fn step(
             if n == 0 {
                 return FIRST;
             }
-            let rr = rng_draw(state, l, agent);
+            let rr = draw(state, l, agent);
             let k = ((rr * f64::from(n)) as u32).min(n - 1);
             let i = nth_bit(r.cand, k);
             r.cand &= !(1u64 << i);
@@ -325,33 +383,14 @@ pub(crate) fn step(
             r.pick = best;
             FALL
         }
-        Instr::DecRedecide { .. } => {
-            let limit = match program.model() {
-                ProgramModel::Decider { limit } => limit,
-                _ => 0,
-            };
-            *count = count.saturating_add(1);
-            if *count > limit {
-                SECOND
-            } else {
-                FIRST
-            }
-        }
         _ => FALL,
     }
 }
 
-/// The phase of a `behave` instruction's phase operand (0 activate, 1 tick, else deactivate).
-pub(crate) fn phase(p: u8) -> crate::Phase {
-    match p {
-        0 => crate::Phase::Enter,
-        1 => crate::Phase::Continue,
-        _ => crate::Phase::Exit,
-    }
-}
-
 /// The first jump target of an instruction (a label or a counted backward label).
+#[cfg(feature = "jit")]
 pub(crate) fn first_label(ins: &Instr) -> Option<u32> {
+    use crate::program::OperandRef;
     let mut out = None;
     ins.operands(|o| {
         if let OperandRef::Label(t) | OperandRef::Back(t) = o {
@@ -361,101 +400,104 @@ pub(crate) fn first_label(ins: &Instr) -> Option<u32> {
     out
 }
 
-impl Program {
-    fn decider_model(&self) -> bool {
-        matches!(self.model(), ProgramModel::Decider { .. })
-    }
+fn decider_model(program: &Program) -> bool {
+    matches!(program.model(), ProgramModel::Decider { .. })
+}
 
-    /// Decider model: sets the agent's DecisionFlags word (kept until changed). Does nothing in
-    /// other models.
-    pub fn set_decision_flags(&self, state: &mut [u8], word: u32) {
-        if self.decider_model() {
-            write_u32(state, header(self.layout(), DECISION), word);
-        }
+/// Decider model: sets the agent's DecisionFlags word (kept until changed). Does nothing in
+/// other models.
+pub(crate) fn set_decision_flags(program: &Program, state: &mut [u8], word: u32) {
+    if decider_model(program) {
+        write_u32(state, header(program.layout(), DECISION), word);
     }
+}
 
-    /// Decider model: adds stimulus `bit` to the agent, replacing a present one. `false` (and
-    /// nothing changes) when the program is not a decider program or `bit` is not a declared
-    /// stimulus.
-    pub fn add_stimulus(&self, state: &mut [u8], bit: u32, stimulus: Stimulus) -> bool {
-        if !self.decider_model() || bit >= self.parts().stimuli || bit >= 32 {
-            return false;
-        }
-        let l = self.layout();
-        let at = stimulus_at(l, bit);
-        write_u64(state, at, stimulus.expires.unwrap_or(0) as u64);
-        write_u64(state, at + 8, stimulus.data as u64);
-        let m = 1u32 << bit;
-        let present = read_u32(state, header(l, PRESENT));
-        write_u32(state, header(l, PRESENT), present | m);
-        let never = read_u32(state, header(l, NEVER));
-        let never = if stimulus.expires.is_none() {
-            never | m
-        } else {
-            never & !m
-        };
-        write_u32(state, header(l, NEVER), never);
-        true
+/// Decider model: adds stimulus `bit` to the agent, replacing a present one. `false` (and
+/// nothing changes) when the program is not a decider program or `bit` is not a declared
+/// stimulus.
+pub(crate) fn add_stimulus(
+    program: &Program,
+    state: &mut [u8],
+    bit: u32,
+    stimulus: Stimulus,
+) -> bool {
+    if !decider_model(program) || bit >= program.parts().stimuli || bit >= 32 {
+        return false;
     }
+    let l = program.layout();
+    let at = stimulus_at(l, bit);
+    write_u64(state, at, stimulus.expires.unwrap_or(0) as u64);
+    write_u64(state, at + 8, stimulus.data as u64);
+    let m = 1u32 << bit;
+    let present = read_u32(state, header(l, PRESENT));
+    write_u32(state, header(l, PRESENT), present | m);
+    let never = read_u32(state, header(l, NEVER));
+    let never = if stimulus.expires.is_none() {
+        never | m
+    } else {
+        never & !m
+    };
+    write_u32(state, header(l, NEVER), never);
+    true
+}
 
-    /// Decider model: removes stimulus `bit` from the agent (nothing if it is not present).
-    pub fn remove_stimulus(&self, state: &mut [u8], bit: u32) {
-        if !self.decider_model() || bit >= self.parts().stimuli || bit >= 32 {
-            return;
-        }
-        let l = self.layout();
-        let m = !(1u32 << bit);
-        for w in [PRESENT, NEVER] {
-            let v = read_u32(state, header(l, w));
-            write_u32(state, header(l, w), v & m);
-        }
-        let at = stimulus_at(l, bit);
-        write_u64(state, at, 0);
-        write_u64(state, at + 8, 0);
+/// Decider model: removes stimulus `bit` from the agent (nothing if it is not present).
+pub(crate) fn remove_stimulus(program: &Program, state: &mut [u8], bit: u32) {
+    if !decider_model(program) || bit >= program.parts().stimuli || bit >= 32 {
+        return;
     }
+    let l = program.layout();
+    let m = !(1u32 << bit);
+    for w in [PRESENT, NEVER] {
+        let v = read_u32(state, header(l, w));
+        write_u32(state, header(l, w), v & m);
+    }
+    let at = stimulus_at(l, bit);
+    write_u64(state, at, 0);
+    write_u64(state, at + 8, 0);
+}
 
-    /// Decider model: the agent's active path and inputs, as every engine reports them; `None`
-    /// in other models.
-    pub fn decider_view(&self, state: &[u8]) -> Option<DeciderView> {
-        if !self.decider_model() {
-            return None;
-        }
-        let l = self.layout();
-        let root_since = (flags(state, l) & FLAG_ROOT_ACTIVE != 0)
-            .then(|| read_u64(state, header(l, ROOT_SINCE)) as i64);
-        let groups = (0..l.group_count)
-            .map(|g| {
-                let a = active(state, l, g);
-                GroupView {
-                    active: (1..=MAX_CHILDREN).contains(&a).then(|| a - 1),
-                    since: read_u64(state, group_at(l, g) + 1) as i64,
+/// Decider model: the agent's active path and inputs, as every engine reports them; `None`
+/// in other models.
+pub(crate) fn decider_view(program: &Program, state: &[u8]) -> Option<DeciderView> {
+    if !decider_model(program) {
+        return None;
+    }
+    let l = program.layout();
+    let root_since = (flags(state, l) & FLAG_ROOT_ACTIVE != 0)
+        .then(|| read_u64(state, header(l, ROOT_SINCE)) as i64);
+    let groups = (0..l.group_count)
+        .map(|g| {
+            let a = active(state, l, g);
+            GroupView {
+                active: (1..=MAX_CHILDREN).contains(&a).then(|| a - 1),
+                since: read_u64(state, group_at(l, g) + 1) as i64,
+            }
+        })
+        .collect();
+    let present = read_u32(state, header(l, PRESENT));
+    let never = read_u32(state, header(l, NEVER));
+    let stimuli = (0..program.parts().stimuli.min(32))
+        .map(|bit| {
+            (present >> bit & 1 == 1).then(|| {
+                let at = stimulus_at(l, bit);
+                Stimulus {
+                    expires: (never >> bit & 1 == 0).then(|| read_u64(state, at) as i64),
+                    data: read_u64(state, at + 8) as i64,
                 }
             })
-            .collect();
-        let present = read_u32(state, header(l, PRESENT));
-        let never = read_u32(state, header(l, NEVER));
-        let stimuli = (0..self.parts().stimuli.min(32))
-            .map(|bit| {
-                (present >> bit & 1 == 1).then(|| {
-                    let at = stimulus_at(l, bit);
-                    Stimulus {
-                        expires: (never >> bit & 1 == 0).then(|| read_u64(state, at) as i64),
-                        data: read_u64(state, at + 8) as i64,
-                    }
-                })
-            })
-            .collect();
-        Some(DeciderView {
-            root_since,
-            groups,
-            decision_flags: read_u32(state, header(l, DECISION)),
-            stimuli,
         })
-    }
+        .collect();
+    Some(DeciderView {
+        root_since,
+        groups,
+        decision_flags: read_u32(state, header(l, DECISION)),
+        stimuli,
+    })
+}
 
-    /// Decider model: whether the agent's last tick ended with the loop guard (the redecide
-    /// limit was exceeded); `false` in other models.
-    pub fn loop_guard(&self, state: &[u8]) -> bool {
-        self.decider_model() && flags(state, self.layout()) & FLAG_LOOP_GUARD != 0
-    }
+/// Decider model: whether the agent's last tick ended with the loop guard (the redecide
+/// limit was exceeded); `false` in other models.
+pub(crate) fn loop_guard(program: &Program, state: &[u8]) -> bool {
+    decider_model(program) && flags(state, program.layout()) & FLAG_LOOP_GUARD != 0
 }
