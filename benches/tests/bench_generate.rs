@@ -1,5 +1,7 @@
 //! The generated trees of `btvm bench --compile-stats`: they load, have about the size asked
 //! for, are reproducible, and run identically on every engine against the bench world.
+// Without native code the tests that compare it are compiled out, and their helpers unused.
+#![cfg_attr(not(feature = "jit"), allow(unused))]
 
 use btvm_benches::generate::{generated_tree, unvanquished_tree};
 use btvm_benches::measure::{run_bench, BenchConfig, BenchEngine, HostKind};

@@ -60,5 +60,3 @@ pub use vm::Vm;
 
 // The model modules' old paths, which the native engine still names (kept until its files are
 // next edited; nothing else may use them).
-#[cfg(feature = "jit")]
-use model::{decider as decider_exec, lifecycle as lifecycle_exec};

@@ -20,14 +20,6 @@ use crate::model::decider::DeciderScratch;
 use crate::model::lifecycle::LifeScratch;
 use crate::{Program, Value};
 
-// Re-exported at their old paths, which the native trampolines still name.
-#[cfg(feature = "jit")]
-pub(crate) use crate::model::running_list::{
-    add_to_list, after_action, claims_of, clear_list, listed,
-};
-#[cfg(feature = "jit")]
-pub(crate) use crate::program::read;
-
 /// The per-thread working memory of the executor: operand stack, return stack and counters.
 /// Sized once per program; reused by every tick. Aligned to two cache lines so the scratch
 /// areas of different threads (kept side by side by `Batch`) never share a line.

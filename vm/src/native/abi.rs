@@ -113,9 +113,9 @@ pub(super) struct Ctx {
     /// The program (its code, for the decider trampoline).
     pub program: *const crate::Program,
     /// The decider model's per-tick choice registers.
-    pub regs: *mut crate::decider_exec::DeciderScratch,
+    pub regs: *mut crate::model::decider::DeciderScratch,
     /// The lifecycle and selection models' memory (group scopes, the visited set).
-    pub life: *mut crate::lifecycle_exec::LifeScratch,
+    pub life: *mut crate::model::lifecycle::LifeScratch,
     pub now: Millis,
     /// `now` in the program's clock units ([`crate::Program::clock`]), what lifecycle timers
     /// compare.
@@ -228,7 +228,7 @@ pub(super) unsafe extern "C" fn act<H: Host + ?Sized>(
 ) -> u32 {
     // SAFETY: called by native code with the running tick's context and state block.
     let (state, layout) = unsafe { state_of(ctx, state) };
-    let phase = if crate::exec::read(state, layout.current) == me {
+    let phase = if crate::program::read(state, layout.current) == me {
         Phase::Continue
     } else {
         Phase::Enter
@@ -240,8 +240,9 @@ pub(super) unsafe extern "C" fn act<H: Host + ?Sized>(
         })
     };
     // SAFETY: the context's program is the one whose code runs, alive for the whole tick.
-    let claims = crate::exec::claims_of(unsafe { (*(*ctx).program).parts() }, import);
-    crate::exec::after_action(state, layout, me, claims, bit, status);
+    let claims =
+        crate::model::running_list::claims_of(unsafe { (*(*ctx).program).parts() }, import);
+    crate::model::running_list::after_action(state, layout, me, claims, bit, status);
     status as u32
 }
 
@@ -355,8 +356,8 @@ unsafe fn state_of<'a>(
 pub(super) unsafe extern "C" fn list_success(ctx: *mut Ctx, state: *mut u8, bit: u32) {
     // SAFETY: called by native code with the running tick's context and state block.
     let (state, layout) = unsafe { state_of(ctx, state) };
-    if crate::exec::listed(state, layout, bit) {
-        crate::exec::clear_list(state, layout);
+    if crate::model::running_list::listed(state, layout, bit) {
+        crate::model::running_list::clear_list(state, layout);
     }
 }
 
@@ -364,7 +365,7 @@ pub(super) unsafe extern "C" fn list_success(ctx: *mut Ctx, state: *mut u8, bit:
 pub(super) unsafe extern "C" fn list_running(ctx: *mut Ctx, state: *mut u8, bit: u32) {
     // SAFETY: called by native code with the running tick's context and state block.
     let (state, layout) = unsafe { state_of(ctx, state) };
-    crate::exec::add_to_list(state, layout, bit);
+    crate::model::running_list::add_to_list(state, layout, bit);
 }
 
 /// One decider-model instruction, executed by the vm's own code.
@@ -375,9 +376,9 @@ pub(super) unsafe extern "C" fn decider(ctx: *mut Ctx, state: *mut u8, pc: u32, 
     // else touches the registers while it runs.
     let (ctx, program, regs) = unsafe { (&mut *ctx, &*(*ctx).program, &mut *(*ctx).regs) };
     let Some(ins) = program.code().get(pc as usize) else {
-        return crate::decider_exec::FALL;
+        return crate::model::decider::FALL;
     };
-    crate::decider_exec::step(
+    crate::model::decider::step(
         program,
         regs,
         state,
@@ -398,9 +399,9 @@ pub(super) unsafe extern "C" fn lifecycle(ctx: *mut Ctx, state: *mut u8, pc: u32
     // nothing else touches that memory while it runs.
     let (ctx, program, life) = unsafe { (&mut *ctx, &*(*ctx).program, &mut *(*ctx).life) };
     let Some(ins) = program.code().get(pc as usize) else {
-        return crate::lifecycle_exec::FALL;
+        return crate::model::lifecycle::FALL;
     };
-    crate::lifecycle_exec::step(
+    crate::model::lifecycle::step(
         program,
         life,
         state,
@@ -421,7 +422,7 @@ pub(super) unsafe extern "C" fn lc_host<H: Host + ?Sized>(
     raw: *const RawValue,
     argc: u32,
 ) -> u32 {
-    use crate::lifecycle_exec as lc;
+    use crate::model::lifecycle as lc;
     use crate::program::Instr;
     // SAFETY: called by native code with the running tick's context and state block.
     let (state, layout) = unsafe { state_of(ctx, state) };
@@ -448,7 +449,7 @@ pub(super) unsafe extern "C" fn lc_host<H: Host + ?Sized>(
                 .get(import.0 as usize)
                 .is_some_and(|i| i.kind == crate::ImportKind::Action);
             let phase = if is_action {
-                lc::phase(phase)
+                crate::model::phase(phase)
             } else {
                 Phase::Enter
             };
@@ -475,7 +476,7 @@ pub(super) unsafe extern "C" fn lc_host<H: Host + ?Sized>(
             0
         }
         Instr::SelLeaf { leaf, name } => {
-            if lc::select_leaf(state, layout, leaf) {
+            if crate::model::selection::select_leaf(state, layout, leaf) {
                 let text = program.strings().get(crate::StrId(name.0));
                 // SAFETY: as above; no arguments.
                 unsafe {
@@ -487,7 +488,7 @@ pub(super) unsafe extern "C" fn lc_host<H: Host + ?Sized>(
             0
         }
         Instr::SelNone {} => {
-            lc::select_none(state, layout);
+            crate::model::selection::select_none(state, layout);
             // SAFETY: as above; no arguments.
             unsafe {
                 with_host::<H, _>(ctx, 0, Phase::Enter, std::ptr::null(), 0, (), |h, c| {

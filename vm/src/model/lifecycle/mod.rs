@@ -34,11 +34,6 @@ use crate::program::{
 use crate::{Millis, Program, Status, Value, VmError};
 
 // The phase operand's meaning, at the path the native trampolines name.
-#[cfg(feature = "jit")]
-pub(crate) use super::phase;
-// The selection helpers, at the path the native trampolines name.
-#[cfg(feature = "jit")]
-pub(crate) use super::selection::{select_leaf, select_none};
 
 /// Fall through.
 pub(crate) const FALL: u64 = 0;

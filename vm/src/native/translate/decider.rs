@@ -9,7 +9,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value as Val};
 
 use super::{misrouted, Sig, TranslateError, Tx};
-use crate::decider_exec;
+use crate::model::decider as decider_exec;
 use crate::native::abi::{self, offsets};
 use crate::program::{Instr, Label};
 use crate::Status;

@@ -11,9 +11,10 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value as Val};
 
 use super::{mem, misrouted, Res, Sig, TranslateError, Tx};
+use crate::model::{decider as decider_exec, lifecycle as lifecycle_exec};
 use crate::native::abi::{offsets, TAG_BOOL, TAG_INT};
 use crate::program::{Field, Instr, Label, FLAG_STOPPED};
-use crate::{decider_exec, lifecycle_exec, Value};
+use crate::Value;
 
 impl Tx<'_, '_, '_> {
     /// Translates a variable, record or timestamp instruction at depth `d`; returns whether

@@ -11,7 +11,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value as Val};
 
 use super::{mem, misrouted, Sig, TranslateError, Tx};
-use crate::exec::claims_of;
+use crate::model::running_list::claims_of;
 use crate::native::abi::{self, offsets};
 use crate::program::{Instr, Label};
 use crate::Status;

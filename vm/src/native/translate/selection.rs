@@ -9,7 +9,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 
 use super::{misrouted, TranslateError, Tx};
-use crate::lifecycle_exec;
+use crate::model::lifecycle as lifecycle_exec;
 use crate::program::{Instr, Label, FLAG_UNCHANGED};
 impl Tx<'_, '_, '_> {
     /// Translates a selection-model instruction (`sel.*`) at depth `d`; returns whether
