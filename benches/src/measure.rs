@@ -437,171 +437,197 @@ fn run_with(
     cfg: &BenchConfig,
     events: &EventSchedule,
 ) -> Result<BenchRow, Diagnostic> {
-    let agents = cfg.agents as usize;
     match engine {
-        BenchEngine::Reference => {
-            let interp = Interpreter::new(tree)?;
-            let mut states: Vec<_> = (0..cfg.agents)
-                .map(|a| interp.new_agent(AgentId(a)))
-                .collect();
-            let mut hosts = Hosts::new(host, tree, agents, 1);
-            let mut tally = Tally::default();
-            let inputs = DeciderSchedule::for_tree(tree);
-            // One group-scope table for the whole population, as a batch shares its engine's.
-            let mut scopes = Scopes::new();
-            let start = Instant::now();
-            for t in 0..cfg.ticks {
-                let now = Millis::from(t) * cfg.step_ms;
-                let h: &mut dyn Host = match &mut hosts {
-                    Hosts::World(w) => &mut w[0],
-                    Hosts::Synthetic(s) => &mut s[0],
-                };
-                // Every event before the tick, in agent order, as the vm path delivers them.
-                // Events touch no group scope, so `event` needs no scope table.
-                if !events.is_empty() {
-                    for (a, state) in states.iter_mut().enumerate() {
-                        if let Some(e) = events.event(a as u32, t) {
-                            interp.event(state, h, &events.names[e], now);
-                        }
-                    }
-                }
-                for (a, state) in states.iter_mut().enumerate() {
-                    let a = a as u32;
-                    if let Some(inp) = inputs {
-                        if let Some(w) = inp.flags(a, t) {
-                            interp.set_decision_flags(state, w);
-                        }
-                        if let Some((bit, ms)) = inp.stimulus(a, t) {
-                            interp.add_stimulus(state, bit, btvm::Stimulus::new(now, Some(ms), 0));
-                        }
-                    }
-                    tally.add(interp.tick_with_scopes(state, h, now, &mut scopes));
-                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`, an
-                    // MBT tree whose root finished).
-                    if state.halt().is_some() {
-                        interp.reset_with_scopes(state, &mut scopes);
-                    }
-                }
-            }
-            let secs = start.elapsed().as_secs_f64();
-            let state = states.first().map_or(0, |s| s.footprint());
-            Ok(row(
-                engine,
-                1,
-                secs,
-                cfg,
-                state,
-                tally.hash(hosts.checksum()),
-            ))
-        }
-        BenchEngine::HandWritten => {
-            let invalid = |m: String| Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, m);
-            if host != HostKind::World {
-                return Err(invalid(
-                    "the hand-written baseline runs only the demo against the world".into(),
-                ));
-            }
-            let program = btvm_compiler::lower::lower(tree, &Limits::default())
-                .map_err(|mut d| d.swap_remove(0))?;
-            let hw = super::handwritten::HandWritten::from_program(&program).map_err(invalid)?;
-            let mut world = World::new(agents);
-            world.bind(program.imports()).map_err(invalid)?;
-            let start = Instant::now();
-            let checksum =
-                super::handwritten::run(&mut world, &hw, cfg.agents, cfg.ticks, cfg.step_ms);
-            let secs = start.elapsed().as_secs_f64();
-            Ok(row(
-                engine,
-                1,
-                secs,
-                cfg,
-                super::handwritten::STATE_BYTES,
-                checksum,
-            ))
-        }
+        BenchEngine::Reference => run_reference(tree, host, cfg, events),
+        BenchEngine::HandWritten => run_handwritten(tree, host, cfg),
         BenchEngine::Vm | BenchEngine::Native => {
-            let program = btvm_compiler::lower::lower(tree, &Limits::default())
-                .map_err(|mut d| d.swap_remove(0))?;
-            let threads = threads.max(1);
-            let kind = if engine == BenchEngine::Native {
-                btvm::EngineKind::Native
-            } else {
-                btvm::EngineKind::Vm
-            };
-            let invalid = |m: String| Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, m);
-            let mut batch = Batch::with_engine(&program, cfg.agents, kind)
-                .map_err(|e| invalid(e.to_string()))?;
-            if let Some(why) = batch.fallback() {
-                return Err(invalid(format!("native code is not available: {why}")));
-            }
-            let mut hosts = Hosts::new(host, tree, agents, threads);
-            let mut tally = Tally::default();
-            let cursor = !program.rules().is_empty();
-            let lifecycle = matches!(tree.config.model, btvm_compiler::ir::Model::Lifecycle);
-            let inputs = DeciderSchedule::for_tree(tree);
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
-            let mut finished = Vec::with_capacity(agents);
-            let ids = events.ids(&program);
-            let start = Instant::now();
-            pool.install(|| -> Result<(), btvm::VmError> {
-                for t in 0..cfg.ticks {
-                    let now = Millis::from(t) * cfg.step_ms;
-                    if let Some(inp) = inputs {
-                        inp.apply_to_batch(&mut batch, &program, t, now);
-                    }
-                    if !events.is_empty() {
-                        // Through the host that ticks the agent (`par_tick`'s chunks).
-                        let chunk = batch.len().div_ceil(hosts.len().max(1)).max(1);
-                        for a in 0..batch.len() {
-                            let Some(e) = events.event(a as u32, t) else {
-                                continue;
-                            };
-                            if let (Some(h), Some(Some(id))) = (hosts.get(a / chunk), ids.get(e)) {
-                                batch.event_by_id(a, h, *id, now)?;
-                            }
-                        }
-                    }
-                    let statuses = match (&mut hosts, threads) {
-                        (Hosts::World(w), 1) => batch.tick(&mut w[0], now),
-                        (Hosts::Synthetic(s), 1) => batch.tick(&mut s[0], now),
-                        (Hosts::World(w), _) => batch.par_tick(w, now),
-                        (Hosts::Synthetic(s), _) => batch.par_tick(s, now),
-                    };
-                    // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
-                    // only a failed tick can have stopped one. An MBT tree stops when its root
-                    // finishes either way; resetting it also leaves its group scopes. Only
-                    // those agents' state blocks are looked at again.
-                    finished.clear();
-                    for (i, &s) in statuses.iter().enumerate() {
-                        tally.add(s);
-                        let may_stop = match s {
-                            btvm::Status::Failure => cursor || lifecycle,
-                            btvm::Status::Success => lifecycle,
-                            btvm::Status::Running => false,
-                        };
-                        if may_stop {
-                            finished.push(i);
-                        }
-                    }
-                    restart_stopped(&mut batch, &program, lifecycle, finished.iter().copied());
-                }
-                Ok(())
-            })
-            .map_err(|e| invalid(e.to_string()))?;
-            let secs = start.elapsed().as_secs_f64();
-            Ok(row(
-                engine,
-                threads,
-                secs,
-                cfg,
-                program.state_size(),
-                tally.hash(hosts.checksum()),
-            ))
+            run_batch(tree, engine, threads, host, cfg, events)
         }
     }
+}
+
+/// [`run_with`] on the reference interpreter (one thread).
+fn run_reference(
+    tree: &Tree,
+    host: HostKind,
+    cfg: &BenchConfig,
+    events: &EventSchedule,
+) -> Result<BenchRow, Diagnostic> {
+    let engine = BenchEngine::Reference;
+    let agents = cfg.agents as usize;
+    let interp = Interpreter::new(tree)?;
+    let mut states: Vec<_> = (0..cfg.agents)
+        .map(|a| interp.new_agent(AgentId(a)))
+        .collect();
+    let mut hosts = Hosts::new(host, tree, agents, 1);
+    let mut tally = Tally::default();
+    let inputs = DeciderSchedule::for_tree(tree);
+    // One group-scope table for the whole population, as a batch shares its engine's.
+    let mut scopes = Scopes::new();
+    let start = Instant::now();
+    for t in 0..cfg.ticks {
+        let now = Millis::from(t) * cfg.step_ms;
+        let h: &mut dyn Host = match &mut hosts {
+            Hosts::World(w) => &mut w[0],
+            Hosts::Synthetic(s) => &mut s[0],
+        };
+        // Every event before the tick, in agent order, as the vm path delivers them.
+        // Events touch no group scope, so `event` needs no scope table.
+        if !events.is_empty() {
+            for (a, state) in states.iter_mut().enumerate() {
+                if let Some(e) = events.event(a as u32, t) {
+                    interp.event(state, h, &events.names[e], now);
+                }
+            }
+        }
+        for (a, state) in states.iter_mut().enumerate() {
+            let a = a as u32;
+            if let Some(inp) = inputs {
+                if let Some(w) = inp.flags(a, t) {
+                    interp.set_decision_flags(state, w);
+                }
+                if let Some((bit, ms)) = inp.stimulus(a, t) {
+                    interp.add_stimulus(state, bit, btvm::Stimulus::new(now, Some(ms), 0));
+                }
+            }
+            tally.add(interp.tick_with_scopes(state, h, now, &mut scopes));
+            // A game restarts a tree that stopped (Drag[en]gine `context.reset()`, an
+            // MBT tree whose root finished).
+            if state.halt().is_some() {
+                interp.reset_with_scopes(state, &mut scopes);
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let state = states.first().map_or(0, |s| s.footprint());
+    Ok(row(
+        engine,
+        1,
+        secs,
+        cfg,
+        state,
+        tally.hash(hosts.checksum()),
+    ))
+}
+
+/// [`run_with`] on the hand-written baseline (the demo against the world, one thread).
+fn run_handwritten(tree: &Tree, host: HostKind, cfg: &BenchConfig) -> Result<BenchRow, Diagnostic> {
+    let engine = BenchEngine::HandWritten;
+    let agents = cfg.agents as usize;
+    let invalid = |m: String| Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, m);
+    if host != HostKind::World {
+        return Err(invalid(
+            "the hand-written baseline runs only the demo against the world".into(),
+        ));
+    }
+    let program =
+        btvm_compiler::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+    let hw = super::handwritten::HandWritten::from_program(&program).map_err(invalid)?;
+    let mut world = World::new(agents);
+    world.bind(program.imports()).map_err(invalid)?;
+    let start = Instant::now();
+    let checksum = super::handwritten::run(&mut world, &hw, cfg.agents, cfg.ticks, cfg.step_ms);
+    let secs = start.elapsed().as_secs_f64();
+    Ok(row(
+        engine,
+        1,
+        secs,
+        cfg,
+        super::handwritten::STATE_BYTES,
+        checksum,
+    ))
+}
+
+/// [`run_with`] on a batch, interpreted or native, with `threads` threads.
+fn run_batch(
+    tree: &Tree,
+    engine: BenchEngine,
+    threads: usize,
+    host: HostKind,
+    cfg: &BenchConfig,
+    events: &EventSchedule,
+) -> Result<BenchRow, Diagnostic> {
+    let agents = cfg.agents as usize;
+    let program =
+        btvm_compiler::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+    let threads = threads.max(1);
+    let kind = if engine == BenchEngine::Native {
+        btvm::EngineKind::Native
+    } else {
+        btvm::EngineKind::Vm
+    };
+    let invalid = |m: String| Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, m);
+    let mut batch =
+        Batch::with_engine(&program, cfg.agents, kind).map_err(|e| invalid(e.to_string()))?;
+    if let Some(why) = batch.fallback() {
+        return Err(invalid(format!("native code is not available: {why}")));
+    }
+    let mut hosts = Hosts::new(host, tree, agents, threads);
+    let mut tally = Tally::default();
+    let cursor = !program.rules().is_empty();
+    let lifecycle = matches!(tree.config.model, btvm_compiler::ir::Model::Lifecycle);
+    let inputs = DeciderSchedule::for_tree(tree);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
+    let mut finished = Vec::with_capacity(agents);
+    let ids = events.ids(&program);
+    let start = Instant::now();
+    pool.install(|| -> Result<(), btvm::VmError> {
+        for t in 0..cfg.ticks {
+            let now = Millis::from(t) * cfg.step_ms;
+            if let Some(inp) = inputs {
+                inp.apply_to_batch(&mut batch, &program, t, now);
+            }
+            if !events.is_empty() {
+                // Through the host that ticks the agent (`par_tick`'s chunks).
+                let chunk = batch.len().div_ceil(hosts.len().max(1)).max(1);
+                for a in 0..batch.len() {
+                    let Some(e) = events.event(a as u32, t) else {
+                        continue;
+                    };
+                    if let (Some(h), Some(Some(id))) = (hosts.get(a / chunk), ids.get(e)) {
+                        batch.event_by_id(a, h, *id, now)?;
+                    }
+                }
+            }
+            let statuses = match (&mut hosts, threads) {
+                (Hosts::World(w), 1) => batch.tick(&mut w[0], now),
+                (Hosts::Synthetic(s), 1) => batch.tick(&mut s[0], now),
+                (Hosts::World(w), _) => batch.par_tick(w, now),
+                (Hosts::Synthetic(s), _) => batch.par_tick(s, now),
+            };
+            // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
+            // only a failed tick can have stopped one. An MBT tree stops when its root
+            // finishes either way; resetting it also leaves its group scopes. Only
+            // those agents' state blocks are looked at again.
+            finished.clear();
+            for (i, &s) in statuses.iter().enumerate() {
+                tally.add(s);
+                let may_stop = match s {
+                    btvm::Status::Failure => cursor || lifecycle,
+                    btvm::Status::Success => lifecycle,
+                    btvm::Status::Running => false,
+                };
+                if may_stop {
+                    finished.push(i);
+                }
+            }
+            restart_stopped(&mut batch, &program, lifecycle, finished.iter().copied());
+        }
+        Ok(())
+    })
+    .map_err(|e| invalid(e.to_string()))?;
+    let secs = start.elapsed().as_secs_f64();
+    Ok(row(
+        engine,
+        threads,
+        secs,
+        cfg,
+        program.state_size(),
+        tally.hash(hosts.checksum()),
+    ))
 }
 
 /// How long compiling one tree takes, stage by stage (best of a few runs each).

@@ -369,6 +369,33 @@ impl Agent {
         let now = call.now;
         let h = mix(id, now, 2);
         match op {
+            Op::ActivateUpgrade
+            | Op::Buy
+            | Op::BuyPrimary
+            | Op::Equip
+            | Op::Heal
+            | Op::Reload
+            | Op::Repair => self.supply_action(op, call),
+            Op::AimAtGoal | Op::Fight | Op::Flee | Op::StrafeDodge => {
+                self.combat_action(op, h, now)
+            }
+            Op::MoveInDir | Op::MoveTo | Op::MoveToGoal | Op::Roam | Op::RoamInRadius => {
+                self.move_action(op, id, call, h)
+            }
+            Op::BlackboardNoteTransient
+            | Op::ChangeGoal
+            | Op::Gesture
+            | Op::Jump
+            | Op::ResetMyTimer
+            | Op::ResetStuckTime => self.bookkeeping_action(op, call, h),
+            _ => Status::Failure,
+        }
+    }
+
+    /// Upgrades, shopping, healing, reloading and repairing.
+    #[inline(always)]
+    fn supply_action(&mut self, op: Op, call: &Call<'_>) -> Status {
+        match op {
             Op::ActivateUpgrade => {
                 let up = bit(int_arg(call, 0));
                 if self.upgrades & up == 0 {
@@ -378,11 +405,6 @@ impl Agent {
                     self.upgrades &= !up;
                     self.health = (self.health + 50).min(100);
                 }
-                Status::Success
-            }
-            Op::AimAtGoal => status(self.goal as i64 != E_ENEMY || self.enemy_hp > 0),
-            Op::BlackboardNoteTransient => {
-                self.notes = self.notes.wrapping_add(int_arg(call, 0) as u32);
                 Status::Success
             }
             Op::Buy | Op::BuyPrimary => {
@@ -410,11 +432,6 @@ impl Agent {
                 }
                 Status::Success
             }
-            Op::ChangeGoal => {
-                let goal = int_arg(call, 0);
-                self.goal = goal as u8;
-                status(self.distance(goal) < FAR_AWAY)
-            }
             Op::Equip => {
                 if !self.count_down(call.phase, 2) {
                     return Status::Running;
@@ -424,6 +441,44 @@ impl Agent {
                 self.upgrades |= bit(UP_MEDKIT);
                 Status::Success
             }
+            Op::Heal => {
+                if self.dist_to(MEDISTAT_AT) > 250 || (self.enemy_hp > 0 && self.enemy_dist < 300) {
+                    return Status::Failure;
+                }
+                self.health = (self.health + 7).min(100);
+                if self.health >= 100 {
+                    Status::Success
+                } else {
+                    Status::Running
+                }
+            }
+            Op::Reload => {
+                if self.clips <= 0 {
+                    return Status::Failure;
+                }
+                self.clips -= 1;
+                self.clip = CLIP;
+                Status::Success
+            }
+            Op::Repair => {
+                if self.damage <= 0 {
+                    return Status::Success;
+                }
+                if self.weapon != WP_HBUILD || self.dist_to(DAMAGED_AT) > 200 {
+                    return Status::Failure;
+                }
+                self.damage = (self.damage - 25).max(0);
+                status_or_running(self.damage == 0)
+            }
+            _ => Status::Failure,
+        }
+    }
+
+    /// Aiming, fighting, fleeing and dodging.
+    #[inline(always)]
+    fn combat_action(&mut self, op: Op, h: u32, now: Millis) -> Status {
+        match op {
+            Op::AimAtGoal => status(self.goal as i64 != E_ENEMY || self.enemy_hp > 0),
             Op::Fight => {
                 if self.enemy_hp <= 0 {
                     return Status::Success;
@@ -458,21 +513,20 @@ impl Agent {
                 }
                 Status::Running
             }
-            Op::Gesture | Op::Jump => {
+            Op::StrafeDodge => {
+                self.x += if h & 1 == 0 { 30 } else { -30 };
                 self.notes = self.notes.wrapping_add(1);
-                status(!h.is_multiple_of(4))
+                Status::Success
             }
-            Op::Heal => {
-                if self.dist_to(MEDISTAT_AT) > 250 || (self.enemy_hp > 0 && self.enemy_dist < 300) {
-                    return Status::Failure;
-                }
-                self.health = (self.health + 7).min(100);
-                if self.health >= 100 {
-                    Status::Success
-                } else {
-                    Status::Running
-                }
-            }
+            _ => Status::Failure,
+        }
+    }
+
+    /// Movement: in a direction, to a place or the goal, or roaming.
+    #[inline(always)]
+    fn move_action(&mut self, op: Op, id: u32, call: &Call<'_>, h: u32) -> Status {
+        let now = call.now;
+        match op {
             Op::MoveInDir => {
                 let dirs = int_arg(call, 0) | int_arg(call, 1);
                 if dirs & MOVE_FORWARD != 0 {
@@ -513,32 +567,6 @@ impl Agent {
                 }
                 _ => Status::Failure,
             },
-            Op::Reload => {
-                if self.clips <= 0 {
-                    return Status::Failure;
-                }
-                self.clips -= 1;
-                self.clip = CLIP;
-                Status::Success
-            }
-            Op::Repair => {
-                if self.damage <= 0 {
-                    return Status::Success;
-                }
-                if self.weapon != WP_HBUILD || self.dist_to(DAMAGED_AT) > 200 {
-                    return Status::Failure;
-                }
-                self.damage = (self.damage - 25).max(0);
-                status_or_running(self.damage == 0)
-            }
-            Op::ResetMyTimer => {
-                self.timer_start = now;
-                Status::Success
-            }
-            Op::ResetStuckTime => {
-                self.stuck_ms = 0;
-                Status::Success
-            }
             Op::Roam => {
                 self.wander(h);
                 status_or_running(self.count_down(call.phase, 2 + (h % 4) as u8))
@@ -553,9 +581,33 @@ impl Agent {
                 self.y = self.y.clamp(-radius, radius);
                 status_or_running(self.count_down(call.phase, 3 + (h % 5) as u8))
             }
-            Op::StrafeDodge => {
-                self.x += if h & 1 == 0 { 30 } else { -30 };
+            _ => Status::Failure,
+        }
+    }
+
+    /// Notes, goals, gestures and timers.
+    #[inline(always)]
+    fn bookkeeping_action(&mut self, op: Op, call: &Call<'_>, h: u32) -> Status {
+        match op {
+            Op::BlackboardNoteTransient => {
+                self.notes = self.notes.wrapping_add(int_arg(call, 0) as u32);
+                Status::Success
+            }
+            Op::ChangeGoal => {
+                let goal = int_arg(call, 0);
+                self.goal = goal as u8;
+                status(self.distance(goal) < FAR_AWAY)
+            }
+            Op::Gesture | Op::Jump => {
                 self.notes = self.notes.wrapping_add(1);
+                status(!h.is_multiple_of(4))
+            }
+            Op::ResetMyTimer => {
+                self.timer_start = call.now;
+                Status::Success
+            }
+            Op::ResetStuckTime => {
+                self.stuck_ms = 0;
                 Status::Success
             }
             _ => Status::Failure,

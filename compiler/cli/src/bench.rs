@@ -8,6 +8,7 @@ use btvm_benches::measure::{
     CompileRow, HostKind,
 };
 use btvm_benches::{load_demo, DEMO_NAME};
+use btvm_compiler::ir::Tree;
 use btvm_compiler::source::SourceMap;
 
 use crate::render::Renderer;
@@ -88,37 +89,11 @@ enum HostArg {
 
 pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
     if args.workload == Workload::FightOrFlight {
-        if args.file.is_some() {
-            out.error("`--workload fight-or-flight` has its own tree; leave out FILE");
-            return ExitCode::from(2);
-        }
-        let threads = threads_or_default(&args.threads);
-        let opts = crate::fight::FightOpts {
-            agents: args.agents,
-            ticks: args.ticks,
-            engines: &args.engines,
-            threads: &threads,
-            baseline: !args.no_baseline,
-            scaling: args.scaling,
-            json: args.json,
-        };
-        return crate::fight::bench(&opts, out);
+        return fight_or_flight(args, out);
     }
-    let (tree, name) = match &args.file {
-        None => {
-            let mut sources = SourceMap::new();
-            match load_demo(&mut sources) {
-                Ok(t) => (t, DEMO_NAME.to_string()),
-                Err(d) => {
-                    out.emit(&sources, &d);
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-        Some(path) => match load_tree(path, &args.input, out) {
-            Some((t, _)) => (t, path.display().to_string()),
-            None => return ExitCode::FAILURE,
-        },
+    let (tree, name) = match load_bench_tree(args, out) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let threads = threads_or_default(&args.threads);
     if threads.contains(&0) {
@@ -130,46 +105,135 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         ticks: args.ticks,
         ..BenchConfig::default()
     };
-    let host = match args.host {
-        None => HostKind::for_tree(&tree),
-        Some(HostArg::Synthetic) => HostKind::Synthetic,
-        Some(HostArg::World) if HostKind::for_tree(&tree) == HostKind::World => HostKind::World,
+    let host = match bench_host(args, &tree, out) {
+        Ok(host) => host,
+        Err(code) => return code,
+    };
+    let rows = match time_engines(args, &tree, &threads, host, &cfg, out) {
+        Ok(rows) => rows,
+        Err(code) => return code,
+    };
+    let compiles = match time_compiles(args, &name, &tree, out) {
+        Ok(compiles) => compiles,
+        Err(code) => return code,
+    };
+    if args.json {
+        print_json(&name, &cfg, host, &rows, &compiles);
+    } else {
+        print_table(&name, &tree, &cfg, host, &rows);
+        if !compiles.is_empty() {
+            print_compile_table(&compiles, out);
+        }
+    }
+    if rows.windows(2).any(|w| w[0].checksum != w[1].checksum) {
+        out.error("the engines disagree: their checksums differ (run `btvm run` on each engine and compare the traces)");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// `--workload fight-or-flight`: hands over to [`crate::fight::bench`].
+fn fight_or_flight(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
+    if args.file.is_some() {
+        out.error("`--workload fight-or-flight` has its own tree; leave out FILE");
+        return ExitCode::from(2);
+    }
+    let threads = threads_or_default(&args.threads);
+    let opts = crate::fight::FightOpts {
+        agents: args.agents,
+        ticks: args.ticks,
+        engines: &args.engines,
+        threads: &threads,
+        baseline: !args.no_baseline,
+        scaling: args.scaling,
+        json: args.json,
+    };
+    crate::fight::bench(&opts, out)
+}
+
+/// The tree to time (FILE or the embedded demo) and its name.
+fn load_bench_tree(args: &BenchArgs, out: &mut Renderer) -> Result<(Tree, String), ExitCode> {
+    match &args.file {
+        None => {
+            let mut sources = SourceMap::new();
+            match load_demo(&mut sources) {
+                Ok(t) => Ok((t, DEMO_NAME.to_string())),
+                Err(d) => {
+                    out.emit(&sources, &d);
+                    Err(ExitCode::FAILURE)
+                }
+            }
+        }
+        Some(path) => match load_tree(path, &args.input, out) {
+            Some((t, _)) => Ok((t, path.display().to_string())),
+            None => Err(ExitCode::FAILURE),
+        },
+    }
+}
+
+/// `--host`, or the world when it knows every name the tree calls.
+fn bench_host(args: &BenchArgs, tree: &Tree, out: &mut Renderer) -> Result<HostKind, ExitCode> {
+    match args.host {
+        None => Ok(HostKind::for_tree(tree)),
+        Some(HostArg::Synthetic) => Ok(HostKind::Synthetic),
+        Some(HostArg::World) if HostKind::for_tree(tree) == HostKind::World => Ok(HostKind::World),
         Some(HostArg::World) => {
             out.error("the simulated world does not know every name this tree calls; use `--host synthetic`");
-            return ExitCode::from(2);
+            Err(ExitCode::from(2))
         }
-    };
+    }
+}
+
+/// Times every engine on every thread count, then the hand-written baseline when it applies.
+fn time_engines(
+    args: &BenchArgs,
+    tree: &Tree,
+    threads: &[usize],
+    host: HostKind,
+    cfg: &BenchConfig,
+    out: &mut Renderer,
+) -> Result<Vec<BenchRow>, ExitCode> {
     let mut rows: Vec<BenchRow> = Vec::new();
     for engine in &args.engines {
         let (engine, counts) = match engine {
             EngineArg::Reference => (BenchEngine::Reference, vec![1]),
-            EngineArg::Vm => (BenchEngine::Vm, threads.clone()),
-            EngineArg::Native => (BenchEngine::Native, threads.clone()),
+            EngineArg::Vm => (BenchEngine::Vm, threads.to_vec()),
+            EngineArg::Native => (BenchEngine::Native, threads.to_vec()),
         };
         for t in counts {
-            match run_bench(&tree, engine, t, host, &cfg) {
+            match run_bench(tree, engine, t, host, cfg) {
                 Ok(r) => rows.push(r),
                 Err(d) => {
                     out.emit(&SourceMap::new(), &[d]);
-                    return ExitCode::FAILURE;
+                    return Err(ExitCode::FAILURE);
                 }
             }
         }
     }
     if args.file.is_none() && !args.no_baseline && host == HostKind::World {
-        match run_bench(&tree, BenchEngine::HandWritten, 1, host, &cfg) {
+        match run_bench(tree, BenchEngine::HandWritten, 1, host, cfg) {
             Ok(r) => rows.push(r),
             Err(d) => {
                 out.emit(&SourceMap::new(), &[d]);
-                return ExitCode::FAILURE;
+                return Err(ExitCode::FAILURE);
             }
         }
     }
+    Ok(rows)
+}
+
+/// `--compile-stats`: the tree's compile times and the generated trees'.
+fn time_compiles(
+    args: &BenchArgs,
+    name: &str,
+    tree: &Tree,
+    out: &mut Renderer,
+) -> Result<Vec<CompileRow>, ExitCode> {
     let mut compiles = Vec::new();
     if args.compile_stats {
-        let short = name.rsplit('/').next().unwrap_or(&name).to_string();
+        let short = name.rsplit('/').next().unwrap_or(name).to_string();
         let runs = [
-            compile_stats(&short, &tree, 5),
+            compile_stats(&short, tree, 5),
             generated_compile_stats(1_000, 5),
             generated_compile_stats(10_000, 3),
         ];
@@ -178,11 +242,50 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
                 Ok(r) => compiles.push(r),
                 Err(d) => {
                     out.emit(&SourceMap::new(), &[d]);
-                    return ExitCode::FAILURE;
+                    return Err(ExitCode::FAILURE);
                 }
             }
         }
     }
+    Ok(compiles)
+}
+
+/// `--json`: one object with the runs and the compile times.
+fn print_json(
+    name: &str,
+    cfg: &BenchConfig,
+    host: HostKind,
+    rows: &[BenchRow],
+    compiles: &[CompileRow],
+) {
+    let results: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\"}}",
+                r.engine.name(),
+                r.threads,
+                r.ns_per_agent_tick,
+                r.agent_ticks_per_sec,
+                r.state_bytes_per_agent,
+                r.checksum
+            )
+        })
+        .collect();
+    let compiles: Vec<String> = compiles.iter().map(compile_json).collect();
+    println!(
+        "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
+        json_escape(name),
+        cfg.agents,
+        cfg.ticks,
+        host_name(host),
+        results.join(", "),
+        compiles.join(", ")
+    );
+}
+
+/// The table of runs, with speedups over the reference and the hand-written baseline.
+fn print_table(name: &str, tree: &Tree, cfg: &BenchConfig, host: HostKind, rows: &[BenchRow]) {
     let baseline = rows
         .iter()
         .find(|r| r.engine == BenchEngine::HandWritten)
@@ -191,122 +294,92 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         .iter()
         .find(|r| r.engine == BenchEngine::Reference)
         .map(|r| r.ns_per_agent_tick);
-    if args.json {
-        let results: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\"}}",
-                    r.engine.name(),
-                    r.threads,
-                    r.ns_per_agent_tick,
-                    r.agent_ticks_per_sec,
-                    r.state_bytes_per_agent,
-                    r.checksum
-                )
-            })
-            .collect();
-        let compiles: Vec<String> = compiles.iter().map(compile_json).collect();
+    println!(
+        "{name}: {} nodes, {} agents x {} ticks, host: {}",
+        tree.nodes.len(),
+        cfg.agents,
+        cfg.ticks,
+        host_name(host)
+    );
+    if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
+        println!("(an agent whose tree stops is reset after the tick, as a game restarts it)");
+    }
+    if matches!(
+        tree.config.model,
+        btvm_compiler::ir::Model::Lifecycle | btvm_compiler::ir::Model::Selection
+    ) {
+        println!("(before each tick about an eighth of the agents get one of the tree's events, the same on every engine)");
+    }
+    println!(
+        "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
+        "engine",
+        "threads",
+        "ns/agent-tick",
+        "agent-ticks/s",
+        "state B/agent",
+        "speedup",
+        "vs hand"
+    );
+    let ratio = |base: Option<f64>, r: &BenchRow, inverse: bool| {
+        base.map_or("-".to_string(), |b| {
+            let ns = r.ns_per_agent_tick.max(f64::MIN_POSITIVE);
+            format!("{:.2}x", if inverse { ns / b } else { b / ns })
+        })
+    };
+    for r in rows {
         println!(
-            "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
-            json_escape(&name),
-            cfg.agents,
-            cfg.ticks,
-            host_name(host),
-            results.join(", "),
-            compiles.join(", ")
+            "{:<12} {:>7} {:>14.1} {:>16.0} {:>14} {:>9} {:>8}",
+            r.engine.name(),
+            r.threads,
+            r.ns_per_agent_tick,
+            r.agent_ticks_per_sec,
+            r.state_bytes_per_agent,
+            ratio(reference, r, false),
+            // The baseline runs on one thread; other rows are not comparable with it.
+            ratio(baseline.filter(|_| r.threads == 1), r, true)
         );
-    } else {
-        println!(
-            "{name}: {} nodes, {} agents x {} ticks, host: {}",
-            tree.nodes.len(),
-            cfg.agents,
-            cfg.ticks,
-            host_name(host)
-        );
-        if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
-            println!("(an agent whose tree stops is reset after the tick, as a game restarts it)");
-        }
-        if matches!(
-            tree.config.model,
-            btvm_compiler::ir::Model::Lifecycle | btvm_compiler::ir::Model::Selection
-        ) {
-            println!("(before each tick about an eighth of the agents get one of the tree's events, the same on every engine)");
-        }
-        println!(
-            "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
-            "engine",
-            "threads",
-            "ns/agent-tick",
-            "agent-ticks/s",
-            "state B/agent",
-            "speedup",
-            "vs hand"
-        );
-        let ratio = |base: Option<f64>, r: &BenchRow, inverse: bool| {
-            base.map_or("-".to_string(), |b| {
-                let ns = r.ns_per_agent_tick.max(f64::MIN_POSITIVE);
-                format!("{:.2}x", if inverse { ns / b } else { b / ns })
-            })
+    }
+}
+
+/// The table of compile times (after a blank line); warns of trees native code cannot compile.
+fn print_compile_table(compiles: &[CompileRow], out: &mut Renderer) {
+    println!();
+    println!(
+        "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
+        "compile",
+        "nodes",
+        "instrs",
+        "parse ms",
+        "bytecode ms",
+        "native ms",
+        "functions",
+        "code KiB"
+    );
+    for c in compiles {
+        let ms = |d: std::time::Duration| format!("{:.3}", d.as_secs_f64() * 1e3);
+        let (native, funcs, kib) = match &c.native {
+            Ok(s) => (
+                ms(s.compile_time),
+                s.functions.to_string(),
+                format!("{:.1}", s.code_bytes as f64 / 1024.0),
+            ),
+            Err(_) => ("-".into(), "-".into(), "-".into()),
         };
-        for r in &rows {
-            println!(
-                "{:<12} {:>7} {:>14.1} {:>16.0} {:>14} {:>9} {:>8}",
-                r.engine.name(),
-                r.threads,
-                r.ns_per_agent_tick,
-                r.agent_ticks_per_sec,
-                r.state_bytes_per_agent,
-                ratio(reference, r, false),
-                // The baseline runs on one thread; other rows are not comparable with it.
-                ratio(baseline.filter(|_| r.threads == 1), r, true)
-            );
-        }
-        if !compiles.is_empty() {
-            println!();
-            println!(
-                "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
-                "compile",
-                "nodes",
-                "instrs",
-                "parse ms",
-                "bytecode ms",
-                "native ms",
-                "functions",
-                "code KiB"
-            );
-            for c in &compiles {
-                let ms = |d: std::time::Duration| format!("{:.3}", d.as_secs_f64() * 1e3);
-                let (native, funcs, kib) = match &c.native {
-                    Ok(s) => (
-                        ms(s.compile_time),
-                        s.functions.to_string(),
-                        format!("{:.1}", s.code_bytes as f64 / 1024.0),
-                    ),
-                    Err(_) => ("-".into(), "-".into(), "-".into()),
-                };
-                println!(
-                    "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
-                    c.label,
-                    c.nodes,
-                    c.instructions,
-                    c.load.map_or("-".to_string(), ms),
-                    ms(c.bytecode),
-                    native,
-                    funcs,
-                    kib
-                );
-                if let Err(e) = &c.native {
-                    out.warning(&format!("{}: {e}", c.label));
-                }
-            }
+        println!(
+            "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
+            c.label,
+            c.nodes,
+            c.instructions,
+            c.load.map_or("-".to_string(), ms),
+            ms(c.bytecode),
+            native,
+            funcs,
+            kib
+        );
+        if let Err(e) = &c.native {
+            out.warning(&format!("{}: {e}", c.label));
         }
     }
-    if rows.windows(2).any(|w| w[0].checksum != w[1].checksum) {
-        out.error("the engines disagree: their checksums differ (run `btvm run` on each engine and compare the traces)");
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
 }
 
 fn json_escape(s: &str) -> String {

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use btvm_benches::fight;
+use btvm_compiler::ir::Tree;
 
 use crate::render::Renderer;
 use crate::EngineArg;
@@ -78,73 +79,22 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
         out.error("--threads takes counts of 1 or more");
         return ExitCode::from(2);
     }
-    let tree = match fight::tree() {
-        Ok(t) => t,
-        Err(d) => {
-            out.error(&format!(
-                "the fight-or-flight tree does not load: {}",
-                d[0].message
-            ));
-            return ExitCode::FAILURE;
-        }
+    let (tree, program) = match load(out) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
-    let program = match btvm_compiler::lower::lower(&tree, &btvm::Limits::default()) {
-        Ok(p) => p,
-        Err(d) => {
-            out.error(&format!(
-                "the fight-or-flight tree does not lower: {}",
-                d[0].message
-            ));
-            return ExitCode::FAILURE;
-        }
-    };
-    let agent = std::mem::size_of::<fight::Agent>();
     // Resident memory per agent, measured first (before any timed run has touched memory the
     // allocator could reuse): one batch of `agents` on the vm, with its agents. Native code
     // uses the very same state blocks, so the figure holds for both.
     let resident = fight::resident_per_agent(&program, btvm::EngineKind::Vm, agents);
     let mut rows = Vec::new();
     if baseline {
-        let r = fight::run_handwritten(agents, WARMUP, ticks);
-        rows.push(row("hand-written", 1, agents, ticks, r, agent + 1));
-        // The same logic calling its leaves through the Host interface, as engines do: the
-        // floor of any engine on this workload.
-        match fight::run_handwritten_host(&program, agents, WARMUP, ticks) {
-            Ok(r) => rows.push(row(HAND_HOST, 1, agents, ticks, r, agent + 2)),
-            Err(e) => {
-                out.error(&e);
-                return ExitCode::FAILURE;
-            }
+        if let Err(code) = time_baselines(&program, agents, ticks, &mut rows, out) {
+            return code;
         }
     }
-    for engine in engines {
-        let result = match engine {
-            EngineArg::Reference => fight::run_reference(&tree, agents, WARMUP, ticks)
-                .map(|r| vec![row("reference", 1, agents, ticks, r, agent)]),
-            EngineArg::Vm | EngineArg::Native => {
-                let (name, kind) = if *engine == EngineArg::Vm {
-                    ("vm", btvm::EngineKind::Vm)
-                } else {
-                    ("native", btvm::EngineKind::Native)
-                };
-                threads
-                    .iter()
-                    .map(|&t| {
-                        fight::run_engine(&program, kind, agents, t, WARMUP, ticks).map(|r| Row {
-                            resident: resident.filter(|_| t == 1),
-                            ..row(name, t, agents, ticks, r, agent + program.state_size())
-                        })
-                    })
-                    .collect()
-            }
-        };
-        match result {
-            Ok(r) => rows.extend(r),
-            Err(e) => {
-                out.error(&e);
-                return ExitCode::FAILURE;
-            }
-        }
+    if let Err(code) = time_engines(opts, &tree, &program, resident, &mut rows, out) {
+        return code;
     }
     if let Some(first) = rows.first() {
         if let Some(bad) = rows.iter().find(|r| r.checksum != first.checksum) {
@@ -156,63 +106,186 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
         }
     }
     let hand = rows.iter().find(|r| r.name == "hand-written").map(|r| r.ns);
-    // Scaling: the vm and native code at 10^4, 10^5, 10^6 agents on every thread count (the
-    // checksums of equal agent counts must agree too).
     let mut scale: Vec<Row> = Vec::new();
     if scaling {
-        for n in [10_000u32, 100_000, 1_000_000] {
-            let ticks = (5_000_000 / n).clamp(5, 500);
-            for engine in engines {
-                let (name, kind) = match engine {
-                    EngineArg::Vm => ("vm", btvm::EngineKind::Vm),
-                    EngineArg::Native => ("native", btvm::EngineKind::Native),
-                    EngineArg::Reference => continue,
-                };
-                for &t in threads {
-                    match fight::run_engine(&program, kind, n, t, WARMUP.min(ticks), ticks) {
-                        Ok(r) => {
-                            scale.push(row(name, t, n, ticks, r, agent + program.state_size()))
-                        }
-                        Err(e) => {
-                            out.error(&e);
-                            return ExitCode::FAILURE;
-                        }
-                    }
-                }
-            }
-            let same_n: Vec<&Row> = scale.iter().filter(|r| r.agents == n).collect();
-            if same_n.windows(2).any(|w| w[0].checksum != w[1].checksum) {
-                out.error(&format!("checksums differ between engines at {n} agents"));
-                return ExitCode::FAILURE;
-            }
+        if let Err(code) = time_scaling(engines, threads, &program, &mut scale, out) {
+            return code;
         }
     }
     if json {
-        let results: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"implementation\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"bytes_per_agent\": {}, \"checksum\": \"{:016x}\"}}",
-                    r.name, r.threads, r.ns, r.bytes, r.checksum
-                )
-            })
-            .collect();
-        let scaling: Vec<String> = scale
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"engine\": \"{}\", \"agents\": {}, \"threads\": {}, \"ns_per_agent_tick\": {:.3}}}",
-                    r.name, r.agents, r.threads, r.ns
-                )
-            })
-            .collect();
-        println!(
-            "{{\"workload\": \"fight-or-flight\", \"agents\": {agents}, \"ticks\": {ticks}, \"warmup\": {WARMUP}, \"results\": [{}], \"scaling\": [{}]}}",
-            results.join(", "),
-            scaling.join(", ")
-        );
+        print_json(agents, ticks, &rows, &scale);
         return ExitCode::SUCCESS;
     }
+    print_table(agents, ticks, &rows, hand);
+    if !scale.is_empty() {
+        print_scaling(&scale);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The fight-or-flight tree and its program.
+fn load(out: &mut Renderer) -> Result<(Tree, btvm::Program), ExitCode> {
+    let tree = match fight::tree() {
+        Ok(t) => t,
+        Err(d) => {
+            out.error(&format!(
+                "the fight-or-flight tree does not load: {}",
+                d[0].message
+            ));
+            return Err(ExitCode::FAILURE);
+        }
+    };
+    let program = match btvm_compiler::lower::lower(&tree, &btvm::Limits::default()) {
+        Ok(p) => p,
+        Err(d) => {
+            out.error(&format!(
+                "the fight-or-flight tree does not lower: {}",
+                d[0].message
+            ));
+            return Err(ExitCode::FAILURE);
+        }
+    };
+    Ok((tree, program))
+}
+
+/// The hand-written baseline, then the same logic through the `Host` interface.
+fn time_baselines(
+    program: &btvm::Program,
+    agents: u32,
+    ticks: u32,
+    rows: &mut Vec<Row>,
+    out: &mut Renderer,
+) -> Result<(), ExitCode> {
+    let agent = std::mem::size_of::<fight::Agent>();
+    let r = fight::run_handwritten(agents, WARMUP, ticks);
+    rows.push(row("hand-written", 1, agents, ticks, r, agent + 1));
+    // The same logic calling its leaves through the Host interface, as engines do: the
+    // floor of any engine on this workload.
+    match fight::run_handwritten_host(program, agents, WARMUP, ticks) {
+        Ok(r) => rows.push(row(HAND_HOST, 1, agents, ticks, r, agent + 2)),
+        Err(e) => {
+            out.error(&e);
+            return Err(ExitCode::FAILURE);
+        }
+    }
+    Ok(())
+}
+
+/// Every engine of `--engines`, the vm and native code on every thread count.
+fn time_engines(
+    opts: &FightOpts<'_>,
+    tree: &Tree,
+    program: &btvm::Program,
+    resident: Option<f64>,
+    rows: &mut Vec<Row>,
+    out: &mut Renderer,
+) -> Result<(), ExitCode> {
+    let FightOpts {
+        agents,
+        ticks,
+        engines,
+        threads,
+        ..
+    } = *opts;
+    let agent = std::mem::size_of::<fight::Agent>();
+    for engine in engines {
+        let result = match engine {
+            EngineArg::Reference => fight::run_reference(tree, agents, WARMUP, ticks)
+                .map(|r| vec![row("reference", 1, agents, ticks, r, agent)]),
+            EngineArg::Vm | EngineArg::Native => {
+                let (name, kind) = if *engine == EngineArg::Vm {
+                    ("vm", btvm::EngineKind::Vm)
+                } else {
+                    ("native", btvm::EngineKind::Native)
+                };
+                threads
+                    .iter()
+                    .map(|&t| {
+                        fight::run_engine(program, kind, agents, t, WARMUP, ticks).map(|r| Row {
+                            resident: resident.filter(|_| t == 1),
+                            ..row(name, t, agents, ticks, r, agent + program.state_size())
+                        })
+                    })
+                    .collect()
+            }
+        };
+        match result {
+            Ok(r) => rows.extend(r),
+            Err(e) => {
+                out.error(&e);
+                return Err(ExitCode::FAILURE);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Scaling: the vm and native code at 10^4, 10^5, 10^6 agents on every thread count (the
+/// checksums of equal agent counts must agree too).
+fn time_scaling(
+    engines: &[EngineArg],
+    threads: &[usize],
+    program: &btvm::Program,
+    scale: &mut Vec<Row>,
+    out: &mut Renderer,
+) -> Result<(), ExitCode> {
+    let agent = std::mem::size_of::<fight::Agent>();
+    for n in [10_000u32, 100_000, 1_000_000] {
+        let ticks = (5_000_000 / n).clamp(5, 500);
+        for engine in engines {
+            let (name, kind) = match engine {
+                EngineArg::Vm => ("vm", btvm::EngineKind::Vm),
+                EngineArg::Native => ("native", btvm::EngineKind::Native),
+                EngineArg::Reference => continue,
+            };
+            for &t in threads {
+                match fight::run_engine(program, kind, n, t, WARMUP.min(ticks), ticks) {
+                    Ok(r) => scale.push(row(name, t, n, ticks, r, agent + program.state_size())),
+                    Err(e) => {
+                        out.error(&e);
+                        return Err(ExitCode::FAILURE);
+                    }
+                }
+            }
+        }
+        let same_n: Vec<&Row> = scale.iter().filter(|r| r.agents == n).collect();
+        if same_n.windows(2).any(|w| w[0].checksum != w[1].checksum) {
+            out.error(&format!("checksums differ between engines at {n} agents"));
+            return Err(ExitCode::FAILURE);
+        }
+    }
+    Ok(())
+}
+
+/// `--json`: one object with the rows and the scaling runs.
+fn print_json(agents: u32, ticks: u32, rows: &[Row], scale: &[Row]) {
+    let results: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"implementation\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"bytes_per_agent\": {}, \"checksum\": \"{:016x}\"}}",
+                r.name, r.threads, r.ns, r.bytes, r.checksum
+            )
+        })
+        .collect();
+    let scaling: Vec<String> = scale
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"engine\": \"{}\", \"agents\": {}, \"threads\": {}, \"ns_per_agent_tick\": {:.3}}}",
+                r.name, r.agents, r.threads, r.ns
+            )
+        })
+        .collect();
+    println!(
+        "{{\"workload\": \"fight-or-flight\", \"agents\": {agents}, \"ticks\": {ticks}, \"warmup\": {WARMUP}, \"results\": [{}], \"scaling\": [{}]}}",
+        results.join(", "),
+        scaling.join(", ")
+    );
+}
+
+/// The main table, against the hand-written baseline's `hand` ns per agent-tick.
+fn print_table(agents: u32, ticks: u32, rows: &[Row], hand: Option<f64>) {
     println!(
         "fight-or-flight: {agents} agents x {ticks} ticks (after {WARMUP} untimed), checksum {:016x} on every row",
         rows.first().map_or(0, |r| r.checksum)
@@ -227,7 +300,7 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
         "resident B/ag",
         "vs hand"
     );
-    for r in &rows {
+    for r in rows {
         let vs = match hand {
             Some(h) if r.threads == 1 && h > 0.0 => format!("{:.2}x", r.ns / h),
             _ => "-".to_string(),
@@ -244,23 +317,24 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
         );
     }
     println!("(state B/ag: the 32-byte agent plus the engine's state block; resident B/ag: measured growth of resident memory per agent for one batch, agents, states and statuses included)");
-    if !scale.is_empty() {
-        println!("\nscaling (ns/agent-tick):");
+}
+
+/// The scaling table: each run against the same engine and agents on one thread.
+fn print_scaling(scale: &[Row]) {
+    println!("\nscaling (ns/agent-tick):");
+    println!(
+        "{:<8} {:>10} {:>8} {:>14} {:>12}",
+        "engine", "agents", "threads", "ns/agent-tick", "vs 1 thread"
+    );
+    for r in scale {
+        let one = scale
+            .iter()
+            .find(|o| o.name == r.name && o.agents == r.agents && o.threads == 1)
+            .map(|o| o.ns);
+        let speedup = one.map_or("-".to_string(), |o| format!("{:.2}x", o / r.ns.max(1e-9)));
         println!(
-            "{:<8} {:>10} {:>8} {:>14} {:>12}",
-            "engine", "agents", "threads", "ns/agent-tick", "vs 1 thread"
+            "{:<8} {:>10} {:>8} {:>14.1} {:>12}",
+            r.name, r.agents, r.threads, r.ns, speedup
         );
-        for r in &scale {
-            let one = scale
-                .iter()
-                .find(|o| o.name == r.name && o.agents == r.agents && o.threads == 1)
-                .map(|o| o.ns);
-            let speedup = one.map_or("-".to_string(), |o| format!("{:.2}x", o / r.ns.max(1e-9)));
-            println!(
-                "{:<8} {:>10} {:>8} {:>14.1} {:>12}",
-                r.name, r.agents, r.threads, r.ns, speedup
-            );
-        }
     }
-    ExitCode::SUCCESS
 }

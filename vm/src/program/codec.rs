@@ -316,16 +316,53 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
 }
 
 fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
-    let model = match r.u8()? {
+    let model = decode_model(r)?;
+    let single_precision = r.flag()?;
+    let clock = r.u32()?;
+    let (layout, stimuli) = decode_layout(r)?;
+    let strings = decode_strings(r, "strings")?;
+    let imports = decode_imports(r)?;
+    let vars = decode_vars(r)?;
+    let var_names = decode_strings(r, "variable names")?;
+    let temps = r.u32()?;
+    let functions = decode_functions(r)?;
+    let rules = decode_rules(r)?;
+    let n = r.count(1, "instructions")?;
+    let mut code = Vec::with_capacity(n);
+    for _ in 0..n {
+        code.push(Instr::decode(r)?);
+    }
+    Ok(ProgramParts {
+        model,
+        single_precision,
+        clock,
+        layout,
+        strings,
+        imports,
+        vars,
+        var_names,
+        temps,
+        functions,
+        rules,
+        stimuli,
+        code,
+    })
+}
+
+/// The execution model, with its limit where it has one.
+fn decode_model(r: &mut Reader<'_>) -> Result<ProgramModel, ProgramError> {
+    Ok(match r.u8()? {
         0 => ProgramModel::RunningList,
         1 => ProgramModel::Cursor { limit: r.u32()? },
         2 => ProgramModel::Decider { limit: r.u32()? },
         3 => ProgramModel::Lifecycle,
         4 => ProgramModel::Selection { limit: r.u32()? },
         m => return Err(r.error(ProgramErrorKind::BadOperand, format!("unknown model {m}"))),
-    };
-    let single_precision = r.flag()?;
-    let clock = r.u32()?;
+    })
+}
+
+/// The state-block layout, and the number of stimuli.
+fn decode_layout(r: &mut Reader<'_>) -> Result<(Layout, u32), ProgramError> {
     let size = r.u32()?;
     let current = r.field()?;
     let actions = r.u32()?;
@@ -375,11 +412,21 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         leaf,
         leaves,
     };
-    let n = r.count(4, "strings")?;
+    Ok((layout, stimuli))
+}
+
+/// A count, then that many strings; `what` names them in errors.
+fn decode_strings(r: &mut Reader<'_>, what: &str) -> Result<Vec<String>, ProgramError> {
+    let n = r.count(4, what)?;
     let mut strings = Vec::with_capacity(n);
     for _ in 0..n {
         strings.push(r.string()?);
     }
+    Ok(strings)
+}
+
+/// The import table.
+fn decode_imports(r: &mut Reader<'_>) -> Result<Vec<Import>, ProgramError> {
     let n = r.count(10, "imports")?;
     let mut imports = Vec::with_capacity(n);
     for _ in 0..n {
@@ -409,6 +456,11 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             script,
         });
     }
+    Ok(imports)
+}
+
+/// The variables' initial values.
+fn decode_vars(r: &mut Reader<'_>) -> Result<Vec<Value>, ProgramError> {
     let n = r.count(9, "variables")?;
     let mut vars = Vec::with_capacity(n);
     for _ in 0..n {
@@ -422,12 +474,11 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             _ => return Err(r.error(ProgramErrorKind::BadOperand, "malformed variable value")),
         });
     }
-    let n = r.count(4, "variable names")?;
-    let mut var_names = Vec::with_capacity(n);
-    for _ in 0..n {
-        var_names.push(r.string()?);
-    }
-    let temps = r.u32()?;
+    Ok(vars)
+}
+
+/// The function table.
+fn decode_functions(r: &mut Reader<'_>) -> Result<Vec<Function>, ProgramError> {
     let n = r.count(13, "functions")?;
     let mut functions = Vec::with_capacity(n);
     for _ in 0..n {
@@ -446,6 +497,11 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             end: r.u32()?,
         });
     }
+    Ok(functions)
+}
+
+/// The rule table.
+fn decode_rules(r: &mut Reader<'_>) -> Result<Vec<Rule>, ProgramError> {
     let n = r.count(9, "rules")?;
     let mut rules = Vec::with_capacity(n);
     for _ in 0..n {
@@ -460,24 +516,5 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
             id: has_id.then_some(id),
         });
     }
-    let n = r.count(1, "instructions")?;
-    let mut code = Vec::with_capacity(n);
-    for _ in 0..n {
-        code.push(Instr::decode(r)?);
-    }
-    Ok(ProgramParts {
-        model,
-        single_precision,
-        clock,
-        layout,
-        strings,
-        imports,
-        vars,
-        var_names,
-        temps,
-        functions,
-        rules,
-        stimuli,
-        code,
-    })
+    Ok(rules)
 }
