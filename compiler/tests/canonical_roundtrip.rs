@@ -107,42 +107,42 @@ proptest! {
     }
 }
 
+/// Every node kind the generators promise, by keyword.
+const PROMISED_NODES: &[&str] = &[
+    "sequence",
+    "selector",
+    "parallel",
+    "priority",
+    "case",
+    "statemachine",
+    "state",
+    "group",
+    "decider",
+    "invert",
+    "map",
+    "cooldown",
+    "guard",
+    "loop",
+    "groupscope",
+    "hooks",
+    "logstatus",
+    "include",
+    "action",
+    "condition",
+    "const",
+    "yield",
+    "wait",
+    "waituntil",
+    "send",
+    "waitevent",
+    "log",
+    "select",
+    "behavior",
+];
+
 /// Every feature the generators promise, by the names [`btvm_testkit::features::features`] gives them.
 fn promised_features() -> BTreeSet<String> {
-    let mut f: BTreeSet<String> = [
-        "sequence",
-        "selector",
-        "parallel",
-        "priority",
-        "case",
-        "statemachine",
-        "state",
-        "group",
-        "decider",
-        "invert",
-        "map",
-        "cooldown",
-        "guard",
-        "loop",
-        "groupscope",
-        "hooks",
-        "logstatus",
-        "include",
-        "action",
-        "condition",
-        "const",
-        "yield",
-        "wait",
-        "waituntil",
-        "send",
-        "waitevent",
-        "log",
-        "select",
-        "behavior",
-    ]
-    .iter()
-    .map(|k| format!("node:{k}"))
-    .collect();
+    let mut f: BTreeSet<String> = PROMISED_NODES.iter().map(|k| format!("node:{k}")).collect();
     for d in ["unvanquished", "dragengine", "mbt", "bst", "spore"] {
         f.insert(format!("dialect:{d}"));
     }

@@ -15,6 +15,21 @@ pub fn features(tree: &Tree) -> BTreeSet<String> {
     let mut add = |s: String| {
         f.insert(s);
     };
+    tree_features(tree, &mut add);
+    let mut exprs: Vec<&Expr> = tree.signals.iter().map(|s| &s.value).collect();
+    for n in &tree.nodes {
+        add(format!("node:{}", n.kind.keyword()));
+        if n.name.is_some() {
+            add("node:named".into());
+        }
+        node_features(&n.kind, &mut add, &mut exprs);
+    }
+    expr_features(tree, exprs, &mut add);
+    f
+}
+
+/// The tree's configuration and tables.
+fn tree_features(tree: &Tree, add: &mut impl FnMut(String)) {
     add(format!("dialect:{}", tree.dialect.name()));
     add(format!(
         "model:{}",
@@ -58,122 +73,123 @@ pub fn features(tree: &Tree) -> BTreeSet<String> {
     if !tree.signals.is_empty() {
         add("signal".into());
     }
-    let mut exprs: Vec<&Expr> = tree.signals.iter().map(|s| &s.value).collect();
     for v in &tree.vars {
         add(format!("var:{:?}", v.ty));
     }
-    for n in &tree.nodes {
-        add(format!("node:{}", n.kind.keyword()));
-        if n.name.is_some() {
-            add("node:named".into());
+}
+
+/// One node's knobs; the expressions it holds go to `exprs`.
+fn node_features<'t>(kind: &'t NodeKind, add: &mut impl FnMut(String), exprs: &mut Vec<&'t Expr>) {
+    match kind {
+        NodeKind::Sequence(c) | NodeKind::Selector(c) => {
+            add(format!("resume:{}", resume(c.resume)));
+            if c.looping {
+                add("composite:loop".into());
+            }
+            if let Some(e) = &c.cond {
+                add("composite:when".into());
+                exprs.push(e);
+            }
         }
-        match &n.kind {
-            NodeKind::Sequence(c) | NodeKind::Selector(c) => {
-                add(format!("resume:{}", resume(c.resume)));
-                if c.looping {
-                    add("composite:loop".into());
-                }
-                if let Some(e) = &c.cond {
-                    add("composite:when".into());
-                    exprs.push(e);
-                }
-            }
-            NodeKind::Parallel(p) => {
-                add(format!("parallel:success:{}", quorum(p.success)));
-                add(format!("parallel:failure:{}", quorum(p.failure)));
-                add(format!("parallel:stop:{}", p.stop_on_failure));
-                add(format!("parallel:remember:{}", p.remember));
-            }
-            NodeKind::Priority(p) => add(format!("priority:{}", eval(p.repick))),
-            NodeKind::Case(e) | NodeKind::Condition(e) | NodeKind::WaitUntil(e) => exprs.push(e),
-            NodeKind::State(s) => {
-                for t in &s.transitions {
-                    match &t.on {
-                        Trigger::Event(_) => add("transition:on".into()),
-                        Trigger::When(e) => {
-                            add("transition:when".into());
-                            exprs.push(e);
-                        }
-                    }
-                }
-            }
-            NodeKind::Group(g) => {
-                add(format!("policy:{}", policy(g.policy)));
-                if g.behavior.is_some() {
-                    add("group:behavior".into());
-                }
-            }
-            NodeKind::Decider(d) => {
-                if d.pre.every_ms.is_some() {
-                    add("decider:every".into());
-                }
-                for t in [d.pre.decision, d.pre.stimuli].into_iter().flatten() {
-                    add(format!("flag:all:{}", t.all));
-                    add(format!("flag:set:{}", t.set));
-                }
-                if let Some(e) = &d.decide {
-                    add("decider:decide".into());
-                    exprs.push(e);
-                }
-                if d.decide_on_redecide {
-                    add("decider:redecide".into());
-                }
-            }
-            NodeKind::MapStatus(m) => {
-                add(format!("map:failure:{}", m.failure));
-                add(format!("map:success:{}", m.success));
-                add(format!("map:running:{}", m.running));
-            }
-            NodeKind::Guard(g) => {
-                add(format!("guard:{}", eval(g.eval)));
-                exprs.push(&g.cond);
-            }
-            NodeKind::Loop(l) => {
-                add(format!("loop:count:{}", l.count.is_some()));
-                add(format!("loop:until:{}", l.exit_on));
-            }
-            NodeKind::Hooks(h) => {
-                if h.enter.is_some() {
-                    add("hooks:enter".into());
-                }
-                if h.exit.is_some() {
-                    add("hooks:exit".into());
-                }
-            }
-            NodeKind::LogStatus(l) => {
-                for (k, v) in [
-                    ("start", &l.start),
-                    ("success", &l.success),
-                    ("failure", &l.failure),
-                ] {
-                    if v.is_some() {
-                        add(format!("logstatus:{k}"));
-                    }
-                }
-            }
-            NodeKind::Action(c) => {
-                for a in &c.args {
-                    exprs.push(&a.value);
-                    if a.name.is_some() {
-                        add("arg:named".into());
-                    }
-                }
-            }
-            NodeKind::Const(s) => add(format!("const:{s}")),
-            NodeKind::Wait(w) => {
-                add(format!("wait:{}", w.result));
-                if w.time < 0 {
-                    add("wait:negative".into());
-                }
-            }
-            NodeKind::SendEvent(s) => add(format!("send:{}", s.then)),
-            NodeKind::WaitForEvent(w) => add(format!("waitevent:{}", w.result)),
-            _ => {}
+        NodeKind::Parallel(p) => {
+            add(format!("parallel:success:{}", quorum(p.success)));
+            add(format!("parallel:failure:{}", quorum(p.failure)));
+            add(format!("parallel:stop:{}", p.stop_on_failure));
+            add(format!("parallel:remember:{}", p.remember));
         }
+        NodeKind::Priority(p) => add(format!("priority:{}", eval(p.repick))),
+        NodeKind::Case(e) | NodeKind::Condition(e) | NodeKind::WaitUntil(e) => exprs.push(e),
+        NodeKind::State(s) => {
+            for t in &s.transitions {
+                match &t.on {
+                    Trigger::Event(_) => add("transition:on".into()),
+                    Trigger::When(e) => {
+                        add("transition:when".into());
+                        exprs.push(e);
+                    }
+                }
+            }
+        }
+        NodeKind::Group(g) => {
+            add(format!("policy:{}", policy(g.policy)));
+            if g.behavior.is_some() {
+                add("group:behavior".into());
+            }
+        }
+        NodeKind::Decider(d) => {
+            if d.pre.every_ms.is_some() {
+                add("decider:every".into());
+            }
+            for t in [d.pre.decision, d.pre.stimuli].into_iter().flatten() {
+                add(format!("flag:all:{}", t.all));
+                add(format!("flag:set:{}", t.set));
+            }
+            if let Some(e) = &d.decide {
+                add("decider:decide".into());
+                exprs.push(e);
+            }
+            if d.decide_on_redecide {
+                add("decider:redecide".into());
+            }
+        }
+        NodeKind::MapStatus(m) => {
+            add(format!("map:failure:{}", m.failure));
+            add(format!("map:success:{}", m.success));
+            add(format!("map:running:{}", m.running));
+        }
+        NodeKind::Guard(g) => {
+            add(format!("guard:{}", eval(g.eval)));
+            exprs.push(&g.cond);
+        }
+        NodeKind::Loop(l) => {
+            add(format!("loop:count:{}", l.count.is_some()));
+            add(format!("loop:until:{}", l.exit_on));
+        }
+        NodeKind::Hooks(h) => {
+            if h.enter.is_some() {
+                add("hooks:enter".into());
+            }
+            if h.exit.is_some() {
+                add("hooks:exit".into());
+            }
+        }
+        NodeKind::LogStatus(l) => {
+            for (k, v) in [
+                ("start", &l.start),
+                ("success", &l.success),
+                ("failure", &l.failure),
+            ] {
+                if v.is_some() {
+                    add(format!("logstatus:{k}"));
+                }
+            }
+        }
+        NodeKind::Action(c) => {
+            for a in &c.args {
+                exprs.push(&a.value);
+                if a.name.is_some() {
+                    add("arg:named".into());
+                }
+            }
+        }
+        NodeKind::Const(s) => add(format!("const:{s}")),
+        NodeKind::Wait(w) => {
+            add(format!("wait:{}", w.result));
+            if w.time < 0 {
+                add("wait:negative".into());
+            }
+        }
+        NodeKind::SendEvent(s) => add(format!("send:{}", s.then)),
+        NodeKind::WaitForEvent(w) => add(format!("waitevent:{}", w.result)),
+        _ => {}
     }
+}
+
+/// Every expression in `exprs` and below.
+fn expr_features(tree: &Tree, mut exprs: Vec<&Expr>, add: &mut impl FnMut(String)) {
     while let Some(e) = exprs.pop() {
         match e {
-            Expr::Lit(l) => lit(l, &mut add),
+            Expr::Lit(l) => lit(l, add),
             Expr::Var(_) => add("expr:var".into()),
             Expr::Call(c) => {
                 add("expr:call".into());
@@ -208,7 +224,6 @@ pub fn features(tree: &Tree) -> BTreeSet<String> {
             }
         }
     }
-    f
 }
 
 fn lit(l: &Lit, add: &mut impl FnMut(String)) {
