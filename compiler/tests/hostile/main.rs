@@ -7,6 +7,10 @@
 //!
 //! The fuzz targets (`fuzz/`) look for what these tests do not name; every crash they found
 //! is a regression test in the file of the stage it broke, with a comment saying so.
+//!
+//! This file holds the first round's attacks (malformed and huge input) and the helpers; the
+//! modules hold the second round's (issue 25), one module per kind of defence. Attacks on
+//! the `btvm` command itself (closed pipes, numeric options) are in `compiler/cli/tests`.
 
 use std::path::Path;
 
