@@ -354,6 +354,10 @@ impl Hosts {
         match kind {
             HostKind::World => {
                 let mut worlds = World::split(agents, parts);
+                if worlds.is_empty() {
+                    // No agents: still one (empty) world, the host every run needs.
+                    worlds.push(World::range(0, 0));
+                }
                 for w in &mut worlds {
                     // `for_tree` checked that the world binds this tree.
                     let _ = w.bind(&tree.imports);

@@ -59,6 +59,9 @@ pub enum ErrorKind {
     /// A tree compiles to a program beyond a limit: state bytes per agent, instructions,
     /// operand-stack depth or the per-tick instruction budget (`Limits`).
     ProgramTooLarge,
+    /// A scenario runs more agents, ticks or agent-ticks than `Limits` allow, or its agents'
+    /// memory cannot be allocated.
+    ScenarioTooLarge,
 }
 
 /// A secondary message attached to a span.

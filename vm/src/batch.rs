@@ -37,7 +37,8 @@ impl<'p> Batch<'p> {
 
     /// `agents` fresh agents ticked by the engine of `kind`. Native code that cannot be produced
     /// falls back to the vm, as [`Engine`](crate::Engine) does ([`Batch::engine`],
-    /// [`Batch::fallback`]).
+    /// [`Batch::fallback`]). Fails with [`VmError::OutOfMemory`] when the agents' memory
+    /// cannot be allocated.
     pub fn with_engine(
         program: &'p Program,
         agents: u32,
@@ -48,14 +49,24 @@ impl<'p> Batch<'p> {
             .main()
             .ok_or_else(|| VmError::NoEntry(String::new()))?;
         let n = agents as usize;
+        // Every agent's memory is asked for up front and may be refused (an error, not an
+        // abort): a batch's size is often chosen by whoever configures the game.
+        let too_big = || VmError::OutOfMemory { agents };
+        let bytes = n.checked_mul(program.state_size()).ok_or_else(too_big)?;
+        let mut states = Vec::new();
+        states.try_reserve_exact(bytes).map_err(|_| too_big())?;
+        states.resize(bytes, 0);
+        let mut statuses = Vec::new();
+        statuses.try_reserve_exact(n).map_err(|_| too_big())?;
+        statuses.resize(n, Status::Failure);
         Ok(Batch {
             program,
             code,
             fallback,
             main,
             size: program.state_size(),
-            states: vec![0; n * program.state_size()],
-            statuses: vec![Status::Failure; n],
+            states,
+            statuses,
             scratch: vec![Scratch::new(program)],
         })
     }

@@ -32,6 +32,11 @@ pub enum VmError {
     NoAgent(usize),
     /// An [`EventId`](crate::EventId) delivered with an engine or batch of another program.
     ForeignEvent,
+    /// The memory for this many agents' states could not be allocated.
+    OutOfMemory {
+        /// The agents asked for.
+        agents: u32,
+    },
 }
 
 impl fmt::Display for VmError {
@@ -43,6 +48,9 @@ impl fmt::Display for VmError {
             ),
             VmError::NoAgent(i) => write!(f, "the batch has no agent {i}"),
             VmError::ForeignEvent => f.write_str("the event id belongs to another program"),
+            VmError::OutOfMemory { agents } => {
+                write!(f, "cannot allocate the state of {agents} agents")
+            }
             VmError::NoEntry(name) if name.is_empty() => f.write_str("the program has no entry"),
             VmError::NoEntry(name) => write!(f, "the program has no entry `{name}`"),
             VmError::UnknownImport { name, kind } => {

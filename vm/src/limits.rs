@@ -29,6 +29,14 @@ pub struct Limits {
     /// Most instructions one tick may execute, proved by the verifier before a program runs
     /// (default 64,000,000).
     pub max_tick_instructions: u64,
+    /// Most agents a scenario, or a `btvm run` or `btvm bench`, runs at once (default
+    /// 1,000,000). Engines allocate every agent's state before the first tick.
+    pub max_agents: u32,
+    /// Most ticks a scenario runs (default 1,000,000).
+    pub max_ticks: u32,
+    /// Most agent-ticks (agents × ticks) a scenario runs (default 100,000,000): what bounds
+    /// the time a scripted run may take. Its trace is streamed, so no bound on its size.
+    pub max_agent_ticks: u64,
 }
 
 impl Default for Limits {
@@ -45,6 +53,9 @@ impl Default for Limits {
             max_state_bytes: 1 << 20,
             max_stack: 4096,
             max_tick_instructions: 64_000_000,
+            max_agents: 1_000_000,
+            max_ticks: 1_000_000,
+            max_agent_ticks: 100_000_000,
         }
     }
 }

@@ -11,6 +11,7 @@ use btvm_benches::{load_demo, DEMO_NAME};
 use btvm_compiler::ir::Tree;
 use btvm_compiler::source::SourceMap;
 
+use crate::output::Output;
 use crate::render::Renderer;
 use crate::{load_tree, EngineArg, InputArgs};
 
@@ -22,11 +23,11 @@ pub struct BenchArgs {
     file: Option<PathBuf>,
     #[command(flatten)]
     input: InputArgs,
-    /// Number of agents.
-    #[arg(long, default_value_t = 100_000)]
+    /// Number of agents (1 to 1,000,000).
+    #[arg(long, default_value_t = 100_000, value_parser = parse_agents)]
     agents: u32,
-    /// Ticks per agent (100 ms apart).
-    #[arg(long, default_value_t = 50)]
+    /// Ticks per agent (100 ms apart; 1 to 1,000,000).
+    #[arg(long, default_value_t = 50, value_parser = parse_ticks)]
     ticks: u32,
     /// The engines to time, comma-separated.
     #[arg(
@@ -37,8 +38,8 @@ pub struct BenchArgs {
     )]
     engines: Vec<EngineArg>,
     /// Thread counts to time the vm and native code with, comma-separated (the reference runs on
-    /// one); by default 1 and the number of cores.
-    #[arg(long, value_delimiter = ',')]
+    /// one); by default 1 and the number of cores (each 1 to 1,024).
+    #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
     threads: Vec<usize>,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -69,6 +70,24 @@ pub struct BenchArgs {
     scaling: bool,
 }
 
+/// `--agents`: at least one agent (times per agent-tick need one), at most
+/// `Limits::max_agents`.
+fn parse_agents(s: &str) -> Result<u32, String> {
+    let max = btvm::Limits::default().max_agents;
+    crate::number_in(s, 1, max.into()).map(|n| n as u32)
+}
+
+/// `--ticks`: at least one, at most `Limits::max_ticks`.
+fn parse_ticks(s: &str) -> Result<u32, String> {
+    let max = btvm::Limits::default().max_ticks;
+    crate::number_in(s, 1, max.into()).map(|n| n as u32)
+}
+
+/// `--threads`: each count 1 to 1,024.
+fn parse_threads(s: &str) -> Result<usize, String> {
+    crate::number_in(s, 1, 1024).map(|n| n as usize)
+}
+
 /// `--workload`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Workload {
@@ -87,9 +106,9 @@ enum HostArg {
     Synthetic,
 }
 
-pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
+pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitCode {
     if args.workload == Workload::FightOrFlight {
-        return fight_or_flight(args, out);
+        return fight_or_flight(args, stdout, out);
     }
     let (tree, name) = match load_bench_tree(args, out) {
         Ok(loaded) => loaded,
@@ -118,11 +137,11 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         Err(code) => return code,
     };
     if args.json {
-        print_json(&name, &cfg, host, &rows, &compiles);
+        print_json(&name, &cfg, host, &rows, &compiles, stdout);
     } else {
-        print_table(&name, &tree, &cfg, host, &rows);
+        print_table(&name, &tree, &cfg, host, &rows, stdout);
         if !compiles.is_empty() {
-            print_compile_table(&compiles, out);
+            print_compile_table(&compiles, stdout, out);
         }
     }
     if rows.windows(2).any(|w| w[0].checksum != w[1].checksum) {
@@ -133,7 +152,7 @@ pub fn bench(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
 }
 
 /// `--workload fight-or-flight`: hands over to [`crate::fight::bench`].
-fn fight_or_flight(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
+fn fight_or_flight(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitCode {
     if args.file.is_some() {
         out.error("`--workload fight-or-flight` has its own tree; leave out FILE");
         return ExitCode::from(2);
@@ -148,7 +167,7 @@ fn fight_or_flight(args: &BenchArgs, out: &mut Renderer) -> ExitCode {
         scaling: args.scaling,
         json: args.json,
     };
-    crate::fight::bench(&opts, out)
+    crate::fight::bench(&opts, stdout, out)
 }
 
 /// The tree to time (FILE or the embedded demo) and its name.
@@ -257,6 +276,7 @@ fn print_json(
     host: HostKind,
     rows: &[BenchRow],
     compiles: &[CompileRow],
+    stdout: &mut Output,
 ) {
     let results: Vec<String> = rows
         .iter()
@@ -273,7 +293,8 @@ fn print_json(
         })
         .collect();
     let compiles: Vec<String> = compiles.iter().map(compile_json).collect();
-    println!(
+    writeln!(
+        stdout,
         "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
         json_escape(name),
         cfg.agents,
@@ -285,7 +306,14 @@ fn print_json(
 }
 
 /// The table of runs, with speedups over the reference and the hand-written baseline.
-fn print_table(name: &str, tree: &Tree, cfg: &BenchConfig, host: HostKind, rows: &[BenchRow]) {
+fn print_table(
+    name: &str,
+    tree: &Tree,
+    cfg: &BenchConfig,
+    host: HostKind,
+    rows: &[BenchRow],
+    stdout: &mut Output,
+) {
     let baseline = rows
         .iter()
         .find(|r| r.engine == BenchEngine::HandWritten)
@@ -294,7 +322,8 @@ fn print_table(name: &str, tree: &Tree, cfg: &BenchConfig, host: HostKind, rows:
         .iter()
         .find(|r| r.engine == BenchEngine::Reference)
         .map(|r| r.ns_per_agent_tick);
-    println!(
+    writeln!(
+        stdout,
         "{name}: {} nodes, {} agents x {} ticks, host: {}",
         tree.nodes.len(),
         cfg.agents,
@@ -302,15 +331,19 @@ fn print_table(name: &str, tree: &Tree, cfg: &BenchConfig, host: HostKind, rows:
         host_name(host)
     );
     if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
-        println!("(an agent whose tree stops is reset after the tick, as a game restarts it)");
+        writeln!(
+            stdout,
+            "(an agent whose tree stops is reset after the tick, as a game restarts it)"
+        );
     }
     if matches!(
         tree.config.model,
         btvm_compiler::ir::Model::Lifecycle | btvm_compiler::ir::Model::Selection
     ) {
-        println!("(before each tick about an eighth of the agents get one of the tree's events, the same on every engine)");
+        writeln!(stdout, "(before each tick about an eighth of the agents get one of the tree's events, the same on every engine)");
     }
-    println!(
+    writeln!(
+        stdout,
         "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
         "engine",
         "threads",
@@ -327,7 +360,8 @@ fn print_table(name: &str, tree: &Tree, cfg: &BenchConfig, host: HostKind, rows:
         })
     };
     for r in rows {
-        println!(
+        writeln!(
+            stdout,
             "{:<12} {:>7} {:>14.1} {:>16.0} {:>14} {:>9} {:>8}",
             r.engine.name(),
             r.threads,
@@ -342,9 +376,10 @@ fn print_table(name: &str, tree: &Tree, cfg: &BenchConfig, host: HostKind, rows:
 }
 
 /// The table of compile times (after a blank line); warns of trees native code cannot compile.
-fn print_compile_table(compiles: &[CompileRow], out: &mut Renderer) {
-    println!();
-    println!(
+fn print_compile_table(compiles: &[CompileRow], stdout: &mut Output, out: &mut Renderer) {
+    writeln!(stdout);
+    writeln!(
+        stdout,
         "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
         "compile",
         "nodes",
@@ -365,7 +400,8 @@ fn print_compile_table(compiles: &[CompileRow], out: &mut Renderer) {
             ),
             Err(_) => ("-".into(), "-".into(), "-".into()),
         };
-        println!(
+        writeln!(
+            stdout,
             "{:<16} {:>7} {:>8} {:>10} {:>12} {:>11} {:>9} {:>10}",
             c.label,
             c.nodes,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use btvm_benches::fight;
 use btvm_compiler::ir::Tree;
 
+use crate::output::Output;
 use crate::render::Renderer;
 use crate::EngineArg;
 
@@ -65,7 +66,7 @@ pub struct FightOpts<'a> {
     pub json: bool,
 }
 
-pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
+pub fn bench(opts: &FightOpts<'_>, stdout: &mut Output, out: &mut Renderer) -> ExitCode {
     let FightOpts {
         agents,
         ticks,
@@ -113,12 +114,12 @@ pub fn bench(opts: &FightOpts<'_>, out: &mut Renderer) -> ExitCode {
         }
     }
     if json {
-        print_json(agents, ticks, &rows, &scale);
+        print_json(agents, ticks, &rows, &scale, stdout);
         return ExitCode::SUCCESS;
     }
-    print_table(agents, ticks, &rows, hand);
+    print_table(agents, ticks, &rows, hand, stdout);
     if !scale.is_empty() {
-        print_scaling(&scale);
+        print_scaling(&scale, stdout);
     }
     ExitCode::SUCCESS
 }
@@ -258,7 +259,7 @@ fn time_scaling(
 }
 
 /// `--json`: one object with the rows and the scaling runs.
-fn print_json(agents: u32, ticks: u32, rows: &[Row], scale: &[Row]) {
+fn print_json(agents: u32, ticks: u32, rows: &[Row], scale: &[Row], stdout: &mut Output) {
     let results: Vec<String> = rows
         .iter()
         .map(|r| {
@@ -277,7 +278,8 @@ fn print_json(agents: u32, ticks: u32, rows: &[Row], scale: &[Row]) {
             )
         })
         .collect();
-    println!(
+    writeln!(
+        stdout,
         "{{\"workload\": \"fight-or-flight\", \"agents\": {agents}, \"ticks\": {ticks}, \"warmup\": {WARMUP}, \"results\": [{}], \"scaling\": [{}]}}",
         results.join(", "),
         scaling.join(", ")
@@ -285,12 +287,14 @@ fn print_json(agents: u32, ticks: u32, rows: &[Row], scale: &[Row]) {
 }
 
 /// The main table, against the hand-written baseline's `hand` ns per agent-tick.
-fn print_table(agents: u32, ticks: u32, rows: &[Row], hand: Option<f64>) {
-    println!(
+fn print_table(agents: u32, ticks: u32, rows: &[Row], hand: Option<f64>, stdout: &mut Output) {
+    writeln!(
+        stdout,
         "fight-or-flight: {agents} agents x {ticks} ticks (after {WARMUP} untimed), checksum {:016x} on every row",
         rows.first().map_or(0, |r| r.checksum)
     );
-    println!(
+    writeln!(
+        stdout,
         "{:<22} {:>7} {:>14} {:>16} {:>12} {:>12} {:>8}",
         "implementation",
         "threads",
@@ -305,7 +309,8 @@ fn print_table(agents: u32, ticks: u32, rows: &[Row], hand: Option<f64>) {
             Some(h) if r.threads == 1 && h > 0.0 => format!("{:.2}x", r.ns / h),
             _ => "-".to_string(),
         };
-        println!(
+        writeln!(
+            stdout,
             "{:<22} {:>7} {:>14.1} {:>16.0} {:>12} {:>12} {:>8}",
             r.name,
             r.threads,
@@ -316,13 +321,14 @@ fn print_table(agents: u32, ticks: u32, rows: &[Row], hand: Option<f64>) {
             vs
         );
     }
-    println!("(state B/ag: the 32-byte agent plus the engine's state block; resident B/ag: measured growth of resident memory per agent for one batch, agents, states and statuses included)");
+    writeln!(stdout, "(state B/ag: the 32-byte agent plus the engine's state block; resident B/ag: measured growth of resident memory per agent for one batch, agents, states and statuses included)");
 }
 
 /// The scaling table: each run against the same engine and agents on one thread.
-fn print_scaling(scale: &[Row]) {
-    println!("\nscaling (ns/agent-tick):");
-    println!(
+fn print_scaling(scale: &[Row], stdout: &mut Output) {
+    writeln!(stdout, "\nscaling (ns/agent-tick):");
+    writeln!(
+        stdout,
         "{:<8} {:>10} {:>8} {:>14} {:>12}",
         "engine", "agents", "threads", "ns/agent-tick", "vs 1 thread"
     );
@@ -332,7 +338,8 @@ fn print_scaling(scale: &[Row]) {
             .find(|o| o.name == r.name && o.agents == r.agents && o.threads == 1)
             .map(|o| o.ns);
         let speedup = one.map_or("-".to_string(), |o| format!("{:.2}x", o / r.ns.max(1e-9)));
-        println!(
+        writeln!(
+            stdout,
             "{:<8} {:>10} {:>8} {:>14.1} {:>12}",
             r.name, r.agents, r.threads, r.ns, speedup
         );

@@ -5,6 +5,7 @@
 mod bench;
 mod clip;
 mod fight;
+mod output;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -13,10 +14,11 @@ use std::process::ExitCode;
 use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
-use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
+use btvm_compiler::scenario::{load_scenario, stream_session, EngineKind, Scenario, Session};
 use btvm_compiler::source::{RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use clap::{Parser, Subcommand, ValueEnum};
+use output::Output;
 use render::{Color, Renderer};
 
 /// Compile, check and run game-AI behavior trees.
@@ -67,11 +69,11 @@ enum Command {
         /// every action succeeds and every function returns 0.
         #[arg(short, long)]
         scenario: Option<PathBuf>,
-        /// Override the scenario's number of ticks.
-        #[arg(short, long)]
+        /// Override the scenario's number of ticks (at most 1,000,000).
+        #[arg(short, long, value_parser = parse_ticks)]
         ticks: Option<u32>,
-        /// Override the scenario's number of agents.
-        #[arg(long)]
+        /// Override the scenario's number of agents (at most 1,000,000).
+        #[arg(long, value_parser = parse_agents)]
         agents: Option<u32>,
         /// The engine to run on.
         #[arg(long, value_enum, default_value_t = EngineArg::Reference)]
@@ -187,10 +189,41 @@ fn parse_profile(s: &str) -> Result<Profile, String> {
     })
 }
 
+/// `N` within `lo..=hi`, for numeric options.
+fn number_in(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))?;
+    if n < lo || n > hi {
+        return Err(format!("{n} is not in {lo}..={hi}"));
+    }
+    Ok(n)
+}
+
+/// `--agents` of `btvm run`: 0 runs no agent; at most `Limits::max_agents`.
+fn parse_agents(s: &str) -> Result<u32, String> {
+    let max = btvm::Limits::default().max_agents;
+    number_in(s, 0, max.into()).map(|n| n as u32)
+}
+
+/// `--ticks` of `btvm run`: at most `Limits::max_ticks`.
+fn parse_ticks(s: &str) -> Result<u32, String> {
+    let max = btvm::Limits::default().max_ticks;
+    number_in(s, 0, max.into()).map(|n| n as u32)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut out = Renderer::new(cli.color);
-    match cli.command {
+    let mut stdout = Output::new();
+    let code = command(cli.command, &mut stdout, &mut out);
+    stdout.finish(code, &mut out)
+}
+
+/// Runs the command, writing its results to `stdout` and diagnostics through `out`.
+fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCode {
+    match command {
         Command::Check {
             files,
             input,
@@ -202,7 +235,8 @@ fn main() -> ExitCode {
             &input,
             quiet,
             strict.then_some(&known[..]),
-            &mut out,
+            stdout,
+            out,
         ),
         Command::Run {
             file,
@@ -232,22 +266,22 @@ fn main() -> ExitCode {
                 restore,
                 from,
             };
-            run_cmd(&file, &input, &opts, &mut out)
+            run_cmd(&file, &input, &opts, stdout, out)
         }
         Command::Compile {
             file,
             input,
             output,
-        } => compile(&file, &input, output, &mut out),
-        Command::Bench(args) => bench::bench(&args, &mut out),
+        } => compile(&file, &input, output, stdout, out),
+        Command::Bench(args) => bench::bench(&args, stdout, out),
         Command::Disasm {
             file,
             input,
             native,
-        } => disasm(&file, &input, native, &mut out),
-        Command::Fmt { file, input } => match load_tree(&file, &input, &mut out) {
+        } => disasm(&file, &input, native, stdout, out),
+        Command::Fmt { file, input } => match load_tree(&file, &input, out) {
             Some((tree, _)) => {
-                print!("{}", canonical::print(&tree));
+                write!(stdout, "{}", canonical::print(&tree));
                 ExitCode::SUCCESS
             }
             None => ExitCode::FAILURE,
@@ -293,6 +327,7 @@ fn check(
     input: &InputArgs,
     quiet: bool,
     strict: Option<&[String]>,
+    stdout: &mut Output,
     out: &mut Renderer,
 ) -> ExitCode {
     let mut failed = 0usize;
@@ -314,7 +349,8 @@ fn check(
                         btvm_compiler::ir::Dialect::Spore => "shared deciders",
                         _ => "subtrees",
                     };
-                    println!(
+                    writeln!(
+                        stdout,
                         "{}: ok ({} nodes, {} {included}, {} files)",
                         path.display(),
                         tree.nodes.len(),
@@ -351,29 +387,26 @@ struct RunOpts {
     from: u32,
 }
 
-fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -> ExitCode {
+fn run_cmd(
+    path: &Path,
+    input: &InputArgs,
+    opts: &RunOpts,
+    stdout: &mut Output,
+    out: &mut Renderer,
+) -> ExitCode {
     let Some((tree, mut sources)) = load_tree(path, input, out) else {
         return ExitCode::FAILURE;
     };
+    let limits = btvm::Limits::default();
     let mut scenario = match &opts.scenario {
         None => Scenario::default(),
-        Some(p) => {
-            let text = match std::fs::read_to_string(p) {
-                Ok(t) => t,
-                Err(e) => {
-                    out.error(&format!("cannot read scenario `{}`: {e}", p.display()));
-                    return ExitCode::FAILURE;
-                }
-            };
-            let file = sources.add(p.clone(), text.clone());
-            match parse_scenario(file, &text) {
-                Ok(s) => s,
-                Err(diags) => {
-                    out.emit(&sources, &diags);
-                    return ExitCode::FAILURE;
-                }
+        Some(p) => match read_scenario(p, &mut sources, &limits) {
+            Ok(s) => s,
+            Err(diags) => {
+                out.emit(&sources, &diags);
+                return ExitCode::FAILURE;
             }
-        }
+        },
     };
     if let Some(t) = opts.ticks {
         scenario.ticks = t;
@@ -407,67 +440,92 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
         save_at: opts.save_at,
         restore,
         debug_level: opts.debug_level,
+        limits,
     };
-    match run_session(&tree, &scenario, engine, &session) {
-        Ok(outcome) => {
-            if let (Some(path), Some(saved)) = (&opts.save, &outcome.saved) {
-                if let Err(e) = write_snapshots(path, saved) {
-                    out.error(&e);
-                    return ExitCode::FAILURE;
-                }
-            }
-            let trace = outcome.trace;
-            if opts.summary {
-                let mut counts = [0usize; 3];
-                for l in trace.lines() {
-                    match l.as_str() {
-                        "root failure" => counts[0] += 1,
-                        "root success" => counts[1] += 1,
-                        "root running" => counts[2] += 1,
-                        _ => {}
-                    }
-                }
-                let calls = trace.lines().iter().filter(|l| l.contains("(")).count();
-                println!(
-                    "{} ticks x {} agents on {}: {} success, {} failure, {} running; {calls} host calls",
-                    scenario.ticks,
-                    scenario.agents,
-                    engine.name(),
-                    counts[1],
-                    counts[0],
-                    counts[2]
-                );
-            } else {
-                use std::io::Write;
-                let stdout = std::io::stdout();
-                let mut lock = stdout.lock();
-                // A closed pipe (e.g. `| head`) is not an error worth reporting.
-                let _ = write!(lock, "{trace}");
-            }
-            if !outcome.debug.is_empty() {
-                use std::io::Write as _;
-                let mut err = std::io::stderr().lock();
-                for l in &outcome.debug {
-                    let _ = writeln!(err, "{l}");
-                }
-            }
-            if opts.dump_state {
-                use std::io::Write as _;
-                let last = scenario.ticks.saturating_sub(1);
-                let now = scenario.now(last);
-                let mut lock = std::io::stdout().lock();
-                for (agent, view) in outcome.deciders.iter().enumerate() {
-                    let _ = writeln!(lock, "state of agent {agent} after tick {last} (now {now})");
-                    for line in btvm_compiler::debug::dump_state(&tree, view, now).lines() {
-                        let _ = writeln!(lock, "  {line}");
-                    }
-                }
-            }
-            ExitCode::SUCCESS
-        }
+    // The trace is written as the run makes it (or only counted, with `--summary`).
+    let mut summary = output::Summary::default();
+    let ran = if opts.summary {
+        stream_session(&tree, &scenario, engine, &session, &mut summary)
+    } else {
+        stream_session(
+            &tree,
+            &scenario,
+            engine,
+            &session,
+            &mut output::TraceOut(stdout),
+        )
+    };
+    let outcome = match ran {
+        Ok(outcome) => outcome,
+        // The output failed and stopped the run: `Output::finish` says why, if it must.
+        Err(_) if stdout.failed().is_some() => return ExitCode::SUCCESS,
         Err(d) => {
             out.emit(&sources, &[d]);
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
+        }
+    };
+    if let (Some(path), Some(saved)) = (&opts.save, &outcome.saved) {
+        if let Err(e) = write_snapshots(path, saved) {
+            out.error(&e);
+            return ExitCode::FAILURE;
+        }
+    }
+    if opts.summary {
+        let [failure, success, running] = summary.roots;
+        writeln!(
+            stdout,
+            "{} ticks x {} agents on {}: {success} success, {failure} failure, {running} running; {} host calls",
+            scenario.ticks,
+            scenario.agents,
+            engine.name(),
+            summary.calls
+        );
+    }
+    if opts.dump_state {
+        dump_state(&tree, &scenario, &outcome.deciders, stdout);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Reads and parses a scenario file: at most `limits.max_source_bytes` of it are read (a
+/// longer file is refused), and invalid UTF-8 is an error at its first bad byte.
+fn read_scenario(
+    path: &Path,
+    sources: &mut SourceMap,
+    limits: &btvm::Limits,
+) -> Result<Scenario, Vec<btvm_compiler::diag::Diagnostic>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| {
+        f.take(limits.max_source_bytes as u64 + 1)
+            .read_to_end(&mut bytes)
+    });
+    if let Err(e) = read {
+        return Err(vec![btvm_compiler::diag::Diagnostic::new(
+            btvm_compiler::diag::ErrorKind::Io,
+            btvm_compiler::source::Span::DUMMY,
+            format!("cannot read scenario `{}`: {e}", path.display()),
+        )]);
+    }
+    load_scenario(path, bytes, sources, limits)
+}
+
+/// `--dump-state`: each decider agent's active path after the run.
+fn dump_state(
+    tree: &Tree,
+    scenario: &Scenario,
+    deciders: &[btvm::DeciderView],
+    stdout: &mut Output,
+) {
+    let last = scenario.ticks.saturating_sub(1);
+    let now = scenario.now(last);
+    for (agent, view) in deciders.iter().enumerate() {
+        writeln!(
+            stdout,
+            "state of agent {agent} after tick {last} (now {now})"
+        );
+        for line in btvm_compiler::debug::dump_state(tree, view, now).lines() {
+            writeln!(stdout, "  {line}");
         }
     }
 }
@@ -511,6 +569,7 @@ fn compile(
     path: &Path,
     input: &InputArgs,
     output: Option<PathBuf>,
+    stdout: &mut Output,
     out: &mut Renderer,
 ) -> ExitCode {
     let Some(program) = compile_tree(path, input, out) else {
@@ -518,13 +577,12 @@ fn compile(
     };
     let bytes = program.encode();
     let target = output.unwrap_or_else(|| path.with_extension("btvm"));
-    let written = if target == Path::new("-") {
-        use std::io::Write;
-        std::io::stdout().lock().write_all(&bytes)
-    } else {
-        std::fs::write(&target, &bytes)
-    };
-    match written {
+    if target == Path::new("-") {
+        // A write error is `Output::finish`'s to report.
+        stdout.write_bytes(&bytes);
+        return ExitCode::SUCCESS;
+    }
+    match std::fs::write(&target, &bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             out.error(&format!("cannot write `{}`: {e}", target.display()));
@@ -533,7 +591,13 @@ fn compile(
     }
 }
 
-fn disasm(path: &Path, input: &InputArgs, native: bool, out: &mut Renderer) -> ExitCode {
+fn disasm(
+    path: &Path,
+    input: &InputArgs,
+    native: bool,
+    stdout: &mut Output,
+    out: &mut Renderer,
+) -> ExitCode {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -567,12 +631,9 @@ fn disasm(path: &Path, input: &InputArgs, native: bool, out: &mut Renderer) -> E
     } else {
         None
     };
-    use std::io::Write;
-    let mut lock = std::io::stdout().lock();
-    // A closed pipe (e.g. `| head`) is not an error worth reporting.
-    let _ = write!(lock, "{program}");
+    write!(stdout, "{program}");
     if let Some(listing) = machine {
-        let _ = write!(lock, "\n; native code (Cranelift VCode, host)\n{listing}");
+        write!(stdout, "\n; native code (Cranelift VCode, host)\n{listing}");
     }
     ExitCode::SUCCESS
 }

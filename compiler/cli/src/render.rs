@@ -1,4 +1,7 @@
 //! Rendering diagnostics like rustc: `error: message`, `--> file:line:col`, a source snippet.
+//! Writes to stderr only, and never panics when stderr is closed.
+
+use std::io::Write as _;
 
 use btvm_compiler::diag::{Diagnostic, Severity};
 use btvm_compiler::source::SourceMap;
@@ -83,7 +86,7 @@ impl Renderer {
             cs = cs.with_notes(d.notes.clone());
             if term::emit_to_write_style(&mut self.stream.lock(), &config, &files, &cs).is_err() {
                 // The span did not fit the file (should not happen): fall back to one line.
-                eprintln!("{}", d.display(sources));
+                let _ = writeln!(std::io::stderr(), "{}", d.display(sources));
             }
         }
     }
@@ -109,7 +112,7 @@ impl Renderer {
         )
         .is_err()
         {
-            eprintln!("{:?}: {message}", cs.severity);
+            let _ = writeln!(std::io::stderr(), "{:?}: {message}", cs.severity);
         }
     }
 }

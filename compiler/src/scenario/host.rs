@@ -3,7 +3,7 @@
 use btvm::{AgentId, Call, Host, Import, ImportId, Status, Value};
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Answer, Scenario, ScriptValue, Trace};
+use super::{Answer, Scenario, ScriptValue, Trace, TraceSink};
 use crate::ir::{CallExpr, Expr, Lit, Tree};
 
 /// A [`Host`] that answers every import from a scenario's `answer` rules and records each call
@@ -107,6 +107,15 @@ impl<'s> ScriptedHost<'s> {
     /// Takes the trace.
     pub fn into_trace(self) -> Trace {
         self.trace
+    }
+
+    /// Hands the lines recorded so far to `sink`, in order, and forgets them (a streamed run
+    /// holds one agent-tick's lines at a time).
+    pub fn flush_to(&mut self, sink: &mut dyn TraceSink) -> std::io::Result<()> {
+        for line in self.trace.drain() {
+            sink.line(&line)?;
+        }
+        Ok(())
     }
 
     /// The scripted value for a call, or `None` to use the default.

@@ -6,6 +6,11 @@
 //! answers (`spec/cases/README.md` defines the text format). A [`ScriptedHost`] answers the
 //! calls and records the [`Trace`]; [`run`] drives any engine through a scenario. The same
 //! scripted host drives every engine, so their traces can be compared line by line.
+//!
+//! A scenario's agents and ticks are bounded by `btvm::Limits` (`max_agents`, `max_ticks`,
+//! `max_agent_ticks`), its agents' memory is asked for before the first tick (a refusal is an
+//! error, never an abort), and [`stream_session`] hands the trace on as it is made, so no run
+//! holds a whole trace unless its caller keeps one.
 
 mod host;
 mod parse;
@@ -13,11 +18,12 @@ mod run;
 mod trace;
 
 pub use host::ScriptedHost;
-pub use parse::parse_scenario;
+pub use parse::{load_scenario, parse_scenario, parse_scenario_with};
 pub use run::{
-    run, run_engines, run_session, run_taking_turns, Engine, EngineKind, Outcome, Session,
+    run, run_engines, run_session, run_taking_turns, stream_session, Engine, EngineKind, Outcome,
+    Session,
 };
-pub use trace::Trace;
+pub use trace::{Trace, TraceLine, TraceSink};
 
 use btvm::{Millis, Status};
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,11 +1,13 @@
 //! The scenario text format (`spec/cases/README.md`): one directive per line.
 
-use btvm::Status;
+use std::path::Path;
+
+use btvm::{Limits, Status};
 
 use super::{Answer, AnswerRule, FlagWord, Input, InputKind, Scenario, ScriptValue};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Lit;
-use crate::source::{FileId, Span};
+use crate::source::{FileId, SourceMap, Span};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -23,11 +25,41 @@ struct Line<'a> {
     _text: &'a str,
 }
 
-/// Parses a scenario held in `file` (for spans) with text `text`.
+/// Parses a scenario held in `file` (for spans) with text `text`, within the default
+/// [`Limits`].
 pub fn parse_scenario(file: FileId, text: &str) -> crate::diag::Result<Scenario> {
+    parse_scenario_with(file, text, &Limits::default())
+}
+
+/// Reads a scenario file's bytes: registers them in `sources` as `path` (refusing more than
+/// [`Limits::max_source_bytes`], and invalid UTF-8 at its first bad byte, as tree files are
+/// refused: [`SourceMap::add_checked`]), then parses them within `limits`.
+pub fn load_scenario(
+    path: &Path,
+    bytes: Vec<u8>,
+    sources: &mut SourceMap,
+    limits: &Limits,
+) -> crate::diag::Result<Scenario> {
+    let id = sources
+        .add_checked(path, bytes, limits.max_source_bytes)
+        .map_err(|d| vec![d])?;
+    let text = sources.get(id).map_or("", |f| f.text.as_str());
+    parse_scenario_with(id, text, limits)
+}
+
+/// [`parse_scenario`] within `limits`: more agents than [`Limits::max_agents`], more ticks
+/// than [`Limits::max_ticks`], or more agent-ticks than [`Limits::max_agent_ticks`] is an
+/// [`ErrorKind::ScenarioTooLarge`] at the number that passes the limit.
+pub fn parse_scenario_with(
+    file: FileId,
+    text: &str,
+    limits: &Limits,
+) -> crate::diag::Result<Scenario> {
     let mut scn = Scenario::default();
     let mut errors = Vec::new();
     let mut offset = 0usize;
+    // Where the last `agents` or `ticks` number was written.
+    let mut size_at = Span::new(file, 0, 0);
     for raw in text.split_inclusive('\n') {
         let start = offset;
         offset += raw.len();
@@ -46,24 +78,56 @@ pub fn parse_scenario(file: FileId, text: &str) -> crate::diag::Result<Scenario>
                     start + body.trim_end().len(),
                     start + body.trim_end().len(),
                 );
+                if matches!(&toks[0].0, Tok::Word(w) if w == "agents" || w == "ticks") {
+                    size_at = toks.get(1).map_or(end, |t| t.1);
+                }
                 let mut line = Line {
                     toks,
                     pos: 0,
                     end,
                     _text: body,
                 };
-                if let Err(d) = directive(&mut scn, &mut line) {
+                if let Err(d) = directive(&mut scn, &mut line, limits) {
                     errors.push(d);
                 }
             }
             Err(d) => errors.push(d),
         }
     }
+    let agent_ticks = u64::from(scn.agents) * u64::from(scn.ticks);
+    if errors.is_empty() && agent_ticks > limits.max_agent_ticks {
+        errors.push(too_large(
+            size_at,
+            format!(
+                "{} agents x {} ticks is {agent_ticks} agent-ticks, more than the limit of {}",
+                scn.agents, scn.ticks, limits.max_agent_ticks
+            ),
+        ));
+    }
     if errors.is_empty() {
         Ok(scn)
     } else {
         Err(errors)
     }
+}
+
+/// A scenario past a limit of [`Limits`].
+fn too_large(at: Span, message: String) -> Diagnostic {
+    Diagnostic::new(ErrorKind::ScenarioTooLarge, at, message)
+        .with_note("`btvm::Limits` bounds scenarios: max_agents, max_ticks, max_agent_ticks")
+}
+
+/// `agents N` or `ticks N` within `limit`.
+fn bounded_count(line: &mut Line<'_>, what: &str, limit: u32) -> Result<u32, Diagnostic> {
+    let at = line.here();
+    let n = line.count(&format!("the number of {what}"))?;
+    if n > limit {
+        return Err(too_large(
+            at,
+            format!("{n} {what} is more than the limit of {limit}"),
+        ));
+    }
+    Ok(n)
 }
 
 fn strip_comment(raw: &str) -> &str {
@@ -371,11 +435,11 @@ fn flag_word(line: &mut Line<'_>) -> Result<FlagWord, Diagnostic> {
 }
 
 /// One directive line, dispatched on its first word.
-fn directive(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
+fn directive(scn: &mut Scenario, line: &mut Line<'_>, limits: &Limits) -> Result<(), Diagnostic> {
     let (word, span) = line.word("a directive")?;
     match word.as_str() {
-        "agents" => scn.agents = line.count("the number of agents")?,
-        "ticks" => scn.ticks = line.count("the number of ticks")?,
+        "agents" => scn.agents = bounded_count(line, "agents", limits.max_agents)?,
+        "ticks" => scn.ticks = bounded_count(line, "ticks", limits.max_ticks)?,
         "time" => time(scn, line)?,
         "at" => at(scn, line, span)?,
         "default" => default(scn, line, span)?,

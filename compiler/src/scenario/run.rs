@@ -3,7 +3,7 @@
 use btvm::{AgentId, CursorSnapshot, Halt, Host, Millis, SnapshotError, Status, Stimulus};
 use std::collections::BTreeMap;
 
-use super::{FlagWord, InputKind, Scenario, ScriptedHost, Trace};
+use super::{FlagWord, InputKind, Scenario, ScriptedHost, Trace, TraceSink};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Model, Tree};
 use crate::reference::{AgentState, Interpreter, Scopes};
@@ -64,6 +64,10 @@ pub trait Engine {
     fn add_stimulus(&mut self, agent: u32, bit: u32, stimulus: Stimulus);
     /// Whether the agent's last tick ended with the decider model's loop guard.
     fn loop_guard(&self, agent: u32) -> bool;
+    /// Takes the debug output lines made so far (`Session::debug_level`; none by default).
+    fn take_debug(&mut self) -> Vec<String> {
+        Vec::new()
+    }
     /// The agent's decider-model state (`None` in other models).
     fn decider_view(&self, agent: u32) -> Option<btvm::DeciderView>;
     /// Delivers event `event` to the agent between ticks, at time `now` (lifecycle and
@@ -198,18 +202,20 @@ pub struct Session {
     /// Decider trees: keep the debug output of this level (1 to 5; 0 none) in
     /// [`Outcome::debug`]. Only the reference engine reports it.
     pub debug_level: u8,
+    /// The bounds on the scenario's agents and ticks (and on the tree's program).
+    pub limits: btvm::Limits,
 }
 
 /// What a run produced.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The trace of the ticks run.
+    /// The trace of the ticks run (empty from [`stream_session`], which hands it to its sink).
     pub trace: Trace,
     /// The saved cursors (with [`Session::save_at`]), one per agent.
     pub saved: Option<Vec<CursorSnapshot>>,
     /// Decider trees: each agent's state after the run, one per agent.
     pub deciders: Vec<btvm::DeciderView>,
-    /// The debug lines of [`Session::debug_level`], in order.
+    /// The debug lines of [`Session::debug_level`], in order (empty from [`stream_session`]).
     pub debug: Vec<String>,
 }
 
@@ -296,6 +302,10 @@ impl Engine for ReferenceEngine<'_> {
         self.interp.decider_view(self.agents.get(agent as usize)?)
     }
 
+    fn take_debug(&mut self) -> Vec<String> {
+        self.debug.as_mut().map_or(Vec::new(), |d| d.take())
+    }
+
     fn event(&mut self, agent: u32, host: &mut dyn Host, event: &str, now: Millis) {
         if let Some(state) = self.agents.get_mut(agent as usize) {
             self.interp.event(state, host, event, now);
@@ -326,14 +336,62 @@ struct CompiledEngine<'p> {
     /// The engines an agent's calls take in turn: call `k` runs on `turns[k % len]`; empty:
     /// the engine never switches.
     turns: Vec<btvm::EngineKind>,
-    states: Vec<Vec<u8>>,
+    states: States,
     /// Calls made so far, per agent (picks the engine).
     calls: Vec<usize>,
 }
 
+/// Every agent's state block, in one allocation asked for up front.
+struct States {
+    bytes: Vec<u8>,
+    size: usize,
+    agents: usize,
+}
+
+impl States {
+    /// `agents` fresh blocks of `size` bytes; `None` when the memory cannot be had.
+    fn new(agents: usize, size: usize) -> Option<States> {
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(agents.checked_mul(size)?).ok()?;
+        bytes.resize(agents * size, 0);
+        Some(States {
+            bytes,
+            size,
+            agents,
+        })
+    }
+
+    fn get(&self, agent: usize) -> Option<&[u8]> {
+        let at = (agent < self.agents).then(|| agent * self.size)?;
+        self.bytes.get(at..at + self.size)
+    }
+
+    fn get_mut(&mut self, agent: usize) -> Option<&mut [u8]> {
+        let at = (agent < self.agents).then(|| agent * self.size)?;
+        self.bytes.get_mut(at..at + self.size)
+    }
+}
+
+/// A vector of `n` values made by `make`, its memory asked for up front.
+fn try_table<T>(n: u32, make: impl FnMut(u32) -> T) -> Option<Vec<T>> {
+    let mut table = Vec::new();
+    table.try_reserve_exact(n as usize).ok()?;
+    table.extend((0..n).map(make));
+    Some(table)
+}
+
+/// The error for agents whose memory cannot be allocated.
+fn out_of_memory(agents: u32) -> Diagnostic {
+    Diagnostic::new(
+        ErrorKind::ScenarioTooLarge,
+        Span::DUMMY,
+        format!("cannot allocate the state of {agents} agents"),
+    )
+}
+
 impl<'p> CompiledEngine<'p> {
     /// The engine for the agent's next call (switched to its turn) and the agent's state.
-    fn next(&mut self, agent: u32) -> Option<(&mut btvm::Engine<'p>, &mut Vec<u8>)> {
+    fn next(&mut self, agent: u32) -> Option<(&mut btvm::Engine<'p>, &mut [u8])> {
         let i = agent as usize;
         let turn = self.calls.get_mut(i)?;
         if let Some(&kind) = self.turns.get(*turn % self.turns.len().max(1)) {
@@ -479,19 +537,57 @@ pub fn run(tree: &Tree, scenario: &Scenario, engine: EngineKind) -> Result<Trace
 /// cursors first, and optionally stopping before tick `session.save_at` to save them. A run
 /// saved at tick N and resumed from N with the saved cursors gives the same trace as one run,
 /// as long as the scenario's answers do not count calls (use constants or `@K` schedules).
+/// The whole trace is kept in memory: [`stream_session`] hands it on instead.
 pub fn run_session(
     tree: &Tree,
     scenario: &Scenario,
     engine: EngineKind,
     session: &Session,
 ) -> Result<Outcome, Diagnostic> {
+    let mut kept = Kept::default();
+    let mut outcome = stream_session(tree, scenario, engine, session, &mut kept)?;
+    outcome.trace = kept.trace;
+    outcome.debug = kept.debug;
+    Ok(outcome)
+}
+
+/// What [`run_session`] keeps: the trace and the debug lines.
+#[derive(Default)]
+struct Kept {
+    trace: Trace,
+    debug: Vec<String>,
+}
+
+impl TraceSink for Kept {
+    fn line(&mut self, line: &str) -> std::io::Result<()> {
+        self.trace.line(line)
+    }
+
+    fn debug(&mut self, line: &str) -> std::io::Result<()> {
+        self.debug.push(line.to_string());
+        Ok(())
+    }
+}
+
+/// [`run_session`] handing each trace line (and debug line) to `sink` as the run makes it,
+/// keeping none: the returned [`Outcome`]'s trace and debug lines are empty. The scenario must
+/// stay within `session.limits` (agents, ticks, agent-ticks: [`ErrorKind::ScenarioTooLarge`]),
+/// and so must its agents' memory. An error from the sink stops the run at once: it fails
+/// with an [`ErrorKind::Io`] diagnostic (the sink knows which error it returned).
+pub fn stream_session(
+    tree: &Tree,
+    scenario: &Scenario,
+    engine: EngineKind,
+    session: &Session,
+    sink: &mut dyn TraceSink,
+) -> Result<Outcome, Diagnostic> {
     check_scenario(tree, scenario)?;
+    check_size(scenario, &session.limits)?;
     match engine {
         EngineKind::Reference => {
             let interp = Interpreter::new(tree)?;
-            let agents = (0..scenario.agents)
-                .map(|a| interp.new_agent(AgentId(a)))
-                .collect();
+            let agents = try_table(scenario.agents, |a| interp.new_agent(AgentId(a)))
+                .ok_or_else(|| out_of_memory(scenario.agents))?;
             let mut host = ScriptedHost::for_tree(scenario, tree);
             let debug = (session.debug_level > 0)
                 .then(|| crate::debug::DebugOutput::new(tree, session.debug_level));
@@ -501,17 +597,48 @@ pub fn run_session(
                 debug,
                 scopes: Scopes::new(),
             };
-            let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
+            let saved = drive(&mut engine, tree, scenario, session, &mut host, sink)?;
             Ok(Outcome {
-                trace: host.into_trace(),
+                trace: Trace::new(),
                 saved,
                 deciders: views(&engine, scenario),
-                debug: engine.debug.map_or(Vec::new(), |mut d| d.take()),
+                debug: Vec::new(),
             })
         }
-        EngineKind::Vm => run_compiled(tree, scenario, &[btvm::EngineKind::Vm], session),
-        EngineKind::Native => run_compiled(tree, scenario, &[btvm::EngineKind::Native], session),
+        EngineKind::Vm => run_compiled(tree, scenario, &[btvm::EngineKind::Vm], session, sink),
+        EngineKind::Native => {
+            run_compiled(tree, scenario, &[btvm::EngineKind::Native], session, sink)
+        }
     }
+}
+
+/// Refuses a scenario past `limits` (a scenario changed after parsing, e.g. by `btvm run
+/// --agents`; [`parse_scenario_with`](super::parse_scenario_with) refuses it at its text).
+fn check_size(scenario: &Scenario, limits: &btvm::Limits) -> Result<(), Diagnostic> {
+    let agent_ticks = u64::from(scenario.agents) * u64::from(scenario.ticks);
+    let over = if scenario.agents > limits.max_agents {
+        format!(
+            "{} agents is more than the limit of {}",
+            scenario.agents, limits.max_agents
+        )
+    } else if scenario.ticks > limits.max_ticks {
+        format!(
+            "{} ticks is more than the limit of {}",
+            scenario.ticks, limits.max_ticks
+        )
+    } else if agent_ticks > limits.max_agent_ticks {
+        format!(
+            "{} agents x {} ticks is {agent_ticks} agent-ticks, more than the limit of {}",
+            scenario.agents, scenario.ticks, limits.max_agent_ticks
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Diagnostic::new(
+        ErrorKind::ScenarioTooLarge,
+        Span::DUMMY,
+        over,
+    ))
 }
 
 /// Runs `tree` through `scenario` on one compiled engine whose kind changes call by call: the
@@ -525,7 +652,11 @@ pub fn run_taking_turns(
     turns: &[btvm::EngineKind],
 ) -> Result<Trace, Diagnostic> {
     check_scenario(tree, scenario)?;
-    run_compiled(tree, scenario, turns, &Session::default()).map(|o| o.trace)
+    let session = Session::default();
+    check_size(scenario, &session.limits)?;
+    let mut trace = Trace::new();
+    run_compiled(tree, scenario, turns, &session, &mut trace)?;
+    Ok(trace)
 }
 
 /// The compiled engines' half of [`run_session`], taking `turns` as [`run_taking_turns`] does.
@@ -534,6 +665,7 @@ fn run_compiled(
     scenario: &Scenario,
     turns: &[btvm::EngineKind],
     session: &Session,
+    sink: &mut dyn TraceSink,
 ) -> Result<Outcome, Diagnostic> {
     if session.debug_level > 0 {
         return Err(Diagnostic::new(
@@ -543,8 +675,7 @@ fn run_compiled(
         )
         .with_note("run with `--engine reference`: every engine makes the same decisions"));
     }
-    let program =
-        crate::lower::lower(tree, &btvm::Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+    let program = crate::lower::lower(tree, &session.limits).map_err(|mut d| d.swap_remove(0))?;
     // Every kind the run takes must exist (native code must compile): check each, then run
     // one engine, switched between them.
     let mut base = None;
@@ -565,10 +696,10 @@ fn run_compiled(
     } else {
         Vec::new()
     };
-    let mut engine = compiled_engine(&program, scenario, base, turns);
-    let saved = drive(&mut engine, tree, scenario, session, &mut host)?;
+    let mut engine = compiled_engine(&program, scenario, base, turns)?;
+    let saved = drive(&mut engine, tree, scenario, session, &mut host, sink)?;
     Ok(Outcome {
-        trace: host.into_trace(),
+        trace: Trace::new(),
         saved,
         deciders: views(&engine, scenario),
         debug: Vec::new(),
@@ -632,13 +763,16 @@ fn compiled_engine<'p>(
     scenario: &Scenario,
     engine: btvm::Engine<'p>,
     turns: Vec<btvm::EngineKind>,
-) -> CompiledEngine<'p> {
-    CompiledEngine {
+) -> Result<CompiledEngine<'p>, Diagnostic> {
+    let n = scenario.agents;
+    let states = States::new(n as usize, program.state_size()).ok_or_else(|| out_of_memory(n))?;
+    let calls = try_table(n, |_| 0).ok_or_else(|| out_of_memory(n))?;
+    Ok(CompiledEngine {
         engine,
         turns,
-        states: (0..scenario.agents).map(|_| program.new_state()).collect(),
-        calls: vec![0; scenario.agents as usize],
-    }
+        states,
+        calls,
+    })
 }
 
 /// Runs `scenario` with `engine` for `program` (the lowering of `tree`), for tests that build
@@ -651,10 +785,20 @@ pub fn run_engines(
     engine: btvm::Engine<'_>,
 ) -> Trace {
     let mut host = ScriptedHost::for_tree(scenario, tree);
-    let mut engine = compiled_engine(program, scenario, engine, Vec::new());
-    // A whole scenario without saving cannot fail.
-    let _ = drive(&mut engine, tree, scenario, &Session::default(), &mut host);
-    host.into_trace()
+    let mut trace = Trace::new();
+    // A whole scenario without saving, into a trace, fails only for want of memory: the
+    // trace then ends where the run stopped (empty).
+    if let Ok(mut engine) = compiled_engine(program, scenario, engine, Vec::new()) {
+        let _ = drive(
+            &mut engine,
+            tree,
+            scenario,
+            &Session::default(),
+            &mut host,
+            &mut trace,
+        );
+    }
+    trace
 }
 
 /// A save and a load of the game for one agent: its element record is written, the agent is
@@ -667,6 +811,27 @@ fn save_restore(engine: &mut dyn Engine, agent: u32) -> Result<(), SnapshotError
     engine.restore(agent, &snap)
 }
 
+/// Hands the agent-tick's trace and debug lines to `sink`; its error stops the run.
+fn flush(
+    engine: &mut dyn Engine,
+    host: &mut ScriptedHost<'_>,
+    sink: &mut dyn TraceSink,
+) -> Result<(), Diagnostic> {
+    let written = host.flush_to(sink).and_then(|()| {
+        engine
+            .take_debug()
+            .iter()
+            .try_for_each(|line| sink.debug(line))
+    });
+    written.map_err(|e| {
+        Diagnostic::new(
+            ErrorKind::Io,
+            Span::DUMMY,
+            format!("cannot write the trace: {e}"),
+        )
+    })
+}
+
 /// The scenario loop shared by every engine.
 fn drive(
     engine: &mut dyn Engine,
@@ -674,6 +839,7 @@ fn drive(
     scenario: &Scenario,
     session: &Session,
     host: &mut ScriptedHost<'_>,
+    sink: &mut dyn TraceSink,
 ) -> Result<Option<Vec<CursorSnapshot>>, Diagnostic> {
     let limit = match tree.config.model {
         Model::Cursor { runaway_limit } => runaway_limit,
@@ -780,6 +946,7 @@ fn drive(
                 _ if engine.loop_guard(agent) => format!("error redecide limit {limit} exceeded"),
                 _ => format!("root {s}"),
             });
+            flush(engine, host, sink)?;
         }
     }
     if session.save_at.is_none() {

@@ -1,6 +1,47 @@
-//! Traces: what the host saw, tick by tick (`spec/cases/README.md`, "Trace format").
+//! Traces: what the host saw, tick by tick (`spec/cases/README.md`, "Trace format"), kept
+//! ([`Trace`]) or handed on line by line as a run makes them ([`TraceSink`]).
+//!
+//! This module formats; it never prints or writes anywhere its caller did not give it.
 
 use std::fmt;
+use std::io;
+
+/// Where a run's trace goes, line by line, as the run produces it
+/// ([`stream_session`](super::stream_session)): a run never holds more than one agent-tick's
+/// lines, however many ticks it runs. An error from the sink stops the run.
+pub trait TraceSink {
+    /// Takes one trace line, unindented as [`Trace::lines`] holds it ([`TraceLine`] writes it
+    /// as a trace is written).
+    fn line(&mut self, line: &str) -> io::Result<()>;
+
+    /// Takes one line of the decider debug output (`Session::debug_level`); dropped unless
+    /// the sink wants it.
+    fn debug(&mut self, line: &str) -> io::Result<()> {
+        let _ = line;
+        Ok(())
+    }
+}
+
+impl TraceSink for Trace {
+    fn line(&mut self, line: &str) -> io::Result<()> {
+        self.lines.push(line.to_string());
+        Ok(())
+    }
+}
+
+/// One trace line as a trace file writes it: tick headers flush left, every other line
+/// indented by two spaces.
+pub struct TraceLine<'a>(pub &'a str);
+
+impl fmt::Display for TraceLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.starts_with("tick ") {
+            writeln!(f, "{}", self.0)
+        } else {
+            writeln!(f, "  {}", self.0)
+        }
+    }
+}
 
 /// A trace: one line per tick header, host call, entry run and root status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,6 +63,11 @@ impl Trace {
     /// The lines.
     pub fn lines(&self) -> &[String] {
         &self.lines
+    }
+
+    /// Takes the lines out, in order, leaving the trace empty.
+    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, String> {
+        self.lines.drain(..)
     }
 
     /// Parses an expected trace: trims lines, drops blank lines and `#` comments.
@@ -69,11 +115,7 @@ impl Trace {
 impl fmt::Display for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for l in &self.lines {
-            if l.starts_with("tick ") {
-                writeln!(f, "{l}")?;
-            } else {
-                writeln!(f, "  {l}")?;
-            }
+            write!(f, "{}", TraceLine(l))?;
         }
         Ok(())
     }
