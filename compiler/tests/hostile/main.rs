@@ -18,9 +18,11 @@ use btvm::{EngineKind, Limits, Program, ProgramErrorKind};
 use btvm_compiler::diag::ErrorKind;
 use btvm_compiler::ir::{Dialect, Tree};
 use btvm_compiler::load::{load, load_reporting, Format, LoadOptions};
-use btvm_compiler::scenario::{self, parse_scenario};
+use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
 use btvm_testkit::compare::{compare, Contenders};
+
+mod scenario;
 
 /// The three tree formats, by file extension.
 const FORMATS: [(&str, Format); 3] = [
@@ -77,7 +79,7 @@ fn run_everywhere(tree: &Tree, scenario: &str) -> String {
     if let Err(m) = compare(tree, &scn, Contenders::ALL) {
         panic!("{m}");
     }
-    scenario::run(tree, &scn, scenario::EngineKind::Reference)
+    btvm_compiler::scenario::run(tree, &scn, btvm_compiler::scenario::EngineKind::Reference)
         .expect("the reference runs the tree")
         .to_string()
 }
@@ -461,7 +463,7 @@ fn a_tick_that_would_run_forever_is_bounded() {
 #[test]
 fn program_files_truncated_at_every_byte() {
     let sources: [(&str, &[u8]); 3] = [
-        ("a.bt", include_bytes!("../../spec/examples/guard.bt")),
+        ("a.bt", include_bytes!("../../../spec/examples/guard.bt")),
         (
             "a.debt",
             b"<behaviorTree><sequence loop=\"true\"><action name=\"x\"/><yield/></sequence></behaviorTree>",
