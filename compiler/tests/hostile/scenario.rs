@@ -166,11 +166,11 @@ impl TraceSink for StopsAfter {
 
 #[test]
 fn a_million_tick_run_stops_as_soon_as_its_sink_does() {
-    // A million ticks at the default limit: three million lines, more than a debug build
-    // could run in the time bound. The sink takes a thousand and then fails; the run must
-    // offer it exactly one more line and stop.
+    // 100 agents x a million ticks, the default limits: 3 x 10^8 lines, far more than a
+    // debug build could run in the time bound. The sink takes a thousand and then fails; the
+    // run must offer it exactly one more line and stop.
     let tree = roam();
-    let scn = parse_scenario(FileId(0), "ticks 1000000\n").unwrap();
+    let scn = parse_scenario(FileId(0), "agents 100\nticks 1000000\n").unwrap();
     for engine in ENGINES {
         let mut sink = StopsAfter {
             keep: 1000,
