@@ -832,21 +832,13 @@ fn flush(
     })
 }
 
-/// The scenario loop shared by every engine.
-fn drive(
+/// Before the first tick: AI groups, and the saved cursors of `session.restore`.
+fn set_up(
     engine: &mut dyn Engine,
     tree: &Tree,
     scenario: &Scenario,
     session: &Session,
-    host: &mut ScriptedHost<'_>,
-    sink: &mut dyn TraceSink,
-) -> Result<Option<Vec<CursorSnapshot>>, Diagnostic> {
-    let limit = match tree.config.model {
-        Model::Cursor { runaway_limit } => runaway_limit,
-        Model::Decider { redecide_limit } => redecide_limit,
-        _ => 0,
-    };
-    let inputs = resolve_inputs(tree, scenario)?;
+) -> Result<(), Diagnostic> {
     for (&agent, &group) in &scenario.groups {
         if tree.config.model != Model::Lifecycle {
             return Err(Diagnostic::new(
@@ -867,13 +859,6 @@ fn drive(
         }
         engine.set_group(agent, group);
     }
-    let snapshot_error = |agent: u32, e: SnapshotError| {
-        Diagnostic::new(
-            ErrorKind::InvalidValue,
-            Span::DUMMY,
-            format!("agent {agent}: {e}"),
-        )
-    };
     if let Some(snaps) = &session.restore {
         if snaps.len() != scenario.agents as usize {
             return Err(Diagnostic::new(
@@ -892,6 +877,34 @@ fn drive(
                 .map_err(|e| snapshot_error(agent, e))?;
         }
     }
+    Ok(())
+}
+
+/// A cursor that could not be saved or restored.
+fn snapshot_error(agent: u32, e: SnapshotError) -> Diagnostic {
+    Diagnostic::new(
+        ErrorKind::InvalidValue,
+        Span::DUMMY,
+        format!("agent {agent}: {e}"),
+    )
+}
+
+/// The scenario loop shared by every engine.
+fn drive(
+    engine: &mut dyn Engine,
+    tree: &Tree,
+    scenario: &Scenario,
+    session: &Session,
+    host: &mut ScriptedHost<'_>,
+    sink: &mut dyn TraceSink,
+) -> Result<Option<Vec<CursorSnapshot>>, Diagnostic> {
+    let limit = match tree.config.model {
+        Model::Cursor { runaway_limit } => runaway_limit,
+        Model::Decider { redecide_limit } => redecide_limit,
+        _ => 0,
+    };
+    let inputs = resolve_inputs(tree, scenario)?;
+    set_up(engine, tree, scenario, session)?;
     let end = session
         .save_at
         .map_or(scenario.ticks, |s| s.min(scenario.ticks));
