@@ -776,6 +776,23 @@ mod tests {
             .unwrap_or_else(|d| panic!("{file} does not load: {}", d[0].display(&sources)))
     }
 
+    #[test]
+    fn no_agents_time_nothing_and_never_panic() {
+        // Issue 25, finding 9: `btvm bench --agents 0` indexed the first of no worlds.
+        let tree = crate::demo_tree().unwrap();
+        let cfg = BenchConfig {
+            agents: 0,
+            ticks: 2,
+            ..BenchConfig::default()
+        };
+        for engine in [BenchEngine::Reference, BenchEngine::Vm] {
+            for threads in [1, 2] {
+                let row = run_bench(&tree, engine, threads, HostKind::World, &cfg).unwrap();
+                assert_eq!(row.ns_per_agent_tick, 0.0, "{}", engine.name());
+            }
+        }
+    }
+
     /// The BST Grunt and the MBT squad soldier (GameSDK profile).
     fn examples() -> [(&'static str, Tree); 2] {
         [
