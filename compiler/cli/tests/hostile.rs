@@ -86,6 +86,15 @@ fn check_into_a_closed_pipe() {
 }
 
 #[test]
+fn disasm_and_compile_into_a_closed_pipe() {
+    // Not in the list, but they write to stdout too.
+    let args = ["disasm", &guard()];
+    assert_quiet(&args, &closed_pipe(&args).0, 0);
+    let args = ["compile", &guard(), "-o", "-"];
+    assert_quiet(&args, &closed_pipe(&args).0, 0);
+}
+
+#[test]
 fn run_summary_into_a_closed_pipe() {
     let args = [
         "run",
