@@ -410,6 +410,10 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
     };
     match run_session(&tree, &scenario, engine, &session) {
         Ok(outcome) => {
+            if let Some(why) = &outcome.fallback {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "note: running on the vm: {why}");
+            }
             if let (Some(path), Some(saved)) = (&opts.save, &outcome.saved) {
                 if let Err(e) = write_snapshots(path, saved) {
                     out.error(&e);
