@@ -1,6 +1,9 @@
 //! Rendering diagnostics like rustc: `error: message`, `--> file:line:col`, a source snippet.
+//! Everything shown — message, labels, notes, file names and source lines (see
+//! [`crate::clip`]) — goes through `btvm_compiler::diag::safe_text` or `escape_controls`
+//! first: a tree must never reach the terminal with a control character or flood it.
 
-use btvm_compiler::diag::{Diagnostic, Severity};
+use btvm_compiler::diag::{safe_text, Diagnostic, Severity};
 use btvm_compiler::source::SourceMap;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
@@ -60,7 +63,7 @@ impl Renderer {
                     .map(|(_, s, _)| s.start as usize..s.end as usize)
                     .collect();
                 if !spans.is_empty() {
-                    let name = f.path.display().to_string();
+                    let name = safe_text(&f.path.display().to_string()).into_owned();
                     files.add(id, ClipFile::new(name, &f.text, &spans));
                 }
             }
@@ -68,7 +71,7 @@ impl Renderer {
                 Severity::Error => CsDiagnostic::error(),
                 Severity::Warning => CsDiagnostic::warning(),
             }
-            .with_message(&d.message);
+            .with_message(safe_text(&d.message));
             for (primary, span, message) in labels {
                 let id = span.file.0 as usize;
                 let Some(f) = files.get(id) else { continue };
@@ -76,11 +79,11 @@ impl Renderer {
                 let label = if primary {
                     Label::primary(id, range)
                 } else {
-                    Label::secondary(id, range).with_message(message)
+                    Label::secondary(id, range).with_message(safe_text(message))
                 };
                 cs.labels.push(label);
             }
-            cs = cs.with_notes(d.notes.clone());
+            cs = cs.with_notes(d.notes.iter().map(|n| safe_text(n).into_owned()).collect());
             if term::emit_to_write_style(&mut self.stream.lock(), &config, &files, &cs).is_err() {
                 // The span did not fit the file (should not happen): fall back to one line.
                 eprintln!("{}", d.display(sources));
@@ -99,7 +102,8 @@ impl Renderer {
     }
 
     fn plain(&mut self, cs: CsDiagnostic<usize>, message: &str) {
-        let cs = cs.with_message(message);
+        let message = safe_text(message);
+        let cs = cs.with_message(message.as_ref());
         let files = SimpleFiles::<String, String>::new();
         if term::emit_to_write_style(
             &mut self.stream.lock(),
