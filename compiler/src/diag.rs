@@ -252,7 +252,8 @@ impl Diagnostic {
     }
 
     /// Renders as `path:line:col: error: message` (or `warning:`; one line, plus notes)
-    /// without a snippet, every part made safe to show ([`safe_text`]).
+    /// without a snippet, every part made safe to show ([`safe_text`]; the location only
+    /// has its control characters escaped, so a long path keeps its line and column).
     pub fn display<'a>(&'a self, sources: &'a SourceMap) -> impl fmt::Display + 'a {
         DisplayDiag {
             diag: self,
@@ -271,7 +272,7 @@ impl fmt::Display for DisplayDiag<'_> {
         write!(
             f,
             "{}: {}: {}",
-            safe_text(&self.sources.locate(self.diag.span)),
+            escape_controls(&self.sources.locate(self.diag.span)),
             self.diag.severity.name(),
             safe_text(&self.diag.message)
         )?;

@@ -1,9 +1,9 @@
 //! Rendering diagnostics like rustc: `error: message`, `--> file:line:col`, a source snippet.
-//! Everything shown — message, labels, notes, file names and source lines (see
-//! [`crate::clip`]) — goes through `btvm_compiler::diag::safe_text` or `escape_controls`
-//! first: a tree must never reach the terminal with a control character or flood it.
+//! Everything shown goes through `btvm_compiler::diag::safe_text` (message, labels, notes) or
+//! `escape_controls` (file names, and source lines, see [`crate::clip`]) first: a tree must
+//! never reach the terminal with a control character or flood it.
 
-use btvm_compiler::diag::{safe_text, Diagnostic, Severity};
+use btvm_compiler::diag::{escape_controls, safe_text, Diagnostic, Severity};
 use btvm_compiler::source::SourceMap;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
@@ -63,7 +63,8 @@ impl Renderer {
                     .map(|(_, s, _)| s.start as usize..s.end as usize)
                     .collect();
                 if !spans.is_empty() {
-                    let name = safe_text(&f.path.display().to_string()).into_owned();
+                    // Escaped, not cut: a long path must keep its line and column.
+                    let name = escape_controls(&f.path.display().to_string()).into_owned();
                     files.add(id, ClipFile::new(name, &f.text, &spans));
                 }
             }
