@@ -286,3 +286,36 @@ impl fmt::Display for DisplayDiag<'_> {
 /// The result of a loading step: a value, or every error found (followed, where the step
 /// reports them, by the warnings found before loading failed).
 pub type Result<T> = std::result::Result<T, Vec<Diagnostic>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_newlines_kept() {
+        assert_eq!(
+            escape_controls("a\u{1b}[2J\u{7}\r\0\u{9b}\u{202e}b\nc\td"),
+            "a\\u{1b}[2J\\u{7}\\r\\0\\u{9b}\\u{202e}b\nc\td"
+        );
+        assert!(matches!(escape_controls("plain `name`"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn long_words_and_texts_are_cut_with_an_ellipsis() {
+        let name = "q".repeat(15_000);
+        let message = format!("unknown action `{name}`, sorry");
+        let cut = safe_text(&message);
+        let expected = format!(
+            "unknown action `{}…`, sorry",
+            "q".repeat(MAX_SHOWN_WORD - 2)
+        );
+        assert_eq!(cut, expected);
+        let long = "ab ".repeat(5000);
+        let cut = safe_text(&long);
+        assert_eq!(cut.chars().count(), MAX_SHOWN_TEXT + 1);
+        assert!(cut.ends_with('…'));
+        // A diagnostic never stores the long text.
+        let d = Diagnostic::new(ErrorKind::UnknownName, Span::DUMMY, format!("`{name}`"));
+        assert!(d.message.len() < 2 * MAX_SHOWN_WORD, "{}", d.message);
+    }
+}
