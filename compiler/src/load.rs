@@ -66,7 +66,8 @@ impl Format {
     /// A document type declaration, with or without an internal subset (`[...]`, which may
     /// hold `>` inside its declarations, comments and quoted strings), is skipped. A UTF-16
     /// file with a byte order mark is sniffed from its decoded prolog, so the front-end then
-    /// refuses it with a positioned message (btvm reads UTF-8; see `SourceMap::add_checked`).
+    /// refuses it with a positioned message (btvm reads UTF-8; see `SourceMap::add_checked`);
+    /// so is a file with invalid UTF-8 after its root element's name.
     pub fn sniff_xml(text: &[u8]) -> Option<Format> {
         let decoded;
         let text = match utf16_prolog(text) {
@@ -74,7 +75,11 @@ impl Format {
                 decoded = t;
                 decoded.as_str()
             }
-            None => std::str::from_utf8(text).ok()?,
+            // Sniffed from the valid part: the reader then reports the first bad byte.
+            None => match std::str::from_utf8(text) {
+                Ok(t) => t,
+                Err(e) => std::str::from_utf8(&text[..e.valid_up_to()]).ok()?,
+            },
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut rest = text;

@@ -219,3 +219,19 @@ fn utf16_xml_is_refused_with_a_clear_positioned_message() {
         assert!(text.contains("UTF-16") && text.contains(order), "{text}");
     }
 }
+
+/// Finding 12 (XML half), the same symptom: an `.xml` file with one invalid UTF-8 byte after its
+/// root element's name said "cannot tell the format"; now the reader names the byte's position.
+#[test]
+fn xml_with_invalid_utf8_is_refused_at_the_bad_byte() {
+    let bytes = b"<BehaviorTree>\n<!-- caf\xe9 -->\n</BehaviorTree>";
+    assert_eq!(
+        Format::sniff_xml(bytes),
+        Some(Format::Dialect(btvm_compiler::ir::Dialect::Mbt))
+    );
+    let (kind, at) = load_err(&[("a.xml", bytes)]);
+    assert_eq!(
+        (kind, at.as_str()),
+        (ErrorKind::InvalidUtf8, "/t/a.xml:2:9")
+    );
+}
