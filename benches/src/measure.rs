@@ -542,6 +542,25 @@ fn run_handwritten(tree: &Tree, host: HostKind, cfg: &BenchConfig) -> Result<Ben
     ))
 }
 
+/// Why `tree` would run on the vm when native code is asked for because its program is larger
+/// than native code is compiled for (`NativeConfig::max_instructions`); `None` when native
+/// code is not refused for its size. Nothing is compiled to native code.
+#[cfg(feature = "jit")]
+pub fn native_too_large(tree: &Tree) -> Result<Option<String>, Diagnostic> {
+    let program =
+        btvm_compiler::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
+    Ok(btvm::native::NativeConfig::default()
+        .check_size(&program)
+        .err()
+        .map(|e| e.to_string()))
+}
+
+/// Without feature `jit` native code is never refused for its size (it is never there).
+#[cfg(not(feature = "jit"))]
+pub fn native_too_large(_tree: &Tree) -> Result<Option<String>, Diagnostic> {
+    Ok(None)
+}
+
 /// [`run_with`] on a batch, interpreted or native, with `threads` threads.
 fn run_batch(
     tree: &Tree,

@@ -62,8 +62,25 @@ impl Format {
     /// The format of an `.xml` file, from its root element: BST for `SelectionTrees`,
     /// `SelectionTree` or `Blocks` (any case), MBT for anything else (the original MBT loader
     /// does not check the root tag). `None` if the text is not XML with a root element.
+    ///
+    /// A document type declaration, with or without an internal subset (`[...]`, which may
+    /// hold `>` inside its declarations, comments and quoted strings), is skipped. A UTF-16
+    /// file with a byte order mark is sniffed from its decoded prolog, so the front-end then
+    /// refuses it with a positioned message (btvm reads UTF-8; see `SourceMap::add_checked`);
+    /// so is a file with invalid UTF-8 after its root element's name.
     pub fn sniff_xml(text: &[u8]) -> Option<Format> {
-        let text = std::str::from_utf8(text).ok()?;
+        let decoded;
+        let text = match utf16_prolog(text) {
+            Some(t) => {
+                decoded = t;
+                decoded.as_str()
+            }
+            // Sniffed from the valid part: the reader then reports the first bad byte.
+            None => match std::str::from_utf8(text) {
+                Ok(t) => t,
+                Err(e) => std::str::from_utf8(&text[..e.valid_up_to()]).ok()?,
+            },
+        };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut rest = text;
         // Skip the prolog: declarations, comments, processing instructions, a doctype.
@@ -74,7 +91,7 @@ impl Format {
             } else if let Some(r) = rest.strip_prefix("<!--") {
                 rest = &r[r.find("-->")? + 3..];
             } else if let Some(r) = rest.strip_prefix("<!") {
-                rest = &r[r.find('>')? + 1..];
+                rest = skip_declaration(r)?;
             } else {
                 break;
             }
@@ -96,6 +113,57 @@ impl Format {
             Dialect::Mbt
         }))
     }
+}
+
+/// The first 64 KiB of a UTF-16 file with a byte order mark (either byte order), decoded, for
+/// sniffing its root element; `None` without such a mark.
+fn utf16_prolog(bytes: &[u8]) -> Option<String> {
+    let big = match bytes.get(..2)? {
+        [0xff, 0xfe] => false,
+        [0xfe, 0xff] => true,
+        _ => return None,
+    };
+    let units = bytes[2..].chunks_exact(2).take(32 << 10).map(|b| {
+        if big {
+            u16::from_be_bytes([b[0], b[1]])
+        } else {
+            u16::from_le_bytes([b[0], b[1]])
+        }
+    });
+    Some(
+        char::decode_utf16(units)
+            .map(|c| c.unwrap_or('\u{fffd}'))
+            .collect(),
+    )
+}
+
+/// The text after a markup declaration whose `<!` was just read (a `<!DOCTYPE ...>` with
+/// its optional internal subset): `>` inside quotes, inside the `[...]` subset's own
+/// declarations and comments does not end it. `None` if it never ends.
+fn skip_declaration(text: &str) -> Option<&str> {
+    let mut depth = 0u32;
+    let mut quote = None;
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
+        let c = rest.chars().next()?;
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '<') if rest.starts_with("<!--") => {
+                at += 4 + rest[4..].find("-->")? + 3;
+                continue;
+            }
+            (None, '[' | '<') => depth += 1,
+            (None, ']') => depth = depth.saturating_sub(1),
+            (None, '>') if depth == 0 => return Some(&text[at + 1..]),
+            (None, '>') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += c.len_utf8();
+    }
+    None
 }
 
 /// How to load a tree.

@@ -39,13 +39,38 @@ impl fmt::Display for EngineKind {
     }
 }
 
-/// Why native code is not in use.
+/// Why native code is not in use: its [`kind`](Fallback::kind), and the reason in words
+/// (its `Display`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fallback(String);
+pub struct Fallback {
+    kind: FallbackKind,
+    message: String,
+}
+
+/// What made an engine fall back to the vm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FallbackKind {
+    /// btvm was built without native code (feature `jit`).
+    NotBuilt,
+    /// The program is larger than native code is compiled for
+    /// (`NativeConfig::max_instructions`): a deliberate choice, the vm runs it as well.
+    TooLarge,
+    /// Native code could not be produced (no backend for this machine, a code-generation
+    /// error).
+    Failed,
+}
+
+impl Fallback {
+    /// What made the engine fall back.
+    pub fn kind(&self) -> FallbackKind {
+        self.kind
+    }
+}
 
 impl fmt::Display for Fallback {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -69,16 +94,24 @@ impl<'p> Code<'p> {
             #[cfg(feature = "jit")]
             EngineKind::Native => match program.native() {
                 Ok(code) => (Code::Native(code), None),
-                Err(e) => (Code::Vm, Some(Fallback(e.to_string()))),
+                Err(e) => {
+                    let kind = match e.kind() {
+                        crate::native::NativeErrorKind::TooLarge => FallbackKind::TooLarge,
+                        _ => FallbackKind::Failed,
+                    };
+                    let message = e.to_string();
+                    (Code::Vm, Some(Fallback { kind, message }))
+                }
             },
             #[cfg(not(feature = "jit"))]
             EngineKind::Native => {
                 let _ = program;
                 (
                     Code::Vm,
-                    Some(Fallback(
-                        "btvm was built without the `jit` feature".to_string(),
-                    )),
+                    Some(Fallback {
+                        kind: FallbackKind::NotBuilt,
+                        message: "btvm was built without the `jit` feature".to_string(),
+                    }),
                 )
             }
         }

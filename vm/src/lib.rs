@@ -42,7 +42,7 @@ mod vm;
 pub use batch::Batch;
 pub use binop::BinOp;
 pub use decider::{DeciderView, GroupView, Stimulus};
-pub use engine::{Engine, EngineKind, Fallback};
+pub use engine::{Engine, EngineKind, Fallback, FallbackKind};
 pub use error::VmError;
 pub use exec::Scratch;
 pub use halt::Halt;

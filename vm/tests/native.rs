@@ -99,6 +99,7 @@ fn every_config_gives_the_same_results() {
             verify_ir: true,
             inline_below: 0,
             disassemble: true,
+            max_instructions: usize::MAX,
         },
         NativeConfig {
             inline_below: 0,

@@ -219,6 +219,16 @@ fn time_engines(
             EngineArg::Vm => (BenchEngine::Vm, threads.to_vec()),
             EngineArg::Native => (BenchEngine::Native, threads.to_vec()),
         };
+        if engine == BenchEngine::Native {
+            if let Ok(Some(why)) = btvm_benches::measure::native_too_large(tree) {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "note: native code is not timed: {why}; it would run on the vm"
+                );
+                continue;
+            }
+        }
         for t in counts {
             match run_bench(tree, engine, t, host, cfg) {
                 Ok(r) => rows.push(r),

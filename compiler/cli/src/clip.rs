@@ -4,6 +4,10 @@
 //! column numbers are still those of the real file.
 //!
 //! This keeps a diagnostic on a 16 MiB one-line file a few lines long instead of 16 MiB.
+//! Control characters in a shown line (an escape sequence, a carriage return, a bell in a
+//! hostile tree) are shown escaped (`\u{1b}`), as `btvm_compiler::diag::escape_controls` shows
+//! them in messages, so a source line can never drive the terminal; labels still point at
+//! the right characters.
 
 use std::ops::Range;
 
@@ -24,6 +28,50 @@ struct Shown {
     orig: Range<usize>,
     start: usize,
     prefix: usize,
+    /// Each escaped character of the window: its offset in the window and how many bytes
+    /// longer its escape is than the character.
+    escapes: Vec<(usize, usize)>,
+}
+
+impl Shown {
+    /// Bytes the escapes before window offset `within` add.
+    fn extra_before(&self, within: usize) -> usize {
+        self.escapes
+            .iter()
+            .take_while(|(o, _)| *o < within)
+            .map(|(_, e)| e)
+            .sum()
+    }
+
+    /// The window offset shown at `shown` bytes into the window's text (an escape's first
+    /// character for any byte of the escape).
+    fn window_offset(&self, shown: usize) -> usize {
+        let mut extra = 0;
+        for &(o, e) in &self.escapes {
+            if shown <= o + extra {
+                break;
+            }
+            if shown <= o + extra + e {
+                return o;
+            }
+            extra += e;
+        }
+        shown - extra
+    }
+}
+
+/// Appends `window` to `text`, escaping control characters; returns the escapes made.
+fn push_window(text: &mut String, window: &str) -> Vec<(usize, usize)> {
+    let mut escapes = Vec::new();
+    for (o, c) in window.char_indices() {
+        let one = c.to_string();
+        let shown = btvm_compiler::diag::escape_controls(&one);
+        if shown.len() != one.len() {
+            escapes.push((o, shown.len() - one.len()));
+        }
+        text.push_str(&shown);
+    }
+    escapes
 }
 
 /// The shown part of one real file.
@@ -75,7 +123,7 @@ impl<'s> ClipFile<'s> {
             if prefix > 0 {
                 text.push_str(ELLIPSIS);
             }
-            text.push_str(&real[from..to]);
+            let escapes = push_window(&mut text, &real[from..to]);
             if to < le {
                 text.push_str(ELLIPSIS);
             }
@@ -85,6 +133,7 @@ impl<'s> ClipFile<'s> {
                 orig: from..to,
                 start,
                 prefix,
+                escapes,
             });
         }
         ClipFile {
@@ -101,12 +150,12 @@ impl<'s> ClipFile<'s> {
             return 0;
         };
         let within = at.clamp(l.orig.start, l.orig.end) - l.orig.start;
-        l.start + l.prefix + within
+        l.start + l.prefix + within + l.extra_before(within)
     }
 
     /// The real byte shown at `at` (the nearest one for an ellipsis).
     fn real_byte(&self, line: &Shown, at: usize) -> usize {
-        let within = at.saturating_sub(line.start + line.prefix);
+        let within = line.window_offset(at.saturating_sub(line.start + line.prefix));
         (line.orig.start + within).min(line.orig.end)
     }
 
@@ -239,6 +288,24 @@ mod tests {
         };
         assert_eq!(files.line_number(0, 0).ok(), Some(1));
         assert_eq!(files.column_number(0, 0, at).ok(), Some(5001));
+    }
+
+    /// A hostile line's control characters are shown escaped, and a label after them still
+    /// points at its own characters and column.
+    #[test]
+    fn control_characters_are_escaped_and_labels_still_fit() {
+        let real = "a\x1b[2J\x07\r\0 bad";
+        let at = real.find("bad").unwrap();
+        let f = ClipFile::new("f".into(), real, &[at..at + 3]);
+        assert!(!f.text.chars().any(|c| c.is_control()), "{:?}", f.text);
+        assert!(f.text.contains("\\u{1b}[2J"), "{:?}", f.text);
+        let shown = f.shown(at);
+        assert_eq!(&f.text[shown..shown + 3], "bad");
+        let files = ClipFiles {
+            files: vec![(0, f)],
+        };
+        // Column 10: `bad` is the tenth character of the real line.
+        assert_eq!(files.column_number(0, 0, shown).ok(), Some(10));
     }
 
     #[test]

@@ -464,6 +464,10 @@ fn run_cmd(
             return ExitCode::FAILURE;
         }
     };
+    if let Some(why) = &outcome.fallback {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "note: running on the vm: {why}");
+    }
     if let (Some(path), Some(saved)) = (&opts.save, &outcome.saved) {
         if let Err(e) = write_snapshots(path, saved) {
             out.error(&e);

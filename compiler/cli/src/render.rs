@@ -1,9 +1,12 @@
 //! Rendering diagnostics like rustc: `error: message`, `--> file:line:col`, a source snippet.
+//! Everything shown goes through `btvm_compiler::diag::safe_text` (message, labels, notes) or
+//! `escape_controls` (file names, and source lines, see [`crate::clip`]) first: a tree must
+//! never reach the terminal with a control character or flood it.
 //! Writes to stderr only, and never panics when stderr is closed.
 
 use std::io::Write as _;
 
-use btvm_compiler::diag::{Diagnostic, Severity};
+use btvm_compiler::diag::{escape_controls, safe_text, Diagnostic, Severity};
 use btvm_compiler::source::SourceMap;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
@@ -63,7 +66,8 @@ impl Renderer {
                     .map(|(_, s, _)| s.start as usize..s.end as usize)
                     .collect();
                 if !spans.is_empty() {
-                    let name = f.path.display().to_string();
+                    // Escaped, not cut: a long path must keep its line and column.
+                    let name = escape_controls(&f.path.display().to_string()).into_owned();
                     files.add(id, ClipFile::new(name, &f.text, &spans));
                 }
             }
@@ -71,7 +75,7 @@ impl Renderer {
                 Severity::Error => CsDiagnostic::error(),
                 Severity::Warning => CsDiagnostic::warning(),
             }
-            .with_message(&d.message);
+            .with_message(safe_text(&d.message));
             for (primary, span, message) in labels {
                 let id = span.file.0 as usize;
                 let Some(f) = files.get(id) else { continue };
@@ -79,11 +83,11 @@ impl Renderer {
                 let label = if primary {
                     Label::primary(id, range)
                 } else {
-                    Label::secondary(id, range).with_message(message)
+                    Label::secondary(id, range).with_message(safe_text(message))
                 };
                 cs.labels.push(label);
             }
-            cs = cs.with_notes(d.notes.clone());
+            cs = cs.with_notes(d.notes.iter().map(|n| safe_text(n).into_owned()).collect());
             if term::emit_to_write_style(&mut self.stream.lock(), &config, &files, &cs).is_err() {
                 // The span did not fit the file (should not happen): fall back to one line.
                 let _ = writeln!(std::io::stderr(), "{}", d.display(sources));
@@ -102,7 +106,8 @@ impl Renderer {
     }
 
     fn plain(&mut self, cs: CsDiagnostic<usize>, message: &str) {
-        let cs = cs.with_message(message);
+        let message = safe_text(message);
+        let cs = cs.with_message(message.as_ref());
         let files = SimpleFiles::<String, String>::new();
         if term::emit_to_write_style(
             &mut self.stream.lock(),

@@ -43,6 +43,31 @@ use layout::Slots;
 /// emitted code its own verifier refuses: a bug (the `compile` fuzz target looks for it).
 pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
     crate::check::check(tree, limits)?;
+    lower_checked(tree, limits)
+}
+
+/// Whether the compiled engines run `tree` (already accepted by [`crate::check::check`]) under
+/// `limits`: the first [`ErrorKind::ProgramTooLarge`] diagnostic [`lower`] gives, above all a
+/// per-tick instruction budget beyond `Limits::max_tick_instructions` as the verifier proves
+/// it. The reference interpreter asks this before it runs a tree, so every engine refuses the
+/// same trees and a tick of the reference is bounded as the vm's is; the bound is decided
+/// once, by the verifier, never recomputed on the tree. Any other failure of the lowering is
+/// a bug the differential tests must see, so the reference runs the tree regardless.
+pub fn within_budget(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
+    match lower_checked(tree, limits) {
+        Err(diags) => match diags
+            .into_iter()
+            .find(|d| d.kind == ErrorKind::ProgramTooLarge)
+        {
+            Some(d) => Err(d),
+            None => Ok(()),
+        },
+        Ok(_) => Ok(()),
+    }
+}
+
+/// [`lower`] for a tree `check` accepted.
+fn lower_checked(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
     let span = tree.main_root().map_or(Span::DUMMY, |r| tree.node(r).span);
     let capacity = match tree.config.model {
         Model::RunningList { capacity } => capacity,

@@ -171,7 +171,11 @@ impl<'t> Interpreter<'t> {
     ///
     /// Runs [`check`](crate::check::check), which alone decides whether the tree is valid, and
     /// fails with its first diagnostic (so include cycles, over-deep trees and node kinds the
-    /// tree's model does not run are refused, never recursed into or guessed at).
+    /// tree's model does not run are refused, never recursed into or guessed at). Then refuses,
+    /// with [`ErrorKind::ProgramTooLarge`](crate::diag::ErrorKind), a tree the vm and native
+    /// code refuse for a size limit, above all the per-tick instruction budget the verifier
+    /// proves (`Limits::max_tick_instructions`): every engine runs the same trees, and no tick
+    /// of the reference runs unbounded (see [`crate::lower::within_budget`]).
     pub fn new(tree: &'t Tree) -> Result<Self, Diagnostic> {
         Self::with_limits(tree, &btvm::Limits::default())
     }
@@ -181,6 +185,7 @@ impl<'t> Interpreter<'t> {
         if let Err(mut diags) = crate::check::check(tree, limits) {
             return Err(diags.swap_remove(0));
         }
+        crate::lower::within_budget(tree, limits)?;
         let rules = matches!(tree.config.model, Model::Cursor { .. })
             .then(|| crate::ir::analysis::Rules::new(tree));
         Ok(Interpreter {

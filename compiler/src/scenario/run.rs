@@ -217,6 +217,10 @@ pub struct Outcome {
     pub deciders: Vec<btvm::DeciderView>,
     /// The debug lines of [`Session::debug_level`], in order (empty from [`stream_session`]).
     pub debug: Vec<String>,
+    /// Why native code was asked for but the vm ran: only ever a program larger than native
+    /// code is compiled for ([`btvm::FallbackKind::TooLarge`]; any other failure to produce
+    /// native code is an error). `btvm run` prints it as a note.
+    pub fallback: Option<btvm::Fallback>,
 }
 
 fn no_agent() -> SnapshotError {
@@ -508,20 +512,21 @@ impl Engine for CompiledEngine<'_> {
 }
 
 /// A compiled engine of `kind`; native code that cannot be produced is an error here (tests
-/// and `btvm run` must know which engine ran).
+/// and `btvm run` must know which engine ran), except for a program larger than native code
+/// is compiled for: that one runs on the vm, and the engine's fallback says so.
 fn compiled(
     program: &btvm::Program,
     kind: btvm::EngineKind,
 ) -> Result<btvm::Engine<'_>, Diagnostic> {
     let engine = btvm::Engine::new(program, kind);
     match engine.fallback() {
-        Some(why) => Err(Diagnostic::new(
+        Some(why) if why.kind() != btvm::FallbackKind::TooLarge => Err(Diagnostic::new(
             ErrorKind::InvalidProgram,
             Span::DUMMY,
             format!("native code is not available: {why}"),
         )
         .with_note("`--engine vm` runs the same program on the bytecode vm")),
-        None => Ok(engine),
+        _ => Ok(engine),
     }
 }
 
@@ -603,6 +608,7 @@ pub fn stream_session(
                 saved,
                 deciders: views(&engine, scenario),
                 debug: Vec::new(),
+                fallback: None,
             })
         }
         EngineKind::Vm => run_compiled(tree, scenario, &[btvm::EngineKind::Vm], session, sink),
@@ -690,6 +696,7 @@ fn run_compiled(
             "no engine to run",
         ));
     };
+    let fallback = base.fallback().cloned();
     let mut host = ScriptedHost::for_tree(scenario, tree);
     let turns = if turns.len() > 1 {
         turns.to_vec()
@@ -703,6 +710,7 @@ fn run_compiled(
         saved,
         deciders: views(&engine, scenario),
         debug: Vec::new(),
+        fallback,
     })
 }
 

@@ -134,6 +134,20 @@ impl SourceMap {
                 let at = e.utf8_error().valid_up_to();
                 let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
                 let id = self.add(path, text);
+                if let Some(order) = utf16_order(e.as_bytes()) {
+                    return Err(Diagnostic::new(
+                        ErrorKind::InvalidUtf8,
+                        Span::new(id, 0, '\u{FFFD}'.len_utf8()),
+                        format!(
+                            "`{}` is UTF-16 ({order}: it starts with a UTF-16 byte order mark)",
+                            path.display()
+                        ),
+                    )
+                    .with_note(
+                        "btvm reads source files as UTF-8: convert it first, e.g. with \
+                         `iconv -f UTF-16 -t UTF-8`",
+                    ));
+                }
                 Err(Diagnostic::new(
                     ErrorKind::InvalidUtf8,
                     Span::new(id, at, at + '\u{FFFD}'.len_utf8()),
@@ -145,5 +159,14 @@ impl SourceMap {
                 .with_note("btvm reads source files as UTF-8 (plain ASCII is always fine)"))
             }
         }
+    }
+}
+
+/// The byte order of a file that starts with a UTF-16 byte order mark, if it does.
+fn utf16_order(bytes: &[u8]) -> Option<&'static str> {
+    match bytes.get(..2)? {
+        [0xff, 0xfe] => Some("little-endian"),
+        [0xfe, 0xff] => Some("big-endian"),
+        _ => None,
     }
 }

@@ -196,9 +196,11 @@ fn run_chunked(tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
     use btvm_compiler::scenario::run_engines;
     let program = btvm_compiler::lower::lower(tree, &btvm::Limits::default())
         .map_err(|mut d| d.swap_remove(0))?;
+    // Whatever the size: this contender exists to run native code.
     let config = NativeConfig {
         max_chunk: 3,
         inline_below: 0,
+        max_instructions: usize::MAX,
         ..NativeConfig::default()
     };
     let failed = |why: String| {

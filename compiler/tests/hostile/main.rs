@@ -22,6 +22,8 @@ use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
 use btvm_testkit::compare::{compare, Contenders};
 
+mod diagnostics;
+mod engines;
 mod scenario;
 
 /// The three tree formats, by file extension.

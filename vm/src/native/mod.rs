@@ -65,6 +65,16 @@ pub struct NativeConfig {
     /// default: producing the text slows compilation down and the listing costs memory for as
     /// long as the code lives.
     pub disassemble: bool,
+    /// Largest program, in bytecode instructions, compiled to native code; a larger one is
+    /// refused at once with [`NativeErrorKind::TooLarge`] (so [`Engine`](crate::Engine) runs
+    /// it on the vm and says why). Compile time grows linearly with the instruction count
+    /// and is large per instruction (about 10 µs in a release build on an idle machine, up to
+    /// 70 µs on a busy one), so without a bound a legal tree from untrusted input holds a
+    /// server in the compiler for minutes (7.6 M instructions: 135 s and 1.2 GB). The
+    /// default, 100,000, compiles in about a second on an idle machine; the demo bot is 265
+    /// instructions and a generated 10,000-node tree 35,000. Measurements in `BENCHMARKS.md`
+    /// ("Compile times").
+    pub max_instructions: usize,
 }
 
 impl Default for NativeConfig {
@@ -75,7 +85,27 @@ impl Default for NativeConfig {
             verify_ir: cfg!(debug_assertions),
             inline_below: 2000,
             disassemble: false,
+            max_instructions: 100_000,
         }
+    }
+}
+
+impl NativeConfig {
+    /// Whether `program` is small enough to compile ([`NativeConfig::max_instructions`]):
+    /// [`NativeCode::compile`] asks this first, and callers may ask it without compiling.
+    pub fn check_size(&self, program: &Program) -> Result<(), NativeError> {
+        let size = program.code().len();
+        if size > self.max_instructions {
+            return Err(NativeError::new(
+                NativeErrorKind::TooLarge,
+                format!(
+                    "{size} instructions, more than the {} native code is compiled for \
+                     (`NativeConfig::max_instructions`)",
+                    self.max_instructions
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -91,6 +121,9 @@ pub enum NativeErrorKind {
     Program,
     /// The code was compiled for a different program.
     WrongProgram,
+    /// The program has more instructions than [`NativeConfig::max_instructions`]: compiling
+    /// it would take too long, so nothing was compiled.
+    TooLarge,
 }
 
 /// Why a program could not be compiled (or run) natively. Callers that want a running engine
@@ -122,6 +155,7 @@ impl fmt::Display for NativeError {
             NativeErrorKind::Codegen => "native code generation failed",
             NativeErrorKind::Program => "the program cannot be compiled to native code",
             NativeErrorKind::WrongProgram => "the native code belongs to another program",
+            NativeErrorKind::TooLarge => "the program is too large to compile to native code",
         };
         write!(f, "{what}: {}", self.message)
     }
@@ -189,6 +223,7 @@ impl NativeCode {
     /// Compiles `program` for this machine.
     pub fn compile(program: &Program, config: &NativeConfig) -> Result<NativeCode, NativeError> {
         let started = Instant::now();
+        config.check_size(program)?;
         let mut module = new_module(config)?;
         let mut stats = NativeStats::default();
         let mut disassembly = config.disassemble.then(String::new);

@@ -376,17 +376,37 @@ pub fn decorator(name: &str) -> Option<&'static DecoratorDef> {
         .find(|d| d.name.eq_ignore_ascii_case(name))
 }
 
+/// Names longer than this many characters get no suggestion (no known name is that long, and
+/// an attacker's megabyte-long name must not cost a quadratic search).
+const MAX_SUGGESTED_NAME: usize = 64;
+
+/// Candidates examined at most for one suggestion.
+const MAX_CANDIDATES: usize = 4096;
+
 /// The candidate closest to `name` (case-insensitive edit distance), if it is close enough to
-/// be a likely typo: at most 1 edit for names up to 4 characters, 2 up to 8, 3 beyond.
+/// be a likely typo: at most 1 edit for names up to 4 characters, 2 up to 8, 3 beyond. The
+/// search is bounded: no suggestion for a name over [`MAX_SUGGESTED_NAME`] characters, only
+/// candidates whose length is within the edit budget are compared, and at most
+/// [`MAX_CANDIDATES`] are looked at.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let budget = match name.chars().count() {
+    if name.len() > 4 * MAX_SUGGESTED_NAME {
+        return None;
+    }
+    let len = name.chars().count();
+    if len > MAX_SUGGESTED_NAME {
+        return None;
+    }
+    let budget = match len {
         0..=4 => 1,
         5..=8 => 2,
         _ => 3,
     };
     let needle: Vec<char> = name.chars().map(|c| c.to_ascii_lowercase()).collect();
     let mut best: Option<(usize, &'a str)> = None;
-    for cand in candidates {
+    for cand in candidates.into_iter().take(MAX_CANDIDATES) {
+        if cand.len() > 4 * (len + budget) || cand.chars().count().abs_diff(len) > budget {
+            continue;
+        }
         let d = edit_distance(&needle, cand);
         if d <= budget && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, cand));
@@ -451,5 +471,8 @@ mod tests {
         assert_eq!(closest("teleprot", names()), Some("teleport"));
         assert_eq!(closest("roamm", names()), Some("roam"));
         assert_eq!(closest("dance", names()), None);
+        // Bounded: a name far longer than any known one is not searched.
+        let long = "teleport".repeat(100);
+        assert_eq!(closest(&long, names()), None);
     }
 }
