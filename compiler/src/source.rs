@@ -184,8 +184,16 @@ impl TooLarge {
 impl fmt::Display for TooLarge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.size {
-            Some(size) => write!(f, "{size} bytes; the limit is {} bytes", self.max_bytes),
-            None => write!(f, "more than the limit of {} bytes", self.max_bytes),
+            Some(size) => write!(
+                f,
+                "the file has {size} bytes, more than the limit of {}",
+                self.max_bytes
+            ),
+            None => write!(
+                f,
+                "the file has more than the limit of {} bytes",
+                self.max_bytes
+            ),
         }
     }
 }

@@ -14,7 +14,7 @@ use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
 use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
-use btvm_compiler::source::{RealFs, SourceMap};
+use btvm_compiler::source::{read_file, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use clap::{Parser, Subcommand, ValueEnum};
 use render::{Color, Renderer};
@@ -157,6 +157,11 @@ struct InputArgs {
     /// Unvanquished call with too many parameters, an unknown string escape, ...) fails.
     #[arg(long)]
     deny_warnings: bool,
+    /// Read the files the tree names (includes, behaviors, subtrees, block files) only inside
+    /// DIR, after following symbolic links, and the tree itself too (by default: the tree's
+    /// directory, for Unvanquished the directory above it, the game's root).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -261,6 +266,7 @@ fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree
         format: input.dialect,
         profile: input.profile,
         deny_warnings: input.deny_warnings,
+        root: input.root.clone(),
         ..LoadOptions::default()
     };
     let mut tree = match load_reporting(path, &RealFs, &options, &mut sources) {
@@ -358,8 +364,13 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
     let mut scenario = match &opts.scenario {
         None => Scenario::default(),
         Some(p) => {
-            let text = match std::fs::read_to_string(p) {
-                Ok(t) => t,
+            let limit = btvm::Limits::default().max_source_bytes as u64;
+            let text = match read_file(p, limit).map(String::from_utf8) {
+                Ok(Ok(t)) => t,
+                Ok(Err(_)) => {
+                    out.error(&format!("scenario `{}` is not UTF-8", p.display()));
+                    return ExitCode::FAILURE;
+                }
                 Err(e) => {
                     out.error(&format!("cannot read scenario `{}`: {e}", p.display()));
                     return ExitCode::FAILURE;
@@ -474,8 +485,9 @@ fn run_cmd(path: &Path, input: &InputArgs, opts: &RunOpts, out: &mut Renderer) -
 
 /// Reads the cursor records `btvm run --save` wrote, one per agent.
 fn read_snapshots(path: &Path) -> Result<Vec<btvm::CursorSnapshot>, String> {
+    let limit = btvm::Limits::default().max_program_bytes as u64;
     let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        read_file(path, limit).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let mut rest = &bytes[..];
     let mut out = Vec::new();
     while !rest.is_empty() {
@@ -534,7 +546,8 @@ fn compile(
 }
 
 fn disasm(path: &Path, input: &InputArgs, native: bool, out: &mut Renderer) -> ExitCode {
-    let bytes = match std::fs::read(path) {
+    let limit = btvm::Limits::default().max_program_bytes as u64;
+    let bytes = match read_file(path, limit) {
         Ok(b) => b,
         Err(e) => {
             out.error(&format!("cannot read `{}`: {e}", path.display()));

@@ -175,7 +175,7 @@ impl<'a> Files<'a> {
                     return Err(outside(
                         written,
                         at,
-                        "a symbolic link on its way leads out of the tree's root",
+                        "with symbolic links followed, it is outside the tree's root",
                     )
                     .into());
                 }
