@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// Identifies one file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -71,8 +72,9 @@ impl Span {
 pub struct SourceFile {
     /// The path as given (used in messages).
     pub path: PathBuf,
-    /// The text (invalid UTF-8 is replaced before it gets here; the loader reports it).
-    pub text: String,
+    /// The text (invalid UTF-8 is replaced before it gets here; the loader reports it), shared
+    /// with the front-end that reads it rather than copied.
+    pub text: Arc<str>,
     line_starts: Vec<usize>,
 }
 
@@ -113,7 +115,7 @@ impl SourceMap {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX - 1));
         self.files.push(SourceFile {
             path: path.into(),
-            text,
+            text: text.into(),
             line_starts,
         });
         id

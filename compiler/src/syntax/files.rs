@@ -17,7 +17,7 @@
 use std::cell::{Cell, RefCell};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use btvm::Limits;
 
@@ -31,8 +31,8 @@ pub(crate) struct SourceText {
     pub id: FileId,
     /// The path it was read from.
     pub path: PathBuf,
-    /// Its text.
-    pub text: Rc<str>,
+    /// Its text (the source map's, shared).
+    pub text: Arc<str>,
 }
 
 /// A failed read: the diagnostic, and the I/O error kind when the file system failed (a
@@ -278,7 +278,9 @@ pub(crate) fn register(
     bytes: Vec<u8>,
 ) -> Result<SourceText, Diagnostic> {
     let id = sources.add_checked(path, bytes, limits.max_source_bytes)?;
-    let text: Rc<str> = sources.get(id).map_or("", |f| f.text.as_str()).into();
+    let text = sources
+        .get(id)
+        .map_or_else(|| Arc::from(""), |f| Arc::clone(&f.text));
     Ok(SourceText {
         id,
         path: path.to_path_buf(),
