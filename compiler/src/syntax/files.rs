@@ -199,7 +199,7 @@ impl<'a> Files<'a> {
             self.fs
                 .read(&target, per_file.min(left))
                 .map_err(|e| match TooLarge::of(&e) {
-                    Some(t) if left < per_file && t.size.map_or(true, |s| s <= per_file) => budget(
+                    Some(t) if left < per_file && t.size.is_none_or(|s| s <= per_file) => budget(
                         at,
                         format!(
                         "reading `{written}` would take the tree's sources past {} bytes (each \

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use btvm_compiler::diag::Diagnostic;
-use btvm_compiler::source::{inside, normalize, read_file, resolve_in, RealFs, TooLarge};
+use btvm_compiler::source::{inside, normalize, read_file, resolve_in, Escape, RealFs, TooLarge};
 use proptest::prelude::*;
 
 use super::*;
@@ -534,13 +534,13 @@ proptest! {
     ) {
         let root = Path::new(root);
         let base = below.iter().fold(root.to_path_buf(), |p, c| p.join(c));
-        match resolve_in(root, &base, &written) {
-            Ok(p) => {
-                prop_assert!(inside(root, &p), "{} outside {}", p.display(), root.display());
-                prop_assert_eq!(normalize(&p), p.clone());
-                prop_assert!(!written.starts_with('/'));
-            }
-            Err(_) => {}
+        let resolved = resolve_in(root, &base, &written);
+        if written.starts_with('/') {
+            prop_assert_eq!(resolved.clone(), Err(Escape::Absolute));
+        }
+        if let Ok(p) = resolved {
+            prop_assert!(inside(root, &p), "{} outside {}", p.display(), root.display());
+            prop_assert_eq!(normalize(&p), p.clone());
         }
     }
 
