@@ -29,8 +29,8 @@ pub struct Limits {
     /// Most instructions one tick may execute, proved by the verifier before a program runs
     /// (default 64,000,000).
     pub max_tick_instructions: u64,
-    /// Most files one load of a tree may read, the main file included; a file included
-    /// twice counts twice (default 4,096; real trees read a few dozen).
+    /// Most files one load of a tree may read or try to read, the main file included; a file
+    /// included twice counts twice (default 4,096; real trees read a few dozen).
     pub max_load_files: usize,
     /// Most source bytes one load of a tree may read, over all its files; a file included
     /// twice counts twice (default 64 MiB, four files at `max_source_bytes`; real trees are

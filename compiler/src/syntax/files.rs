@@ -166,7 +166,7 @@ impl<'a> Files<'a> {
             diag: io_error(path, e, at),
             io: Some(e.kind()),
         };
-        let confined = at != Span::DUMMY || self.explicit;
+        let confined = !at.is_dummy() || self.explicit;
         let target = match (&self.root, confined) {
             (Some(_), true) => {
                 let canonical = self.fs.canonicalize(path).map_err(|e| io_err(&e))?;
@@ -193,6 +193,8 @@ impl<'a> Files<'a> {
             )
             .into());
         }
+        // Every attempt counts, a failed one too.
+        self.files.set(self.files.get() + 1);
         let left = self.limits.max_load_bytes.saturating_sub(self.bytes.get());
         let per_file = self.limits.max_source_bytes as u64;
         let bytes =
@@ -211,7 +213,6 @@ impl<'a> Files<'a> {
                     Some(t) => too_large(sources, path, t, per_file).into(),
                     None => io_err(&e),
                 })?;
-        self.files.set(self.files.get() + 1);
         self.bytes.set(self.bytes.get() + bytes.len() as u64);
         Ok(bytes)
     }
