@@ -159,6 +159,12 @@ pub trait FileSystem {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         Ok(normalize(path))
     }
+    /// Whether `path` itself is a symbolic link (not following it). The default, for file
+    /// systems without links, is `false`.
+    fn is_link(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
 }
 
 /// Why a read was refused: the file is longer than the limit. Carried inside the
@@ -324,6 +330,10 @@ impl FileSystem for RealFs {
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         std::fs::canonicalize(or_dot(path))
+    }
+
+    fn is_link(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
     }
 }
 

@@ -169,15 +169,16 @@ impl<'a> Files<'a> {
         let confined = !at.is_dummy() || self.explicit;
         let target = match (&self.root, confined) {
             (Some(_), true) => {
-                let canonical = self.fs.canonicalize(path).map_err(|e| io_err(&e))?;
+                let escape = || outside(written, at, LINKED_OUT).into();
+                let canonical = match self.fs.canonicalize(path) {
+                    Ok(c) => c,
+                    // A broken link says as little as one to a file outside the root.
+                    Err(_) if self.through_link(path) => return Err(escape()),
+                    Err(e) => return Err(io_err(&e)),
+                };
                 let root = self.canonical_root().map_err(ReadError::from)?;
                 if !canonical.starts_with(&root) {
-                    return Err(outside(
-                        written,
-                        at,
-                        "with symbolic links followed, it is outside the tree's root",
-                    )
-                    .into());
+                    return Err(escape());
                 }
                 canonical
             }
@@ -217,6 +218,14 @@ impl<'a> Files<'a> {
         Ok(bytes)
     }
 
+    /// Whether `path`, or a directory on its way below the root, is a symbolic link.
+    fn through_link(&self, path: &Path) -> bool {
+        let root = self.root.as_deref().unwrap_or(Path::new(""));
+        path.ancestors()
+            .take_while(|a| *a != root && crate::source::inside(root, a))
+            .any(|a| self.fs.is_link(a))
+    }
+
     /// The root's canonical path (asked of the file system once).
     fn canonical_root(&self) -> Result<PathBuf, Diagnostic> {
         if let Some(r) = &*self.canonical_root.borrow() {
@@ -234,6 +243,10 @@ impl<'a> Files<'a> {
         Ok(canonical)
     }
 }
+
+/// Why a path whose symbolic links lead out of the root (or nowhere) is refused: the same words
+/// whether the link's target exists or not, so the refusal tells nothing about it.
+const LINKED_OUT: &str = "with symbolic links followed, it is not a file inside the tree's root";
 
 /// The error for a path refused by the root: it names the path as written and the rule.
 fn outside(written: &str, at: Span, why: &str) -> Diagnostic {

@@ -234,6 +234,13 @@ fn symlink_escape_through_unvanquished_include() {
     game.link("bots/defs.h", &secret);
     let main = game.write("bots/main.bt", "#include \"bots/defs.h\"\naction roam");
     assert_symlink_escape(&main, "1:1");
+    // A link to a file outside that does not exist is refused in the same words: the
+    // diagnostic cannot tell whether the target exists.
+    let to_existing = real_err_default(&main).2;
+    std::fs::remove_file(game.path("bots/defs.h")).unwrap();
+    game.link("bots/defs.h", &outside.path("missing.h"));
+    assert_symlink_escape(&main, "1:1");
+    assert_eq!(real_err_default(&main).2, to_existing);
     // A linked directory on the way is an escape too.
     game.link("linked", outside.path("").as_path());
     let main = game.write(
