@@ -117,6 +117,12 @@ pub enum ErrorKind {
     InvalidUtf8,
     /// The file is larger than `Limits::max_source_bytes`.
     SourceTooLarge,
+    /// A path a tree names is absolute, or leads outside the load's root (through `..` or a
+    /// symbolic link): see `LoadOptions::root`.
+    OutsideRoot,
+    /// Loading one tree reads more files or more bytes than `Limits::max_load_files` or
+    /// `Limits::max_load_bytes` allow (each read counts, a file included twice twice).
+    LoadBudget,
     /// A character or token the lexer does not accept.
     BadToken,
     /// A string literal without its closing quote.

@@ -1,12 +1,13 @@
 //! Loading a tree from a file: pick the front-end, parse, then [`check`](crate::check).
 
 use btvm::Limits;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::ir::{Dialect, Tree};
 use crate::source::{FileSystem, SourceMap, Span};
 use crate::syntax;
+use crate::syntax::files::Files;
 pub use crate::syntax::Profile;
 
 /// A source format: the canonical syntax or one of the dialects.
@@ -167,7 +168,7 @@ fn skip_declaration(text: &str) -> Option<&str> {
 }
 
 /// How to load a tree.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
     /// The format; `None` picks it from the file extension (and, for `.xml`, the root
     /// element: see [`Format::sniff_xml`]).
@@ -179,6 +180,12 @@ pub struct LoadOptions {
     /// Make every warning an error: a tree the original loads with a logged complaint fails
     /// to load (`--deny-warnings`).
     pub deny_warnings: bool,
+    /// The directory every file the tree names (includes, behaviors, subtrees, BST's block
+    /// files) must be inside, after resolving symbolic links (`--root`); the main file too
+    /// when given. `None`: the main file's directory (for Unvanquished the directory above
+    /// it, the game's root that `#include` names files from), and the main file itself is
+    /// read wherever it is. Absolute paths in a tree are always refused.
+    pub root: Option<PathBuf>,
 }
 
 /// A loaded tree and the warnings its loading gave: what the original game would log while
@@ -220,22 +227,20 @@ pub fn load_reporting(
     options: &LoadOptions,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Loaded> {
-    let sniffed = || {
-        let is_xml = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-        if is_xml {
-            Format::sniff_xml(&fs.read(path).ok()?)
-        } else {
-            None
-        }
-    };
-    let format = match options
-        .format
-        .or_else(|| Format::from_path(path))
-        .or_else(sniffed)
-    {
+    let files = Files::new(fs, &options.limits, options.root.as_deref());
+    let is_xml = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    let mut format = options.format.or_else(|| Format::from_path(path));
+    if format.is_none() && is_xml {
+        let shown = path.display().to_string();
+        let bytes = files
+            .read_bytes(sources, path, &shown, Span::DUMMY)
+            .map_err(|e| vec![e.diag])?;
+        format = Format::sniff_xml(&bytes);
+    }
+    let format = match format {
         Some(f) => f,
         None => {
             return Err(vec![Diagnostic::new(
@@ -253,7 +258,7 @@ pub fn load_reporting(
         }
     };
     let mut warnings = Vec::new();
-    let checked = front_end(format, path, fs, options, sources, &mut warnings)
+    let checked = front_end(format, path, files, options, sources, &mut warnings)
         .and_then(|tree| crate::check::check(&tree, &options.limits).map(|()| tree));
     match checked {
         Ok(_) if options.deny_warnings && !warnings.is_empty() => Err(warnings
@@ -274,24 +279,21 @@ pub fn load_reporting(
 fn front_end(
     format: Format,
     path: &Path,
-    fs: &dyn FileSystem,
+    files: Files,
     options: &LoadOptions,
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    let limits = &options.limits;
     match format {
-        Format::Canonical => syntax::canonical::load(path, fs, limits, sources),
+        Format::Canonical => syntax::canonical::load_in(path, files, sources),
         Format::Dialect(Dialect::Unvanquished) => {
-            syntax::unvanquished::load_with_warnings(path, fs, limits, sources, warnings)
+            syntax::unvanquished::load_in(path, files, sources, warnings)
         }
-        Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load(path, fs, limits, sources),
-        Format::Dialect(Dialect::Spore) => syntax::spore::load(path, fs, limits, sources),
+        Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load_in(path, files, sources),
+        Format::Dialect(Dialect::Spore) => syntax::spore::load_in(path, files, sources),
         Format::Dialect(Dialect::Mbt) => {
-            syntax::mbt::load_with_warnings(path, fs, limits, options.profile, sources, warnings)
+            syntax::mbt::load_in(path, files, options.profile, sources, warnings)
         }
-        Format::Dialect(Dialect::Bst) => {
-            syntax::bst::load_with_warnings(path, fs, limits, sources, warnings)
-        }
+        Format::Dialect(Dialect::Bst) => syntax::bst::load_in(path, files, sources, warnings),
     }
 }

@@ -23,6 +23,7 @@ fn load_as(fs: &MemFs, profile: Option<Profile>) -> Option<Tree> {
         limits: Limits::default(),
         profile,
         deny_warnings: false,
+        root: None,
     };
     let mut sources = SourceMap::new();
     match load(Path::new("/f/main.xml"), fs, &options, &mut sources) {

@@ -43,6 +43,7 @@ fn fixture() -> &'static (Tree, Scenario) {
             limits: Limits::default(),
             profile: None,
             deny_warnings: false,
+            root: None,
         };
         let tree = load(
             "/f/main.debt".as_ref(),

@@ -58,6 +58,7 @@ pub fn load_input(data: &[u8], format: Format, ext: &str) {
         limits: Limits::default(),
         profile: None,
         deny_warnings: false,
+        root: None,
     };
     let mut sources = SourceMap::new();
     match load(&main, &fs, &options, &mut sources) {

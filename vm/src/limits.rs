@@ -37,6 +37,13 @@ pub struct Limits {
     /// Most agent-ticks (agents × ticks) a scenario runs (default 100,000,000): what bounds
     /// the time a scripted run may take. Its trace is streamed, so no bound on its size.
     pub max_agent_ticks: u64,
+    /// Most files one load of a tree may read or try to read, the main file included; a file
+    /// included twice counts twice (default 4,096; real trees read a few dozen).
+    pub max_load_files: usize,
+    /// Most source bytes one load of a tree may read, over all its files; a file included
+    /// twice counts twice (default 64 MiB, four files at `max_source_bytes`; real trees are
+    /// a few hundred KiB at most).
+    pub max_load_bytes: u64,
 }
 
 impl Default for Limits {
@@ -56,6 +63,8 @@ impl Default for Limits {
             max_agents: 1_000_000,
             max_ticks: 1_000_000,
             max_agent_ticks: 100_000_000,
+            max_load_files: 4096,
+            max_load_bytes: 64 << 20,
         }
     }
 }

@@ -15,7 +15,7 @@ use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
 use btvm_compiler::scenario::{load_scenario, stream_session, EngineKind, Scenario, Session};
-use btvm_compiler::source::{RealFs, SourceMap};
+use btvm_compiler::source::{read_file, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use clap::{Parser, Subcommand, ValueEnum};
 use output::Output;
@@ -159,6 +159,11 @@ struct InputArgs {
     /// Unvanquished call with too many parameters, an unknown string escape, ...) fails.
     #[arg(long)]
     deny_warnings: bool,
+    /// Read the files the tree names (includes, behaviors, subtrees, block files) only inside
+    /// DIR, after following symbolic links, and the tree itself too (by default: the tree's
+    /// directory, for Unvanquished the directory above it, the game's root).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -295,6 +300,7 @@ fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree
         format: input.dialect,
         profile: input.profile,
         deny_warnings: input.deny_warnings,
+        root: input.root.clone(),
         ..LoadOptions::default()
     };
     let mut tree = match load_reporting(path, &RealFs, &options, &mut sources) {
@@ -498,19 +504,13 @@ fn read_scenario(
     sources: &mut SourceMap,
     limits: &btvm::Limits,
 ) -> Result<Scenario, Vec<btvm_compiler::diag::Diagnostic>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    let read = std::fs::File::open(path).and_then(|f| {
-        f.take(limits.max_source_bytes as u64 + 1)
-            .read_to_end(&mut bytes)
-    });
-    if let Err(e) = read {
-        return Err(vec![btvm_compiler::diag::Diagnostic::new(
+    let bytes = read_file(path, limits.max_source_bytes as u64).map_err(|e| {
+        vec![btvm_compiler::diag::Diagnostic::new(
             btvm_compiler::diag::ErrorKind::Io,
             btvm_compiler::source::Span::DUMMY,
             format!("cannot read scenario `{}`: {e}", path.display()),
-        )]);
-    }
+        )]
+    })?;
     load_scenario(path, bytes, sources, limits)
 }
 
@@ -536,8 +536,9 @@ fn dump_state(
 
 /// Reads the cursor records `btvm run --save` wrote, one per agent.
 fn read_snapshots(path: &Path) -> Result<Vec<btvm::CursorSnapshot>, String> {
+    let limit = btvm::Limits::default().max_program_bytes as u64;
     let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        read_file(path, limit).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let mut rest = &bytes[..];
     let mut out = Vec::new();
     while !rest.is_empty() {
@@ -602,7 +603,8 @@ fn disasm(
     stdout: &mut Output,
     out: &mut Renderer,
 ) -> ExitCode {
-    let bytes = match std::fs::read(path) {
+    let limit = btvm::Limits::default().max_program_bytes as u64;
+    let bytes = match read_file(path, limit) {
         Ok(b) => b,
         Err(e) => {
             out.error(&format!("cannot read `{}`: {e}", path.display()));

@@ -1,21 +1,29 @@
-//! Reading source files: through the [`FileSystem`], into the [`SourceMap`], with the one
-//! diagnostic for each way it can fail.
+//! Reading source files: through the [`FileSystem`], confined to the load's root, within the
+//! load's budgets, into the [`SourceMap`], with the one diagnostic for each way it can fail.
 //!
-//! Every front-end reads every file it parses through [`read_source`] (or, for bytes it has
-//! already read, [`register`]), so the size limit, the UTF-8 check and the wording of an I/O
-//! failure are decided here once, and every file a diagnostic can point into is in the source
-//! map. This module never lexes or parses, and never resolves paths (a front-end decides which
-//! path to read: relative to an including file, case-insensitively, ...).
+//! Every front-end reads every file it parses through one [`Files`] per load: its
+//! [`Files::resolve`] decides, in this one place, which path a name written in a tree means
+//! (never an absolute path, never outside the root), and its reads check that the file's
+//! canonical path (symbolic links resolved) is inside the root, count files and bytes
+//! against `Limits::max_load_files` and `Limits::max_load_bytes`, and read at most
+//! `Limits::max_source_bytes` of a regular file. So the size limit, the UTF-8 check and the
+//! wording of each failure are decided here once, and every file a diagnostic can point into
+//! is in the source map. An error about a path names the path as the tree wrote it and the
+//! rule, never anything read from, or learnt about, a file outside the root.
+//!
+//! This module never lexes or parses, and never decides which name a front-end asks for
+//! (relative to an including file or to the game's root, case-insensitively, ...).
 
+use std::cell::{Cell, RefCell};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use btvm::Limits;
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
-use crate::source::{FileId, FileSystem, SourceMap, Span};
+use crate::source::{resolve_in, Escape, FileId, FileSystem, SourceMap, Span, TooLarge};
 
 /// A file read and registered in the source map.
 pub(crate) struct SourceText {
@@ -23,26 +31,256 @@ pub(crate) struct SourceText {
     pub id: FileId,
     /// The path it was read from.
     pub path: PathBuf,
-    /// Its text.
-    pub text: Rc<str>,
+    /// Its text (the source map's, shared).
+    pub text: Arc<str>,
 }
 
-/// Reads `path` through `fs` and registers it in `sources` (see [`register`]).
-///
-/// An I/O failure is an [`ErrorKind::Io`] positioned at `requested_at` (the directive, element
-/// or reference naming the file; [`Span::DUMMY`] for the main file), and nothing is added to
-/// `sources`; size and encoding failures point into the file.
-pub(crate) fn read_source(
-    fs: &dyn FileSystem,
-    sources: &mut SourceMap,
-    limits: &Limits,
-    path: &Path,
-    requested_at: Span,
-) -> Result<SourceText, Diagnostic> {
-    let bytes = fs
-        .read(path)
-        .map_err(|e| io_error(path, &e, requested_at))?;
-    register(sources, limits, path, bytes)
+/// A failed read: the diagnostic, and the I/O error kind when the file system failed (a
+/// front-end may then try another name, or skip the file).
+pub(crate) struct ReadError {
+    /// What to report.
+    pub diag: Diagnostic,
+    /// The I/O error's kind; `None` for a refusal (root, budget, size).
+    pub io: Option<io::ErrorKind>,
+}
+
+impl From<ReadError> for Diagnostic {
+    fn from(e: ReadError) -> Diagnostic {
+        e.diag
+    }
+}
+
+impl From<Diagnostic> for ReadError {
+    fn from(diag: Diagnostic) -> ReadError {
+        ReadError { diag, io: None }
+    }
+}
+
+/// Everything one load reads goes through this: the file system, the limits, the root and
+/// what has been read so far.
+pub(crate) struct Files<'a> {
+    fs: &'a dyn FileSystem,
+    limits: &'a Limits,
+    /// The root every file a tree names must be inside; `None` until a front-end sets its
+    /// default (then the main file is not confined either).
+    root: Option<PathBuf>,
+    /// Whether the root was given (`LoadOptions::root`) rather than defaulted.
+    explicit: bool,
+    /// The root's canonical path, once asked for.
+    canonical_root: RefCell<Option<PathBuf>>,
+    /// Files read so far.
+    files: Cell<usize>,
+    /// Bytes read so far.
+    bytes: Cell<u64>,
+}
+
+impl<'a> Files<'a> {
+    /// A load reading through `fs`, confined to `root` when given.
+    pub(crate) fn new(fs: &'a dyn FileSystem, limits: &'a Limits, root: Option<&Path>) -> Self {
+        Files {
+            fs,
+            limits,
+            root: root.map(crate::source::normalize),
+            explicit: root.is_some(),
+            canonical_root: RefCell::new(None),
+            files: Cell::new(0),
+            bytes: Cell::new(0),
+        }
+    }
+
+    /// The limits of this load.
+    pub(crate) fn limits(&self) -> &'a Limits {
+        self.limits
+    }
+
+    /// The file system, for listing directories (reads go through [`Files::read`]).
+    pub(crate) fn fs(&self) -> &'a dyn FileSystem {
+        self.fs
+    }
+
+    /// Sets the root a front-end uses when none was given: the main file's directory, or
+    /// the game's root for Unvanquished.
+    pub(crate) fn default_root(&mut self, root: &Path) {
+        if self.root.is_none() {
+            self.root = Some(crate::source::normalize(root));
+        }
+    }
+
+    /// The path a tree means by `written`, relative to the directory `base`: refused (at
+    /// `at`) when absolute or when it climbs out of the root.
+    pub(crate) fn resolve(
+        &self,
+        base: &Path,
+        written: &str,
+        at: Span,
+    ) -> Result<PathBuf, Diagnostic> {
+        let root = self.root.as_deref().unwrap_or(Path::new(""));
+        resolve_in(root, base, written).map_err(|e| {
+            let why = match e {
+                Escape::Absolute => "it is an absolute path",
+                Escape::OutsideRoot => "it leads out of the tree's root",
+            };
+            outside(written, at, why)
+        })
+    }
+
+    /// Reads and registers the main file (not confined to a defaulted root).
+    pub(crate) fn read_main(
+        &self,
+        sources: &mut SourceMap,
+        path: &Path,
+    ) -> Result<SourceText, Diagnostic> {
+        let shown = path.display().to_string();
+        let bytes = self.read_bytes(sources, path, &shown, Span::DUMMY)?;
+        register(sources, self.limits, path, bytes)
+    }
+
+    /// Reads the file at `path` (resolved by [`Files::resolve`] or listed in a directory
+    /// inside the root) and registers it. `written` is the name as the tree wrote it, `at`
+    /// where (see [`Files::read_bytes`]).
+    pub(crate) fn read(
+        &self,
+        sources: &mut SourceMap,
+        path: &Path,
+        written: &str,
+        at: Span,
+    ) -> Result<SourceText, ReadError> {
+        let bytes = self.read_bytes(sources, path, written, at)?;
+        Ok(register(sources, self.limits, path, bytes)?)
+    }
+
+    /// Reads the bytes of `path` without registering them (see [`register`]): refused when
+    /// the file's canonical path is outside the root, when the load's file or byte budget
+    /// would be exceeded, or when it is not a regular file of at most
+    /// `Limits::max_source_bytes`. I/O failures and refusals are positioned at `at` (the
+    /// directive, element or reference naming the file; [`Span::DUMMY`] for the main file);
+    /// a file too large is added to `sources` with empty text and the error points into it.
+    pub(crate) fn read_bytes(
+        &self,
+        sources: &mut SourceMap,
+        path: &Path,
+        written: &str,
+        at: Span,
+    ) -> Result<Vec<u8>, ReadError> {
+        let io_err = |e: &io::Error| ReadError {
+            diag: io_error(path, e, at),
+            io: Some(e.kind()),
+        };
+        let confined = !at.is_dummy() || self.explicit;
+        let target = match (&self.root, confined) {
+            (Some(_), true) => {
+                let escape = || outside(written, at, LINKED_OUT).into();
+                let canonical = match self.fs.canonicalize(path) {
+                    Ok(c) => c,
+                    // A broken link says as little as one to a file outside the root.
+                    Err(_) if self.through_link(path) => return Err(escape()),
+                    Err(e) => return Err(io_err(&e)),
+                };
+                let root = self.canonical_root().map_err(ReadError::from)?;
+                if !canonical.starts_with(&root) {
+                    return Err(escape());
+                }
+                canonical
+            }
+            _ => path.to_path_buf(),
+        };
+        if self.files.get() >= self.limits.max_load_files {
+            return Err(budget(
+                at,
+                format!(
+                    "loading the tree reads more than {} files (each include counts)",
+                    self.limits.max_load_files
+                ),
+            )
+            .into());
+        }
+        // Every attempt counts, a failed one too.
+        self.files.set(self.files.get() + 1);
+        let left = self.limits.max_load_bytes.saturating_sub(self.bytes.get());
+        let per_file = self.limits.max_source_bytes as u64;
+        let bytes =
+            self.fs
+                .read(&target, per_file.min(left))
+                .map_err(|e| match TooLarge::of(&e) {
+                    Some(t) if left < per_file && t.size.is_none_or(|s| s <= per_file) => budget(
+                        at,
+                        format!(
+                        "reading `{written}` would take the tree's sources past {} bytes (each \
+                         include counts)",
+                        self.limits.max_load_bytes
+                    ),
+                    )
+                    .into(),
+                    Some(t) => too_large(sources, path, t, per_file).into(),
+                    None => io_err(&e),
+                })?;
+        self.bytes.set(self.bytes.get() + bytes.len() as u64);
+        Ok(bytes)
+    }
+
+    /// Whether `path`, or a directory on its way below the root, is a symbolic link.
+    fn through_link(&self, path: &Path) -> bool {
+        let root = self.root.as_deref().unwrap_or(Path::new(""));
+        path.ancestors()
+            .take_while(|a| *a != root && crate::source::inside(root, a))
+            .any(|a| self.fs.is_link(a))
+    }
+
+    /// The root's canonical path (asked of the file system once).
+    fn canonical_root(&self) -> Result<PathBuf, Diagnostic> {
+        if let Some(r) = &*self.canonical_root.borrow() {
+            return Ok(r.clone());
+        }
+        let root = self.root.clone().unwrap_or_default();
+        let canonical = self.fs.canonicalize(&root).map_err(|e| {
+            Diagnostic::new(
+                ErrorKind::Io,
+                Span::DUMMY,
+                format!("cannot resolve the tree's root `{}`: {e}", root.display()),
+            )
+        })?;
+        *self.canonical_root.borrow_mut() = Some(canonical.clone());
+        Ok(canonical)
+    }
+}
+
+/// Why a path whose symbolic links lead out of the root (or nowhere) is refused: the same words
+/// whether the link's target exists or not, so the refusal tells nothing about it.
+const LINKED_OUT: &str = "with symbolic links followed, it is not a file inside the tree's root";
+
+/// The error for a path refused by the root: it names the path as written and the rule.
+fn outside(written: &str, at: Span, why: &str) -> Diagnostic {
+    Diagnostic::new(
+        ErrorKind::OutsideRoot,
+        at,
+        format!("`{written}` is not read: {why}"),
+    )
+    .with_note(
+        "a tree reads only files inside its root (by default the main file's directory; \
+         `LoadOptions::root`, `--root DIR`), named by relative paths",
+    )
+}
+
+/// The error for a load past its file or byte budget.
+fn budget(at: Span, message: String) -> Diagnostic {
+    Diagnostic::new(ErrorKind::LoadBudget, at, message).with_note(
+        "`Limits::max_load_files` and `Limits::max_load_bytes` bound what one load reads",
+    )
+}
+
+/// The error for a file longer than `Limits::max_source_bytes`: the file is added with empty
+/// text, so the message can name it.
+fn too_large(sources: &mut SourceMap, path: &Path, t: TooLarge, max: u64) -> Diagnostic {
+    let id = sources.add(path, String::new());
+    let size = match t.size {
+        Some(s) => format!("{s} bytes"),
+        None => format!("more than {max} bytes"),
+    };
+    Diagnostic::new(
+        ErrorKind::SourceTooLarge,
+        Span::new(id, 0, 0),
+        format!("`{}` is {size}; the limit is {max} bytes", path.display()),
+    )
 }
 
 /// Registers the `bytes` read from `path` in `sources`, enforcing
@@ -54,7 +292,9 @@ pub(crate) fn register(
     bytes: Vec<u8>,
 ) -> Result<SourceText, Diagnostic> {
     let id = sources.add_checked(path, bytes, limits.max_source_bytes)?;
-    let text: Rc<str> = sources.get(id).map_or("", |f| f.text.as_str()).into();
+    let text = sources
+        .get(id)
+        .map_or_else(|| Arc::from(""), |f| Arc::clone(&f.text));
     Ok(SourceText {
         id,
         path: path.to_path_buf(),
@@ -93,13 +333,13 @@ pub(crate) fn check_size(file: FileId, text: &str, limits: &Limits) -> crate::di
 /// the `load` of the single-file text front-ends.
 pub(crate) fn load_one(
     path: &Path,
-    fs: &dyn FileSystem,
-    limits: &Limits,
+    files: &mut Files,
     sources: &mut SourceMap,
     parse: impl FnOnce(FileId, &str, &Limits) -> crate::diag::Result<Tree>,
 ) -> crate::diag::Result<Tree> {
-    let src = read_source(fs, sources, limits, path, Span::DUMMY).map_err(|d| vec![d])?;
-    parse(src.id, &src.text, limits)
+    files.default_root(path.parent().unwrap_or(Path::new("")));
+    let src = files.read_main(sources, path).map_err(|d| vec![d])?;
+    parse(src.id, &src.text, files.limits())
 }
 
 impl SourceMap {

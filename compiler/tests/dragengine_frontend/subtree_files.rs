@@ -8,7 +8,7 @@ fn subtree_paths_are_relative_to_the_including_file() {
     let files = [
         (
             "/t/main.debt",
-            tree("<sequence><subtree>ai/patrol.debt</subtree><subtree>/abs/x.debt</subtree></sequence>"),
+            tree("<sequence><subtree>ai/patrol.debt</subtree><subtree>ai/x.debt</subtree></sequence>"),
         ),
         (
             "/t/ai/patrol.debt",
@@ -19,7 +19,7 @@ fn subtree_paths_are_relative_to_the_including_file() {
         ),
         ("/t/ai/legs/leg.debt", tree("<action name='leg'/>")),
         ("/t/common/rest.debt", tree("<action name='rest'/>")),
-        ("/abs/x.debt", tree("<action name='abs'/>")),
+        ("/t/ai/x.debt", tree("<action name='abs'/>")),
         // Decoys: the same names relative to the main file's directory.
         ("/t/legs/leg.debt", tree("<action name='wrong'/>")),
         ("/common/rest.debt", tree("<action name='wrong'/>")),

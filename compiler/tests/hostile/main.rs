@@ -24,6 +24,7 @@ use btvm_testkit::compare::{compare, Contenders};
 
 mod diagnostics;
 mod engines;
+mod files;
 mod scenario;
 
 /// The three tree formats, by file extension.

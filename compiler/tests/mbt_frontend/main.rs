@@ -44,6 +44,7 @@ fn try_load_with(
         limits,
         profile: gamesdk.then_some(Profile::GameSdk),
         deny_warnings: false,
+        root: None,
     };
     let mut sources = SourceMap::new();
     let r = load(Path::new(PATH), &fs, &options, &mut sources);
@@ -140,6 +141,7 @@ fn assert_warn(xml: &str, kind: ErrorKind, needle: &str, says: &str) {
         limits: Limits::default(),
         profile: None,
         deny_warnings: true,
+        root: None,
     };
     let mut sources = SourceMap::new();
     let d = match load(Path::new(PATH), &fs, &options, &mut sources) {

@@ -12,6 +12,7 @@ fn mbt_numbers_read_as_c_reads_them() {
             limits: Limits::default(),
             profile: None,
             deny_warnings: false,
+            root: None,
         };
         let mut sources = SourceMap::new();
         let loaded =

@@ -2,34 +2,35 @@
 //! block files (every other `*.xml` file in the main file's directory whose root element is
 //! `<Blocks>`, in sorted name order; `spec/bst.md` section 1.1).
 //!
-//! Files that are read go through `syntax::files` (size limit, UTF-8), so every
-//! diagnostic can be located. Other `.xml` files of the directory are only looked at up to
-//! their root tag and are never registered. This file never parses XML beyond that root tag.
+//! Files that are read go through the load's [`Files`] (root, budgets, size limit, UTF-8),
+//! so every diagnostic can be located and a `.xml` beside the tree that is a symbolic link out
+//! of the root is refused. Other `.xml` files of the directory are only looked at up to their
+//! root tag and are never registered. This file never parses XML beyond that root tag.
 
 use std::path::Path;
 
-use btvm::Limits;
-
 use crate::diag::Diagnostic;
-use crate::source::{FileSystem, SourceMap, Span};
+use crate::source::{SourceMap, Span};
 use crate::syntax::files::{io_error, register, SourceText};
 
-pub(super) use crate::syntax::files::read_source;
+pub(super) use crate::syntax::files::Files;
 
 /// The global block files next to `main`: every other `*.xml` file in its directory (not in
 /// subdirectories) whose root element is `<Blocks>` (any case), in sorted name order, read
-/// and registered. Files that cannot be read or whose root is something else are skipped.
-/// `main_span` positions a failure to list the directory.
+/// and registered. Files that cannot be read (I/O errors, files that are not regular) or
+/// whose root is something else are skipped; a file refused by the root, the budgets or the
+/// size limit fails the load. `main_span` positions those failures and a failure to list the
+/// directory.
 pub(super) fn global_block_files(
-    fs: &dyn FileSystem,
+    files: &Files,
     sources: &mut SourceMap,
-    limits: &Limits,
     main: &Path,
     main_span: Span,
 ) -> Result<Vec<SourceText>, Diagnostic> {
     let dir = main.parent().unwrap_or(Path::new(""));
     let main_name = main.file_name().map(|n| n.to_string_lossy().into_owned());
-    let mut names = fs
+    let mut names = files
+        .fs()
         .list(dir)
         .map_err(|e| io_error(dir, &e, main_span))?
         .into_iter()
@@ -45,13 +46,15 @@ pub(super) fn global_block_files(
     names.dedup();
     let mut out = Vec::new();
     for name in names {
-        let path = dir.join(&name);
-        let Ok(bytes) = fs.read(&path) else {
-            continue;
+        let path = files.resolve(dir, &name, main_span)?;
+        let bytes = match files.read_bytes(sources, &path, &name, main_span) {
+            Ok(bytes) => bytes,
+            Err(e) if e.io.is_some() => continue,
+            Err(e) => return Err(e.diag),
         };
         let is_blocks = root_tag(&bytes).is_some_and(|t| t.eq_ignore_ascii_case(b"Blocks"));
         if is_blocks {
-            out.push(register(sources, limits, &path, bytes)?);
+            out.push(register(sources, files.limits(), &path, bytes)?);
         }
     }
     Ok(out)
@@ -123,12 +126,14 @@ mod tests {
             .insert("ai/sub/f.xml", "<Blocks/>")
             .insert("other/g.xml", "<Blocks/>");
         let mut sources = SourceMap::new();
+        let limits = btvm::Limits::default();
+        let mut reader = Files::new(&fs, &limits, None);
+        reader.default_root(Path::new("ai"));
         let files = global_block_files(
-            &fs,
+            &reader,
             &mut sources,
-            &Limits::default(),
             Path::new("ai/main.xml"),
-            Span::DUMMY,
+            Span::new(crate::source::FileId(0), 0, 0),
         )
         .unwrap();
         let paths: Vec<_> = files

@@ -45,7 +45,7 @@ use std::path::Path;
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
-use crate::source::{FileSystem, SourceMap, Span};
+use crate::source::{FileSystem, SourceMap};
 
 use blocks::{Expander, Scope};
 use xml::El;
@@ -72,7 +72,18 @@ pub fn load_with_warnings(
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    load_tree(path, fs, limits, sources, warnings).map_err(|d| vec![d])
+    load_in(path, files::Files::new(fs, limits, None), sources, warnings)
+}
+
+/// [`load_with_warnings`] within the reads of one load (its root and budgets).
+pub(crate) fn load_in(
+    path: &Path,
+    mut files: files::Files,
+    sources: &mut SourceMap,
+    warnings: &mut Vec<Diagnostic>,
+) -> crate::diag::Result<Tree> {
+    files.default_root(path.parent().unwrap_or(Path::new("")));
+    load_tree(path, &files, sources, warnings).map_err(|d| vec![d])
 }
 
 /// `d` as a warning, with `note`.
@@ -86,12 +97,12 @@ fn demote(d: Diagnostic, note: &str) -> Diagnostic {
 
 fn load_tree(
     path: &Path,
-    fs: &dyn FileSystem,
-    limits: &Limits,
+    files: &files::Files,
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Tree, Diagnostic> {
-    let main = files::read_source(fs, sources, limits, path, Span::DUMMY)?;
+    let limits = files.limits();
+    let main = files.read_main(sources, path)?;
     let main_xml = xml::parse(main.id, &main.text)?;
     let root = El::root(&main_xml);
     // The trees of the file in order, and the first element of a `<SelectionTrees>` that is
@@ -126,7 +137,7 @@ fn load_tree(
             d
         });
     };
-    let block_files = files::global_block_files(fs, sources, limits, path, root.start_tag())?;
+    let block_files = files::global_block_files(files, sources, path, root.start_tag())?;
     let block_xml = block_files
         .iter()
         .map(|f| xml::parse(f.id, &f.text))

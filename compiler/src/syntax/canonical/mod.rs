@@ -67,5 +67,14 @@ pub fn load(
     limits: &btvm::Limits,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    super::files::load_one(path, fs, limits, sources, parse)
+    load_in(path, super::files::Files::new(fs, limits, None), sources)
+}
+
+/// [`load`] within the reads of one load (its root and budgets).
+pub(crate) fn load_in(
+    path: &Path,
+    mut files: super::files::Files,
+    sources: &mut SourceMap,
+) -> crate::diag::Result<Tree> {
+    super::files::load_one(path, &mut files, sources, parse)
 }

@@ -1,61 +1,34 @@
-//! Reading `.debt` files through the [`FileSystem`](crate::source::FileSystem) and resolving subtree paths.
+//! Reading `.debt` files and resolving subtree paths, through the load's
+//! [`Files`](crate::syntax::files::Files).
 //!
-//! Every file goes through [`read_source`] (`syntax::files`), which enforces `Limits::max_source_bytes` and
-//! UTF-8 and registers the file in the [`SourceMap`](crate::source::SourceMap), so every diagnostic can be located. Paths
-//! are compared after lexical normalization (`.` dropped, `dir/..` folded), which is what makes
-//! include cycles through `../` detectable. This file never parses XML.
+//! Every file goes through `syntax::files`, which confines it to the load's root (a subtree
+//! path is relative to the including file's directory; an absolute path or one leading out of
+//! the root is refused), enforces the load's budgets, `Limits::max_source_bytes` and UTF-8,
+//! and registers the file in the [`SourceMap`](crate::source::SourceMap), so every diagnostic
+//! can be located. Paths are compared after lexical normalization (`.` dropped, `dir/..`
+//! folded), which is what makes include cycles through `../` detectable. This file never
+//! parses XML.
 
-use std::path::{Component, Path, PathBuf};
-
-pub(super) use crate::syntax::files::read_source;
-
-/// The file a `<subtree>` in `including` names: `written` taken relative to the including
-/// file's directory (or as is when absolute), normalized.
-pub(super) fn resolve(including: &Path, written: &str) -> PathBuf {
-    let dir = including.parent().unwrap_or(Path::new(""));
-    normalize(&dir.join(written))
-}
-
-/// `path` with `.` components removed and `name/..` pairs folded (lexically, without asking
-/// the file system; a leading `..` of a relative path is kept).
-pub(super) fn normalize(path: &Path) -> PathBuf {
-    let mut out: Vec<Component> = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => match out.last() {
-                Some(Component::Normal(_)) => {
-                    out.pop();
-                }
-                Some(Component::RootDir | Component::Prefix(_)) => {}
-                _ => out.push(c),
-            },
-            _ => out.push(c),
-        }
-    }
-    out.iter().collect()
-}
+pub(super) use crate::source::normalize;
+pub(super) use crate::syntax::files::Files;
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::path::{Path, PathBuf};
+
+    use crate::source::{resolve_in, Escape};
 
     #[test]
     fn paths_resolve_against_the_including_directory() {
-        let main = Path::new("/g/ai/main.debt");
+        let (root, dir) = (Path::new("/g"), Path::new("/g/ai"));
+        let resolve = |w: &str| resolve_in(root, dir, w);
+        assert_eq!(resolve("sub/a.debt"), Ok(PathBuf::from("/g/ai/sub/a.debt")));
+        assert_eq!(resolve("./../x/./b.debt"), Ok(PathBuf::from("/g/x/b.debt")));
+        assert_eq!(resolve("/abs/c.debt"), Err(Escape::Absolute));
+        assert_eq!(resolve("../../up.debt"), Err(Escape::OutsideRoot));
         assert_eq!(
-            resolve(main, "sub/a.debt"),
-            PathBuf::from("/g/ai/sub/a.debt")
+            resolve_in(Path::new(""), Path::new(""), "../up.debt"),
+            Err(Escape::OutsideRoot)
         );
-        assert_eq!(
-            resolve(main, "./../x/./b.debt"),
-            PathBuf::from("/g/x/b.debt")
-        );
-        assert_eq!(resolve(main, "/abs/c.debt"), PathBuf::from("/abs/c.debt"));
-        assert_eq!(
-            resolve(Path::new("main.debt"), "../up.debt"),
-            PathBuf::from("../up.debt")
-        );
-        assert_eq!(normalize(Path::new("/../a")), PathBuf::from("/a"));
     }
 }

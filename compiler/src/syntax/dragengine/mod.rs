@@ -77,7 +77,16 @@ pub fn load(
     limits: &btvm::Limits,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    rules::Loader::new(fs, limits, sources)
+    load_in(path, files::Files::new(fs, limits, None), sources)
+}
+
+/// [`load`] within the reads of one load (its root and budgets).
+pub(crate) fn load_in(
+    path: &Path,
+    files: files::Files,
+    sources: &mut SourceMap,
+) -> crate::diag::Result<Tree> {
+    rules::Loader::new(files, sources)
         .load(path)
         .map_err(|d| vec![d])
 }

@@ -25,7 +25,7 @@ use std::rc::Rc;
 use btvm::{Import, ImportId, ImportKind, Limits, Status};
 
 use super::ast::{FileRules, Located, Mode, Rule, RuleKind};
-use super::files::{normalize, read_source, resolve};
+use super::files::{normalize, Files};
 use super::ids::{Ids, Scope};
 use super::xml::parse_file;
 use crate::diag::{Diagnostic, ErrorKind};
@@ -33,13 +33,13 @@ use crate::ir::{
     Arg, BinOp, CallExpr, Composite, Dialect, Expr, Guard, GuardEval, Lit, NodeBuf, NodeKind,
     Resume, StatusMap, Tree, TreeBuilder,
 };
-use crate::source::{FileSystem, SourceMap, Span};
+use crate::source::{SourceMap, Span};
 
 type PResult<T> = Result<T, Diagnostic>;
 
 /// Loads one tree; one loader per [`super::load`] call.
 pub(super) struct Loader<'a> {
-    fs: &'a dyn FileSystem,
+    files: Files<'a>,
     limits: &'a Limits,
     sources: &'a mut SourceMap,
     /// Files parsed so far, by normalized path.
@@ -63,15 +63,11 @@ struct Frame {
 }
 
 impl<'a> Loader<'a> {
-    /// A loader reading through `fs`.
-    pub(super) fn new(
-        fs: &'a dyn FileSystem,
-        limits: &'a Limits,
-        sources: &'a mut SourceMap,
-    ) -> Self {
+    /// A loader reading through `files`.
+    pub(super) fn new(files: Files<'a>, sources: &'a mut SourceMap) -> Self {
         Loader {
-            fs,
-            limits,
+            limits: files.limits(),
+            files,
             sources,
             parsed: HashMap::new(),
             imports: Vec::new(),
@@ -84,7 +80,9 @@ impl<'a> Loader<'a> {
 
     /// Loads the tree whose main file is `path`.
     pub(super) fn load(mut self, path: &Path) -> PResult<Tree> {
-        let src = read_source(self.fs, self.sources, self.limits, path, Span::DUMMY)?;
+        self.files
+            .default_root(path.parent().unwrap_or(Path::new("")));
+        let src = self.files.read_main(self.sources, path)?;
         let file = Rc::new(parse_file(&src.text, src.id, self.limits)?);
         let key = normalize(path);
         self.parsed.insert(key.clone(), Rc::clone(&file));
@@ -349,7 +347,8 @@ impl<'a> Loader<'a> {
             .stack
             .last()
             .map_or(Path::new(""), |f| f.path.as_path());
-        let target = resolve(including, &path.text);
+        let dir = including.parent().unwrap_or(Path::new(""));
+        let target = self.files.resolve(dir, &path.text, path.span)?;
         if let Some(at) = self.stack.iter().position(|f| f.path == target) {
             return Err(self.cycle(at, &target, rule.span));
         }
@@ -372,10 +371,16 @@ impl<'a> Loader<'a> {
         let file = match self.parsed.get(&target) {
             Some(f) => Rc::clone(f),
             None => {
-                let src = read_source(self.fs, self.sources, self.limits, &target, path.span)
-                    .map_err(|d| {
-                        if d.kind != ErrorKind::Io {
-                            return site_label(d);
+                let src = self
+                    .files
+                    .read(self.sources, &target, &path.text, path.span)
+                    .map_err(|e| {
+                        let d = e.diag;
+                        if e.io.is_none() {
+                            return match d.kind {
+                                ErrorKind::OutsideRoot | ErrorKind::LoadBudget => d,
+                                _ => site_label(d),
+                            };
                         }
                         let d = d.with_note(
                             "a subtree path is relative to the including file's directory",

@@ -7,7 +7,6 @@
 
 use std::path::Path;
 
-use btvm::Limits;
 use roxmltree::Node;
 
 use super::lua::Snippets;
@@ -16,8 +15,8 @@ use super::sections::{self, Names};
 use super::xml::{elements, parse_document, PResult, Src};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Dialect, Tree, TreeBuilder};
-use crate::source::{FileSystem, SourceMap, Span};
-use crate::syntax::files::read_source;
+use crate::source::SourceMap;
+use crate::syntax::files::Files;
 use crate::syntax::Profile;
 
 /// The sections of an MBT file, by the name that finds them.
@@ -32,13 +31,14 @@ const SECTIONS: [&str; 5] = [
 /// Loads the MBT file at `path`.
 pub(super) fn load(
     path: &Path,
-    fs: &dyn FileSystem,
-    limits: &Limits,
+    files: &mut Files,
     profile: Option<Profile>,
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> PResult<Tree> {
-    let src = read_source(fs, sources, limits, path, Span::DUMMY)?;
+    files.default_root(path.parent().unwrap_or(Path::new("")));
+    let limits = files.limits();
+    let src = files.read_main(sources, path)?;
     let (file, text) = (src.id, &*src.text);
     let doc = parse_document(text, file)?;
     let gamesdk = profile == Some(Profile::GameSdk);

@@ -99,5 +99,17 @@ pub fn load_with_warnings(
     sources: &mut SourceMap,
     warnings: &mut Vec<crate::diag::Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    build::load(path, fs, limits, profile, sources, warnings).map_err(|d| vec![d])
+    let files = super::files::Files::new(fs, limits, None);
+    load_in(path, files, profile, sources, warnings)
+}
+
+/// [`load_with_warnings`] within the reads of one load (its root and budgets).
+pub(crate) fn load_in(
+    path: &Path,
+    mut files: super::files::Files,
+    profile: Option<Profile>,
+    sources: &mut SourceMap,
+    warnings: &mut Vec<crate::diag::Diagnostic>,
+) -> crate::diag::Result<Tree> {
+    build::load(path, &mut files, profile, sources, warnings).map_err(|d| vec![d])
 }

@@ -1,5 +1,6 @@
-//! Reading source files through the [`FileSystem`]: size limit, UTF-8 check, registration in
-//! the [`SourceMap`], and the case-insensitive fallback the game's file system gives includes.
+//! Reading source files through the load's [`Files`]: the root, budgets, size limit, UTF-8
+//! check and registration in the [`SourceMap`] of `syntax::files`, plus the case-insensitive
+//! fallback the game's file system gives includes.
 //!
 //! Every file the front-end reads goes through [`read_source`] (and so through
 //! `syntax::files`), so every file a diagnostic can point into is in the source map. This
@@ -8,30 +9,30 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use btvm::Limits;
-
 use crate::diag::Diagnostic;
 use crate::source::{FileSystem, SourceMap, Span};
-pub(super) use crate::syntax::files::SourceText;
-use crate::syntax::files::{self, io_error, register};
+pub(super) use crate::syntax::files::{Files, SourceText};
 
 /// Reads `path` (or, if it does not exist, the one file in its directory whose name matches
-/// ignoring ASCII case). Errors are positioned at `requested_at` (the directive or `behavior`
-/// naming the file) for I/O problems, and inside the file for size and encoding problems.
+/// ignoring ASCII case); `written` is the name as the tree wrote it. Errors are positioned at
+/// `requested_at` (the directive or `behavior` naming the file; [`Span::DUMMY`] for the main
+/// file) for I/O problems and refusals, and inside the file for size and encoding problems.
 pub(super) fn read_source(
-    fs: &dyn FileSystem,
+    files: &Files,
     sources: &mut SourceMap,
-    limits: &Limits,
     path: &Path,
+    written: &str,
     requested_at: Span,
 ) -> Result<SourceText, Diagnostic> {
-    match fs.read(path) {
-        Ok(bytes) => register(sources, limits, path, bytes),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => match case_insensitive(fs, path) {
-            Some(found) => files::read_source(fs, sources, limits, &found, requested_at),
-            None => Err(io_error(path, &e, requested_at)),
-        },
-        Err(e) => Err(io_error(path, &e, requested_at)),
+    match files.read(sources, path, written, requested_at) {
+        Ok(text) => Ok(text),
+        Err(e) if e.io == Some(io::ErrorKind::NotFound) => {
+            match case_insensitive(files.fs(), path) {
+                Some(found) => Ok(files.read(sources, &found, written, requested_at)?),
+                None => Err(e.diag),
+            }
+        }
+        Err(e) => Err(e.diag),
     }
 }
 

@@ -19,17 +19,17 @@ use std::path::{Path, PathBuf};
 
 use btvm::{Import, ImportId, Limits};
 
-use super::files::{read_source, SourceText};
+use super::files::{read_source, Files, SourceText};
 use super::parser::{parse_file, Env, FileTree, PResult};
 use super::preprocess::{preprocess, PpContext};
 use super::token::Token;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Dialect, Sharing, SubtreeId, Tree, TreeBuilder};
-use crate::source::{FileSystem, SourceMap, Span};
+use crate::source::{SourceMap, Span};
 
 /// Loads trees; one loader per [`super::load`] call.
 pub(super) struct Loader<'a> {
-    fs: &'a dyn FileSystem,
+    files: Files<'a>,
     limits: &'a Limits,
     sources: &'a mut SourceMap,
     builder: TreeBuilder,
@@ -60,16 +60,15 @@ struct Frame {
 }
 
 impl<'a> Loader<'a> {
-    /// A loader reading through `fs`.
+    /// A loader reading through `files`.
     pub(super) fn new(
-        fs: &'a dyn FileSystem,
-        limits: &'a Limits,
+        files: Files<'a>,
         sources: &'a mut SourceMap,
         warnings: &'a mut Vec<Diagnostic>,
     ) -> Self {
         Loader {
-            fs,
-            limits,
+            limits: files.limits(),
+            files,
             sources,
             builder: TreeBuilder::new(Dialect::Unvanquished),
             behaviors: Vec::new(),
@@ -82,7 +81,9 @@ impl<'a> Loader<'a> {
 
     /// Loads the tree whose main file is `path`.
     pub(super) fn load(mut self, path: &Path) -> PResult<Tree> {
-        let file = read_source(self.fs, self.sources, self.limits, path, Span::DUMMY)?;
+        self.files.default_root(&game_root(path));
+        let shown = path.display().to_string();
+        let file = read_source(&self.files, self.sources, path, &shown, Span::DUMMY)?;
         self.main_key = behavior_key(&file.path);
         self.stack.push(Frame {
             path: file.path.clone(),
@@ -107,7 +108,7 @@ impl<'a> Loader<'a> {
             .map_or(file.path.as_path(), |f| f.path.as_path());
         let root = game_root(main);
         let ctx = PpContext {
-            fs: self.fs,
+            files: &self.files,
             limits: self.limits,
             sources: &mut *self.sources,
             include_depth: self.stack.len().saturating_sub(1) as u32,
@@ -210,9 +211,12 @@ impl Env for Loader<'_> {
             .and_then(|f| f.path.parent())
             .unwrap_or(Path::new(""))
             .to_path_buf();
-        let path = dir.join(format!("{name}.bt"));
-        let file = read_source(self.fs, self.sources, self.limits, &path, site).map_err(|d| {
-            if d.kind == ErrorKind::Io {
+        let written = format!("{name}.bt");
+        let path = self.files.resolve(&dir, &written, name_tok.span)?;
+        let file = read_source(&self.files, self.sources, &path, &written, site).map_err(|d| {
+            if matches!(d.kind, ErrorKind::OutsideRoot | ErrorKind::LoadBudget) {
+                d
+            } else if d.kind == ErrorKind::Io {
                 d.with_note(format!(
                     "`behavior {name}` loads `{name}.bt` from the including file's directory"
                 ))
@@ -246,7 +250,8 @@ impl Env for Loader<'_> {
 
 /// The game's file-system root for a tree whose main file is `main`: the directory above the
 /// main file's (the game reads `bots/NAME.bt` from its root). **Definition**: btvm has no game
-/// installation, so the tree's own location stands for it.
+/// installation, so the tree's own location stands for it. It is also the default root the
+/// load's files are confined to (`LoadOptions::root`).
 fn game_root(main: &Path) -> PathBuf {
     let dir = main.parent().unwrap_or(Path::new(""));
     dir.parent().unwrap_or(dir).to_path_buf()

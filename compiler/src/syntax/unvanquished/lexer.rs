@@ -15,6 +15,7 @@
 //! [`Diagnostic`].
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use super::token::{Number, Punct, Token, TokenKind};
 use crate::diag::{Diagnostic, ErrorKind, Severity};
@@ -22,7 +23,7 @@ use crate::source::{FileId, Span};
 
 /// Reads the tokens of one file, one at a time.
 pub(super) struct Lexer {
-    text: Rc<str>,
+    text: Arc<str>,
     pos: usize,
     file: FileId,
     /// The tokenizer failed: the game's `PS_ReadToken` returned false, which ends this file.
@@ -39,7 +40,7 @@ struct Space {
 
 impl Lexer {
     /// A lexer at the start of `text`, the contents of `file`.
-    pub(super) fn new(file: FileId, text: Rc<str>) -> Lexer {
+    pub(super) fn new(file: FileId, text: Arc<str>) -> Lexer {
         Lexer {
             text,
             pos: 0,

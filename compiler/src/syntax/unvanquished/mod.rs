@@ -84,7 +84,17 @@ pub fn load_with_warnings(
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    include::Loader::new(fs, limits, sources, warnings)
+    load_in(path, files::Files::new(fs, limits, None), sources, warnings)
+}
+
+/// [`load_with_warnings`] within the reads of one load (its root and budgets).
+pub(crate) fn load_in(
+    path: &Path,
+    files: files::Files,
+    sources: &mut SourceMap,
+    warnings: &mut Vec<Diagnostic>,
+) -> crate::diag::Result<Tree> {
+    include::Loader::new(files, sources, warnings)
         .load(path)
         .map_err(|d| vec![d])
 }

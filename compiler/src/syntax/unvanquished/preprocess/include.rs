@@ -37,7 +37,6 @@ impl Pp<'_> {
         }
         // `Parse_Directive_include` opens the name as given, from the game's file-system root
         // (`Parse_LoadScriptFile`, `BG_FOpenGameOrPakPath`), never beside the including file.
-        let path = self.ctx.root.join(&name);
         let depth = self.ctx.include_depth as usize + self.files.len();
         if depth > self.ctx.limits.max_include_depth as usize {
             return Err(Diagnostic::new(
@@ -49,6 +48,13 @@ impl Pp<'_> {
                 ),
             ));
         }
+        let path = match self.ctx.files.resolve(self.ctx.root, &name, at) {
+            Ok(path) => path,
+            Err(d) => {
+                self.resumable = false;
+                return Err(d);
+            }
+        };
         let key = path.to_string_lossy().to_ascii_lowercase();
         if self
             .files
@@ -73,7 +79,7 @@ impl Pp<'_> {
             );
             return Ok(());
         }
-        let file = match read_source(self.ctx.fs, self.ctx.sources, self.ctx.limits, &path, at) {
+        let file = match read_source(self.ctx.files, self.ctx.sources, &path, &name, at) {
             Ok(file) => file,
             Err(d) => {
                 // A file the game cannot open: `Parse_Directive_include` fails after reading

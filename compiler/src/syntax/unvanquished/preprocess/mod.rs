@@ -41,17 +41,17 @@ use std::path::{Path, PathBuf};
 
 use btvm::Limits;
 
-use super::files::SourceText;
+use super::files::{Files, SourceText};
 use super::lexer::Lexer;
 use super::macros::{pp_error, MacroTable};
 use super::token::{Punct, Token, TokenKind};
 use crate::diag::{Diagnostic, ErrorKind, Severity};
-use crate::source::{FileSystem, SourceMap, Span};
+use crate::source::{SourceMap, Span};
 
 /// What the preprocessor needs from its caller.
 pub(super) struct PpContext<'a> {
-    /// Where `#include`d files are read from.
-    pub fs: &'a dyn FileSystem,
+    /// Where `#include`d files are read from (the load's root, budgets and counts).
+    pub files: &'a Files<'a>,
     /// The limits.
     pub limits: &'a Limits,
     /// Where `#include`d files are registered.

@@ -14,8 +14,9 @@ fn pp(src: &str) -> Result<Vec<String>, Diagnostic> {
         path: "/m.bt".into(),
         text: src.into(),
     };
+    let files = crate::syntax::files::Files::new(&fs, &limits, None);
     let ctx = PpContext {
-        fs: &fs,
+        files: &files,
         limits: &limits,
         sources: &mut sources,
         include_depth: 0,
