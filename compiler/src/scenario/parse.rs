@@ -43,7 +43,7 @@ pub fn load_scenario(
     let id = sources
         .add_checked(path, bytes, limits.max_source_bytes)
         .map_err(|d| vec![d])?;
-    let text = sources.get(id).map_or("", |f| f.text.as_str());
+    let text = sources.get(id).map_or("", |f| &*f.text);
     parse_scenario_with(id, text, limits)
 }
 
