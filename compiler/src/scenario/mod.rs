@@ -12,17 +12,16 @@
 //! error, never an abort), and [`stream_session`] hands the trace on as it is made, so no run
 //! holds a whole trace unless its caller keeps one.
 
+mod engines;
 mod host;
 mod parse;
 mod run;
 mod trace;
 
+pub use engines::{Engine, EngineKind};
 pub use host::ScriptedHost;
 pub use parse::{load_scenario, parse_scenario, parse_scenario_with};
-pub use run::{
-    run, run_engines, run_session, run_taking_turns, stream_session, Engine, EngineKind, Outcome,
-    Session,
-};
+pub use run::{run, run_engines, run_session, run_taking_turns, stream_session, Outcome, Session};
 pub use trace::{Trace, TraceLine, TraceSink};
 
 use btvm::{Millis, Status};
