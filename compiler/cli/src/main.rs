@@ -11,6 +11,7 @@ mod render;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use btvm_compiler::diag::escape_controls;
 use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
@@ -529,7 +530,8 @@ fn dump_state(
             "state of agent {agent} after tick {last} (now {now})"
         );
         for line in btvm_compiler::debug::dump_state(tree, view, now).lines() {
-            writeln!(stdout, "  {line}");
+            // The names in it are the tree's: control characters escaped.
+            writeln!(stdout, "  {}", escape_controls(line));
         }
     }
 }

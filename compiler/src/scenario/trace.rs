@@ -35,11 +35,32 @@ pub struct TraceLine<'a>(pub &'a str);
 
 impl fmt::Display for TraceLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.starts_with("tick ") {
-            writeln!(f, "{}", self.0)
-        } else {
-            writeln!(f, "  {}", self.0)
+        if !self.0.starts_with("tick ") {
+            f.write_str("  ")?;
         }
+        writeln!(f, "{}", Escaped(self.0))
+    }
+}
+
+/// A trace line's text as written: a tree's names go into it as the tree spells them, so
+/// every control character (newline and tab included) is written as an escape (`\u{1b}`,
+/// `\u{a}`): a name can neither drive the terminal that shows a trace nor forge a line of it.
+/// Strings are already escaped when the line is made, so this changes nothing else.
+struct Escaped<'a>(&'a str);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let escaped = crate::diag::escape_controls(self.0);
+        if !escaped.contains(['\n', '\t']) {
+            return f.write_str(&escaped);
+        }
+        for c in escaped.chars() {
+            match c {
+                '\n' | '\t' => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+                c => write!(f, "{c}")?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -235,3 +235,25 @@ fn xml_with_invalid_utf8_is_refused_at_the_bad_byte() {
         (ErrorKind::InvalidUtf8, "/t/a.xml:2:9")
     );
 }
+
+/// Finding 10's relative in traces: a Drag[en]gine action named with an escape sequence and a
+/// newline followed by a forged trace line. `btvm run` writes the trace the tree's names go
+/// into; written, every control character is escaped, so the name can neither drive the
+/// terminal nor add a line to the trace.
+#[test]
+fn control_characters_in_action_names_are_escaped_in_written_traces() {
+    let debt = "<behaviorTree><action name=\"go&#27;[2J&#10;tick 99 now 0&#9;x\"/></behaviorTree>";
+    let tree = load_ok(&[("a.debt", debt.as_bytes())]);
+    let scn = parse_scenario(FileId(0), "ticks 2\n").expect("scenario");
+    let trace = scenario::run(&tree, &scn, scenario::EngineKind::Reference).expect("runs");
+    // The kept trace holds the name as the tree spells it (engines compare those)...
+    assert!(trace.lines().iter().any(|l| l.contains('\u{1b}')));
+    // ...and the written trace has one text line per trace line, none with a raw control.
+    let written = trace.to_string();
+    assert_no_controls(&written, "written trace");
+    assert_eq!(written.lines().count(), trace.lines().len(), "{written}");
+    assert!(
+        written.contains("go\\u{1b}[2J\\u{a}tick 99 now 0\\u{9}x"),
+        "{written}"
+    );
+}
