@@ -461,7 +461,7 @@ fn a_tick_that_would_run_forever_is_bounded() {
 #[test]
 fn program_files_truncated_at_every_byte() {
     let sources: [(&str, &[u8]); 3] = [
-        ("a.bt", include_bytes!("../../spec/examples/guard.bt")),
+        ("a.bt", include_bytes!("../../../spec/examples/guard.bt")),
         (
             "a.debt",
             b"<behaviorTree><sequence loop=\"true\"><action name=\"x\"/><yield/></sequence></behaviorTree>",
