@@ -92,7 +92,7 @@ fn load_tree(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Tree, Diagnostic> {
     let main = files::read_source(fs, sources, limits, path, Span::DUMMY)?;
-    let main_xml = xml::parse(main.id, &main.text)?;
+    let main_xml = xml::parse(main.id, &main.text, limits)?;
     let root = El::root(&main_xml);
     // The trees of the file in order, and the first element of a `<SelectionTrees>` that is
     // not a `<SelectionTree>` (CSelectionTreeManager::LoadFileNode stops there).
@@ -129,7 +129,7 @@ fn load_tree(
     let block_files = files::global_block_files(fs, sources, limits, path, root.start_tag())?;
     let block_xml = block_files
         .iter()
-        .map(|f| xml::parse(f.id, &f.text))
+        .map(|f| xml::parse(f.id, &f.text, limits))
         .collect::<Result<Vec<_>, _>>()?;
     // A bad global `<Blocks>` file (a duplicate block, another element, a Block without a
     // name) keeps the blocks before the fault and the trees still load

@@ -40,7 +40,7 @@ pub(super) fn load(
 ) -> PResult<Tree> {
     let src = read_source(fs, sources, limits, path, Span::DUMMY)?;
     let (file, text) = (src.id, &*src.text);
-    let doc = parse_document(text, file)?;
+    let doc = parse_document(text, file, limits)?;
     let gamesdk = profile == Some(Profile::GameSdk);
     let src = Src {
         text,
