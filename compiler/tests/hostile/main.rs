@@ -22,6 +22,8 @@ use btvm_compiler::scenario::{self, parse_scenario};
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
 use btvm_testkit::compare::{compare, Contenders};
 
+mod scale;
+
 /// The three tree formats, by file extension.
 const FORMATS: [(&str, Format); 3] = [
     ("btn", Format::Canonical),
