@@ -61,7 +61,8 @@ impl Renderer {
                     .collect();
                 if !spans.is_empty() {
                     let name = f.path.display().to_string();
-                    files.add(id, ClipFile::new(name, &f.text, &spans));
+                    let line_of = |at: usize| f.line_col(at as u32).0 - 1;
+                    files.add(id, ClipFile::new(name, &f.text, &spans, &line_of));
                 }
             }
             let mut cs = match d.severity {
