@@ -20,8 +20,9 @@ use super::{load_err, load_ok, try_load};
 /// Entries per table.
 const N: usize = 200_000;
 
-/// The time one test's load (and compile) may take in a debug build on a loaded machine.
-const BOUND: Duration = Duration::from_secs(20);
+/// The time one file's load (and compile) may take in a debug build on a loaded machine: the
+/// slowest (200,000 subtrees) takes 11 s on two shared cores; a quadratic step takes hours.
+const BOUND: Duration = Duration::from_secs(30);
 
 /// Runs `f`, failing if it takes longer than [`BOUND`].
 fn timed<T>(what: &str, f: impl FnOnce() -> T) -> T {
@@ -64,6 +65,7 @@ fn compile_timed(name: &str, src: &str) -> Tree {
 
 const BTN: &str = "btvm 1;\ndialect unvanquished;\n";
 
+// Fixed: 2.7 s in a debug build (0.8 s for `btvm check` in release; 35 s before).
 #[test]
 fn two_hundred_thousand_canonical_imports() {
     let src = format!(
@@ -73,6 +75,8 @@ fn two_hundred_thousand_canonical_imports() {
     assert_eq!(load_timed("a.btn", &src).imports.len(), N);
 }
 
+// Fixed: 1.8, 2.1, 6.2 and 11 s in a debug build (release: 0.4, 0.3, 0.9 and 1.0 s; the
+// entries are slow in the parser, not in a duplicate check: 50,000 take a quarter as long).
 #[test]
 fn two_hundred_thousand_canonical_variables_timestamps_and_entries() {
     let vars = lines(N, |s, i| writeln!(s, "var v{i}: int = 0;").unwrap());
@@ -93,6 +97,7 @@ fn two_hundred_thousand_canonical_variables_timestamps_and_entries() {
     assert_eq!(load_timed("a.btn", &src).subtrees.len(), N);
 }
 
+// Fixed: 1.6 and 1.1 s in a debug build (before: 8.7 s for 20,000 with `btvm check` in release).
 #[test]
 fn two_hundred_thousand_repeated_canonical_declarations() {
     // Every line an error: the parser keeps them all, and deduplicates them per position.
@@ -123,12 +128,14 @@ fn bst(vars: &str, signals: &str) -> String {
     )
 }
 
+// Fixed: 2.3 s in a debug build (0.7 s in release; 80,000 took 31 s before).
 #[test]
 fn two_hundred_thousand_bst_variables() {
     let vars = lines(N, |s, i| writeln!(s, "<Variable name=\"V{i}\"/>").unwrap());
     assert_eq!(load_timed("a.xml", &bst(&vars, "")).vars.len(), N);
 }
 
+// Fixed: 4.4 s in a debug build, load and compile (80,000 took 23 s before).
 #[test]
 fn two_hundred_thousand_bst_signals() {
     // Each signal its own event: one event function each in the selection lowering.
@@ -148,12 +155,14 @@ fn mbt(vars: &str, signals: &str, stamps: &str) -> String {
     )
 }
 
+// Fixed: 1.8 s in a debug build (0.4 s in release; 40,000 took 7 s before).
 #[test]
 fn two_hundred_thousand_mbt_variables() {
     let vars = lines(N, |s, i| writeln!(s, "<Variable name=\"V{i}\"/>").unwrap());
     assert_eq!(load_timed("a.xml", &mbt(&vars, "", "")).vars.len(), N);
 }
 
+// Fixed: 6.1 and 5.7 s in a debug build, load and compile.
 #[test]
 fn two_hundred_thousand_mbt_signals_and_timestamps() {
     // Each signal and each timestamp its own event: one event function each.
@@ -173,6 +182,7 @@ fn two_hundred_thousand_mbt_signals_and_timestamps() {
     );
 }
 
+// Fixed: 3.0 s in a debug build (0.8 s in release; 100,000 took 13.6 s before).
 #[test]
 fn two_hundred_thousand_spore_behaviors() {
     let behaviors = lines(N, |s, i| writeln!(s, "behavior b{i} tick;").unwrap());
@@ -180,6 +190,7 @@ fn two_hundred_thousand_spore_behaviors() {
     assert_eq!(load_timed("a.spore", &src).imports.len(), N);
 }
 
+// 6.1 s in a debug build (0.9 s in release); linear before too (an index already).
 #[test]
 fn two_hundred_thousand_dragengine_ids_and_actions() {
     let rules = lines(N, |s, i| {
@@ -190,6 +201,7 @@ fn two_hundred_thousand_dragengine_ids_and_actions() {
     assert_eq!(load_timed("a.debt", &src).imports.len(), N);
 }
 
+// 2.8 s in a debug build; linear before too (macros are a hash map).
 #[test]
 fn two_hundred_thousand_unvanquished_enum_members() {
     let members = lines(N, |s, i| writeln!(s, "  E{i},").unwrap());
@@ -198,6 +210,7 @@ fn two_hundred_thousand_unvanquished_enum_members() {
     load_timed("a.bt", &src);
 }
 
+// Fixed: 0.4 s in a debug build, refused at attribute 257 (35 s before, in roxmltree).
 #[test]
 fn two_hundred_thousand_attributes_on_one_xml_element() {
     let max = Limits::default().max_xml_attributes;
