@@ -141,7 +141,8 @@ pub enum ErrorKind {
     Syntax,
     /// Nodes or expressions nested deeper than the limits allow.
     NestTooDeep,
-    /// More nodes than `Limits::max_nodes`, or more children than the dialect allows.
+    /// More nodes than `Limits::max_nodes`, more children than the dialect allows, or more
+    /// attributes on one XML element than `Limits::max_xml_attributes`.
     TooManyNodes,
     /// An include refers back to a file that is still being loaded.
     IncludeCycle,

@@ -18,6 +18,10 @@ pub struct Limits {
     pub max_include_depth: u32,
     /// Most tokens produced by macro expansion for one file (default 4,000,000).
     pub max_expanded_tokens: usize,
+    /// Most attributes on one XML element, namespace declarations included (default 256; the
+    /// dialects' elements take at most a dozen). The XML parser's duplicate check costs the
+    /// square of this per element.
+    pub max_xml_attributes: usize,
     /// Largest program file, in bytes (default 256 MiB).
     pub max_program_bytes: usize,
     /// Most instructions in one program (default 16,000,000).
@@ -55,6 +59,7 @@ impl Default for Limits {
             max_nodes: 1_000_000,
             max_include_depth: 64,
             max_expanded_tokens: 4_000_000,
+            max_xml_attributes: 256,
             max_program_bytes: 256 << 20,
             max_program_instructions: 16_000_000,
             max_state_bytes: 1 << 20,

@@ -85,8 +85,15 @@ pub struct ClipFile<'s> {
 
 impl<'s> ClipFile<'s> {
     /// The lines of `real` that `spans` (byte ranges) start or end on, each cut around the
-    /// spans' bytes when it is long.
-    pub fn new(name: String, real: &'s str, spans: &[Range<usize>]) -> ClipFile<'s> {
+    /// spans' bytes when it is long. `line_of` gives the 0-based number of the line starting
+    /// at a byte (from the source map's line index: counting newlines here made rendering one
+    /// diagnostic per line of a large file quadratic).
+    pub fn new(
+        name: String,
+        real: &'s str,
+        spans: &[Range<usize>],
+        line_of: &dyn Fn(usize) -> usize,
+    ) -> ClipFile<'s> {
         // (line start, line end, needed byte range) per touched line, merged per line.
         let mut touched: Vec<(usize, usize, Range<usize>)> = Vec::new();
         for s in spans {
@@ -128,7 +135,7 @@ impl<'s> ClipFile<'s> {
                 text.push_str(ELLIPSIS);
             }
             lines.push(Shown {
-                line: real[..ls].bytes().filter(|&b| b == b'\n').count(),
+                line: line_of(ls),
                 line_start: ls,
                 orig: from..to,
                 start,
@@ -257,10 +264,15 @@ impl<'a> Files<'a> for ClipFiles<'_> {
 mod tests {
     use super::*;
 
+    /// The 0-based line of byte `at`, counted.
+    fn count_lines(real: &str, at: usize) -> usize {
+        real[..at].bytes().filter(|&b| b == b'\n').count()
+    }
+
     #[test]
     fn short_lines_are_shown_whole_with_their_real_numbers() {
         let real = "one\ntwo three\nfour\n";
-        let f = ClipFile::new("f".into(), real, &[8..13]);
+        let f = ClipFile::new("f".into(), real, &[8..13], &|at| count_lines(real, at));
         let files = ClipFiles {
             files: vec![(0, f)],
         };
@@ -278,7 +290,7 @@ mod tests {
     fn long_lines_are_cut_around_the_label() {
         let real = format!("{}X{}\nnext", "é".repeat(5000), "b".repeat(5000));
         let x = real.find('X').unwrap();
-        let f = ClipFile::new("f".into(), &real, &[x..x + 1]);
+        let f = ClipFile::new("f".into(), &real, &[x..x + 1], &|at| count_lines(&real, at));
         assert!(f.text.len() < 2 * MAX_LINE, "{}", f.text.len());
         assert!(f.text.starts_with(ELLIPSIS) && f.text.ends_with(ELLIPSIS));
         let at = f.shown(x);
@@ -296,7 +308,7 @@ mod tests {
     fn control_characters_are_escaped_and_labels_still_fit() {
         let real = "a\x1b[2J\x07\r\0 bad";
         let at = real.find("bad").unwrap();
-        let f = ClipFile::new("f".into(), real, &[at..at + 3]);
+        let f = ClipFile::new("f".into(), real, &[at..at + 3], &|at| count_lines(real, at));
         assert!(!f.text.chars().any(|c| c.is_control()), "{:?}", f.text);
         assert!(f.text.contains("\\u{1b}[2J"), "{:?}", f.text);
         let shown = f.shown(at);
@@ -311,10 +323,12 @@ mod tests {
     #[test]
     fn spans_at_the_end_of_the_file_and_across_lines() {
         let real = format!("a\n{}", "c".repeat(1000));
-        let f = ClipFile::new("f".into(), &real, &[real.len()..real.len()]);
+        let f = ClipFile::new("f".into(), &real, &[real.len()..real.len()], &|at| {
+            count_lines(&real, at)
+        });
         assert_eq!(f.lines.len(), 1);
         assert_eq!(f.shown(real.len()), f.text.len());
-        let f = ClipFile::new("f".into(), &real, &[0..3]);
+        let f = ClipFile::new("f".into(), &real, &[0..3], &|at| count_lines(&real, at));
         assert_eq!(f.lines.len(), 2);
         assert_eq!(f.shown(0), 0);
     }

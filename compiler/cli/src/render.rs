@@ -68,7 +68,8 @@ impl Renderer {
                 if !spans.is_empty() {
                     // Escaped, not cut: a long path must keep its line and column.
                     let name = escape_controls(&f.path.display().to_string()).into_owned();
-                    files.add(id, ClipFile::new(name, &f.text, &spans));
+                    let line_of = |at: usize| f.line_col(at as u32).0 - 1;
+                    files.add(id, ClipFile::new(name, &f.text, &spans, &line_of));
                 }
             }
             let mut cs = match d.severity {

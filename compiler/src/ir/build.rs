@@ -1,6 +1,11 @@
 //! Building trees in canonical order.
+//!
+//! The builder's tables are filled by untrusted input, so a lookup by name goes through an
+//! index and never scans a table (a scan per entry makes loading quadratic).
 
-use btvm::{Import, ImportId};
+use std::collections::HashMap;
+
+use btvm::{Import, ImportId, ImportKind};
 
 use super::expr::Expr;
 use super::node::{Node, NodeKind};
@@ -53,6 +58,8 @@ pub struct TreeBuilder {
     dialect: Dialect,
     config: TreeConfig,
     imports: Vec<Import>,
+    /// Index into `imports` by kind and name.
+    import_index: HashMap<(ImportKind, String), u32>,
     vars: Vec<Var>,
     timestamps: Vec<TimestampDecl>,
     signals: Vec<SignalBinding>,
@@ -69,6 +76,7 @@ impl TreeBuilder {
             dialect,
             config: TreeConfig::for_dialect(dialect),
             imports: Vec::new(),
+            import_index: HashMap::new(),
             vars: Vec::new(),
             timestamps: Vec::new(),
             signals: Vec::new(),
@@ -87,15 +95,13 @@ impl TreeBuilder {
 
     /// Adds an import, or returns the existing one with the same name and kind.
     pub fn import(&mut self, import: Import) -> ImportId {
-        if let Some(i) = self
-            .imports
-            .iter()
-            .position(|i| i.name == import.name && i.kind == import.kind)
-        {
-            return ImportId(i as u32);
+        let next = self.imports.len() as u32;
+        let key = (import.kind, import.name.clone());
+        let id = *self.import_index.entry(key).or_insert(next);
+        if id == next {
+            self.imports.push(import);
         }
-        self.imports.push(import);
-        ImportId(self.imports.len() as u32 - 1)
+        ImportId(id)
     }
 
     /// The imports so far.

@@ -103,12 +103,7 @@ impl Tree {
         unique("timestamp", self.timestamps.iter().map(|t| t.name.as_str()))?;
         unique("entry", self.roots.iter().map(|e| e.name.as_str()))?;
         unique("subtree", self.subtrees.iter().map(|s| s.name.as_str()))?;
-        for v in &self.vars {
-            if self.vars.iter().filter(|w| w.name == v.name).count() > 1 {
-                return Err(format!("variable `{}` is declared twice", v.name));
-            }
-        }
-        Ok(())
+        unique("variable", self.vars.iter().map(|v| v.name.as_str()))
     }
 
     fn validate_kind(&self, id: NodeId) -> Result<(), String> {

@@ -21,6 +21,8 @@
 //! total number of states, which no walk can exceed. Each signal name has an event function
 //! that runs its bindings.
 
+use std::collections::{HashMap, HashSet};
+
 use btvm::program::{FunctionKind, Instr, Label, ProgramModel, Str, Var};
 use btvm::{Limits, Program, Status};
 
@@ -29,7 +31,7 @@ use super::records::Records;
 use super::stateful::{self, Budget, Emit};
 use super::Lower;
 use crate::diag::Diagnostic;
-use crate::ir::{NodeId, NodeKind, Tree, Trigger};
+use crate::ir::{NodeId, NodeKind, SignalBinding, Tree, Trigger};
 use crate::source::Span;
 
 /// Compiles a selection-model tree.
@@ -68,9 +70,14 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         start,
         sl.lw.asm.here(),
     ));
+    // Each event's bindings, found in one pass (not one pass per event).
+    let mut bindings: HashMap<&str, Vec<&SignalBinding>> = HashMap::new();
+    for s in &tree.signals {
+        bindings.entry(s.event.as_str()).or_default().push(s);
+    }
     for e in &events {
         let start = sl.lw.asm.here();
-        for sig in tree.signals.iter().filter(|s| s.event == *e) {
+        for sig in bindings.get(e.as_str()).into_iter().flatten() {
             sl.lw.value(&sig.value);
             sl.emit(Instr::VarSet {
                 var: Var(sig.var.0),
@@ -97,13 +104,12 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
 /// Every event name the tree uses: its signals' events in file order, each once (one event
 /// function each).
 pub(super) fn event_names(tree: &Tree) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in &tree.signals {
-        if !out.contains(&s.event) {
-            out.push(s.event.clone());
-        }
-    }
-    out
+    let mut seen = HashSet::new();
+    tree.signals
+        .iter()
+        .filter(|s| seen.insert(s.event.as_str()))
+        .map(|s| s.event.clone())
+        .collect()
 }
 
 struct SelLower<'l, 'a> {

@@ -8,7 +8,16 @@
 //! the note for a file without a root element, is passed in). This module must never know a
 //! dialect's elements or attributes, never recurse, and never panic on input: every slice of
 //! the text is checked or clamped, so any text and any `roxmltree` error give a diagnostic.
+//!
+//! `roxmltree` compares each attribute of an element with every earlier one (its duplicate
+//! check, RazrFalcon/roxmltree#153, open in 0.21.2 with no option to turn it off), so an
+//! element with `n` attributes costs `n²` comparisons: 200,000 attributes took 35 s. Before
+//! the text reaches `roxmltree`, [`check_attribute_counts`] counts each start tag's attributes
+//! (namespace declarations included) in one linear pass and refuses an element with more than
+//! `Limits::max_xml_attributes`; this bounds `roxmltree`'s work by the file's size times that
+//! limit.
 
+use btvm::Limits;
 use roxmltree::{Document, Node, ParsingOptions, TextPos};
 
 use crate::diag::{Diagnostic, ErrorKind};
@@ -18,17 +27,106 @@ use crate::source::{FileId, Span};
 /// offsets into `text`. Malformed XML is an [`ErrorKind::Syntax`] error at the position
 /// `roxmltree` reports (too many nodes, attributes or namespaces is
 /// [`ErrorKind::TooManyNodes`]); a file without a root element is an error with the message
-/// `no_root`.
+/// `no_root`. An element with more than `limits.max_xml_attributes` attributes is an
+/// [`ErrorKind::TooManyNodes`] error at its first attribute past the limit.
 pub(crate) fn parse<'t>(
     text: &'t str,
     file: FileId,
     no_root: &str,
+    limits: &Limits,
 ) -> Result<Document<'t>, Diagnostic> {
+    check_attribute_counts(text, file, limits.max_xml_attributes)?;
     let options = ParsingOptions {
         allow_dtd: false,
         ..ParsingOptions::default()
     };
     Document::parse_with_options(text, options).map_err(|e| xml_error(text, file, &e, no_root))
+}
+
+/// Refuses a start tag with more than `max` attributes, in one pass over `text` (see the
+/// module documentation). It only counts: comments, CDATA sections, processing instructions,
+/// declarations and end tags are skipped, quoted values are skipped whole, and anything
+/// malformed is left for `roxmltree` to report.
+fn check_attribute_counts(text: &str, file: FileId, max: usize) -> Result<(), Diagnostic> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(lt) = b.get(i..).and_then(|r| r.iter().position(|&c| c == b'<')) {
+        i += lt;
+        let rest = &b[i..];
+        let skip_to = |end: &[u8]| {
+            rest.windows(end.len())
+                .position(|w| w == end)
+                .map_or(b.len(), |k| i + k + end.len())
+        };
+        i = if rest.starts_with(b"<!--") {
+            skip_to(b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            skip_to(b"]]>")
+        } else if rest.starts_with(b"<?") {
+            skip_to(b"?>")
+        } else if rest.starts_with(b"<!") || rest.starts_with(b"</") {
+            skip_to(b">")
+        } else {
+            start_tag_end(b, i, file, max)?
+        };
+    }
+    Ok(())
+}
+
+/// Counts the attributes of the start tag at `at` (its `<`); returns the index after it, or
+/// where the count stopped at something malformed.
+fn start_tag_end(b: &[u8], at: usize, file: FileId, max: usize) -> Result<usize, Diagnostic> {
+    let space = |c: u8| c.is_ascii_whitespace();
+    let mut i = at + 1;
+    let mut count = 0usize;
+    loop {
+        // The tag's name or the previous attribute's value is behind; skip to a name.
+        while b
+            .get(i)
+            .is_some_and(|&c| !space(c) && !matches!(c, b'>' | b'/' | b'<'))
+        {
+            i += 1;
+        }
+        while b.get(i).copied().is_some_and(space) {
+            i += 1;
+        }
+        match b.get(i) {
+            None | Some(b'<') => return Ok(i),
+            Some(b'>' | b'/') => return Ok(i + 1),
+            Some(_) => {}
+        }
+        count += 1;
+        if count > max {
+            let name = &b[i..];
+            let len = name
+                .iter()
+                .position(|&c| space(c) || matches!(c, b'=' | b'>' | b'/'))
+                .unwrap_or(name.len());
+            return Err(Diagnostic::new(
+                ErrorKind::TooManyNodes,
+                Span::new(file, i, i + len),
+                format!("an element with more than {max} attributes"),
+            )
+            .with_note("the limit is `Limits::max_xml_attributes`"));
+        }
+        // The name, `=` and the quoted value.
+        while b
+            .get(i)
+            .is_some_and(|&c| !space(c) && !matches!(c, b'=' | b'>' | b'<'))
+        {
+            i += 1;
+        }
+        while b.get(i).is_some_and(|&c| space(c) || c == b'=') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(&q) if q == b'"' || q == b'\'' => match b[i + 1..].iter().position(|&c| c == q) {
+                Some(k) => i += k + 2,
+                None => return Ok(b.len()),
+            },
+            _ => return Ok(i),
+        }
+    }
 }
 
 /// A name as written at `start` in `text`: up to whitespace, `=`, `/` or `>` (empty past the
@@ -129,7 +227,7 @@ mod tests {
     use super::*;
 
     fn parse0(text: &str) -> Result<Document<'_>, Diagnostic> {
-        parse(text, FileId(0), "no root")
+        parse(text, FileId(0), "no root", &Limits::default())
     }
 
     #[test]
@@ -152,6 +250,33 @@ mod tests {
         assert_eq!(name_at(text, at("xy")), "xy");
         assert_eq!(name_at(text, text.len() + 5), "");
         assert_eq!(elements(root).count(), 1);
+    }
+
+    #[test]
+    fn attributes_past_the_limit_are_refused_at_the_first_one_too_many() {
+        let limits = Limits {
+            max_xml_attributes: 3,
+            ..Limits::default()
+        };
+        let ok = "<!-- <x a='' b='' c='' d=''> --><?p a b c d e?><A a='>' b=\"/>\"\n c=''>\
+                  <![CDATA[<x a='' b='' c='' d=''>]]><B/></A>";
+        if let Err(e) = parse(ok, FileId(0), "", &limits) {
+            panic!("{}", e.message);
+        }
+        let text = "<A a='' b='' c=''><B a='1' b='2' c='3' dd='4'/></A>";
+        let e = parse(text, FileId(0), "", &limits).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::TooManyNodes);
+        let at = text.find("dd").unwrap();
+        assert_eq!((e.span.start as usize, e.span.end as usize), (at, at + 2));
+        // Malformed tags are left to roxmltree, whatever the count.
+        for bad in [
+            "<A a b c d e>",
+            "<A a='1'b='2'c='3'd='4'/>",
+            "<A a='1' b='2",
+        ] {
+            let e = parse(bad, FileId(0), "", &limits).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Syntax, "{bad}");
+        }
     }
 
     #[test]

@@ -25,6 +25,7 @@ use btvm_testkit::compare::{compare, Contenders};
 mod diagnostics;
 mod engines;
 mod files;
+mod scale;
 mod scenario;
 
 /// The three tree formats, by file extension.

@@ -1,14 +1,82 @@
 //! The lifecycle lowering's event functions (`spec/mbt.md` 2.4) and `send`.
 //!
 //! An event function only sets variables, stamps and record bits for the next update: it must
-//! never tick a node or call the host.
+//! never tick a node or call the host. What each event touches is found once for all events
+//! ([`EventIndex`]); an event function never scans the tree's tables or nodes (one scan per
+//! event made the lowering quadratic in the number of signals).
+
+use std::collections::{HashMap, HashSet};
 
 use btvm::program::{Func, Instr, Label, Var};
 use btvm::Status;
 
+use super::super::records::Records;
 use super::super::stateful::Emit;
 use super::LcLower;
-use crate::ir::{NodeId, NodeKind, Trigger};
+use crate::ir::{NodeId, NodeKind, SignalBinding, Tree, Trigger};
+
+/// A main-tree node an event acts on.
+enum Target {
+    /// A state machine and, per state with a transition on the event, the state's index and
+    /// the first such transition's target.
+    Machine(NodeId, Vec<(u32, u32)>),
+    /// A WaitForEvent on the event.
+    Wait(NodeId),
+}
+
+/// What each event touches, by event name: its signal bindings in file order, the
+/// timestamps set on it in table order, and the main tree's nodes in arena order.
+#[derive(Default)]
+pub(super) struct EventIndex<'a> {
+    signals: HashMap<&'a str, Vec<&'a SignalBinding>>,
+    stamps: HashMap<&'a str, Vec<usize>>,
+    nodes: HashMap<&'a str, Vec<Target>>,
+}
+
+impl<'a> EventIndex<'a> {
+    /// One pass over the signals, the timestamps and the main tree's nodes.
+    pub(super) fn new(tree: &'a Tree, recs: &Records) -> EventIndex<'a> {
+        let mut ix = EventIndex::default();
+        for s in &tree.signals {
+            ix.signals.entry(s.event.as_str()).or_default().push(s);
+        }
+        for (k, t) in tree.timestamps.iter().enumerate() {
+            if let Some(e) = &t.set_on {
+                ix.stamps.entry(e.as_str()).or_default().push(k);
+            }
+        }
+        for i in recs.root.0..=recs.last.0 {
+            let id = NodeId(i);
+            match &tree.node(id).kind {
+                NodeKind::StateMachine => {
+                    let mut targets: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
+                    for (k, &st) in tree.node(id).children.iter().enumerate() {
+                        let NodeKind::State(s) = &tree.node(st).kind else {
+                            continue;
+                        };
+                        let mut seen = HashSet::new();
+                        for t in &s.transitions {
+                            match &t.on {
+                                Trigger::Event(e) if seen.insert(e.as_str()) => {
+                                    targets.entry(e).or_default().push((k as u32, t.to));
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    for (e, t) in targets {
+                        ix.nodes.entry(e).or_default().push(Target::Machine(id, t));
+                    }
+                }
+                NodeKind::WaitForEvent(w) => {
+                    ix.nodes.entry(&w.event).or_default().push(Target::Wait(id));
+                }
+                _ => {}
+            }
+        }
+        ix
+    }
+}
 
 impl LcLower<'_, '_> {
     /// An event function (`spec/mbt.md` 2.4): signal bindings, timestamps, then the live
@@ -18,13 +86,11 @@ impl LcLower<'_, '_> {
         self.emit(Instr::JumpStopped { to: done });
         self.event_signals(event);
         self.event_stamps(event);
-        let tree = self.lw.tree;
-        for i in self.recs.root.0..=self.recs.last.0 {
-            let id = NodeId(i);
-            match &tree.node(id).kind {
-                NodeKind::StateMachine => self.event_machine(id, event),
-                NodeKind::WaitForEvent(w) if w.event == event => self.event_wait(id),
-                _ => {}
+        let touched = self.touched;
+        for target in touched.nodes.get(event).into_iter().flatten() {
+            match target {
+                Target::Machine(id, targets) => self.event_machine(*id, targets),
+                Target::Wait(id) => self.event_wait(*id),
             }
         }
         self.place(done);
@@ -35,8 +101,8 @@ impl LcLower<'_, '_> {
 
     /// The signal bindings of `event`, in file order.
     fn event_signals(&mut self, event: &str) {
-        let tree = self.lw.tree;
-        for sig in tree.signals.iter().filter(|s| s.event == event) {
+        let touched = self.touched;
+        for sig in touched.signals.get(event).into_iter().flatten() {
             self.lw.value(&sig.value);
             self.emit(Instr::VarSet {
                 var: Var(sig.var.0),
@@ -48,11 +114,8 @@ impl LcLower<'_, '_> {
     /// are invalidated.
     fn event_stamps(&mut self, event: &str) {
         let tree = self.lw.tree;
-        let set: Vec<_> = tree
-            .timestamps
-            .iter()
-            .enumerate()
-            .filter(|(_, ts)| ts.set_on.as_deref() == Some(event))
+        let set: Vec<_> = (self.touched.stamps.get(event).into_iter().flatten())
+            .filter_map(|&k| Some((k, tree.timestamps.get(k)?)))
             .collect();
         for &(k, _) in &set {
             self.emit(Instr::TsStamp {
@@ -68,23 +131,8 @@ impl LcLower<'_, '_> {
 
     /// A live state machine whose current state has a transition on `event` makes its
     /// target pending (the first such transition of the state).
-    fn event_machine(&mut self, id: NodeId, event: &str) {
-        let tree = self.lw.tree;
+    fn event_machine(&mut self, id: NodeId, targets: &[(u32, u32)]) {
         let rec = self.recs.of(id);
-        let targets: Vec<(u32, u32)> = tree
-            .node(id)
-            .children
-            .iter()
-            .enumerate()
-            .filter_map(|(k, &st)| match &tree.node(st).kind {
-                NodeKind::State(s) => s
-                    .transitions
-                    .iter()
-                    .find(|t| matches!(&t.on, Trigger::Event(e) if e == event))
-                    .map(|t| (k as u32, t.to)),
-                _ => None,
-            })
-            .collect();
         let (Some(live), Some(pending), false) = (rec.live(), rec.extra(), targets.is_empty())
         else {
             return;

@@ -33,7 +33,7 @@ mod events;
 mod nodes;
 mod update;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use btvm::program::{FunctionKind, Instr, ProgramModel, Str};
 use btvm::{Limits, Program, Status};
@@ -81,10 +81,12 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
         .enumerate()
         .map(|(k, e)| (e.clone(), 1 + k as u32))
         .collect();
+    let touched = events::EventIndex::new(tree, &recs);
     let mut lc = LcLower {
         lw: &mut lw,
         recs: &recs,
         events: &event_func,
+        touched: &touched,
         bodies: Vec::new(),
         next_func: 1 + events.len() as u32,
         budget: Budget::new(limits),
@@ -144,10 +146,11 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
 
 /// Every event name the tree uses (signal bindings, timestamps, then transitions, waits and
 /// sends of the main tree in arena order), each once.
-pub(super) fn event_names(tree: &Tree, recs: &Records) -> Vec<String> {
+pub(super) fn event_names<'t>(tree: &'t Tree, recs: &Records) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut add = |e: &str| {
-        if !out.iter().any(|x| x == e) {
+    let mut seen: HashSet<&'t str> = HashSet::new();
+    let mut add = |e: &'t str| {
+        if seen.insert(e) {
             out.push(e.to_string());
         }
     };
@@ -184,6 +187,8 @@ struct LcLower<'l, 'a> {
     recs: &'l Records,
     /// The function of each event.
     events: &'l HashMap<String, u32>,
+    /// What each event's function touches.
+    touched: &'l events::EventIndex<'a>,
     /// Loop children compiled as functions, in function order after the events.
     bodies: Vec<NodeId>,
     next_func: u32,

@@ -103,7 +103,7 @@ fn load_tree(
 ) -> Result<Tree, Diagnostic> {
     let limits = files.limits();
     let main = files.read_main(sources, path)?;
-    let main_xml = xml::parse(main.id, &main.text)?;
+    let main_xml = xml::parse(main.id, &main.text, limits)?;
     let root = El::root(&main_xml);
     // The trees of the file in order, and the first element of a `<SelectionTrees>` that is
     // not a `<SelectionTree>` (CSelectionTreeManager::LoadFileNode stops there).
@@ -140,7 +140,7 @@ fn load_tree(
     let block_files = files::global_block_files(files, sources, path, root.start_tag())?;
     let block_xml = block_files
         .iter()
-        .map(|f| xml::parse(f.id, &f.text))
+        .map(|f| xml::parse(f.id, &f.text, limits))
         .collect::<Result<Vec<_>, _>>()?;
     // A bad global `<Blocks>` file (a duplicate block, another element, a Block without a
     // name) keeps the blocks before the fault and the trees still load

@@ -143,7 +143,7 @@ mod tests {
     use crate::syntax::bst::xml::parse;
 
     fn table(xml: &str) -> Result<Translations, Diagnostic> {
-        let f = parse(FileId(0), xml).unwrap();
+        let f = parse(FileId(0), xml, &btvm::Limits::default()).unwrap();
         let mut t = Translations::default();
         for m in El::root(&f).elements() {
             if m.is("LeafTranslations") {

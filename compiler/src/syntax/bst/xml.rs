@@ -6,6 +6,7 @@
 //! callers (`stricmp` in the original); attribute names are compared exactly. This file
 //! knows nothing about BST's elements beyond the helpers' messages; it never recurses.
 
+use btvm::Limits;
 use roxmltree::{Document, Node};
 
 use crate::diag::{Diagnostic, ErrorKind};
@@ -24,8 +25,12 @@ pub(super) struct XmlFile<'t> {
 
 /// Parses `text` (file `id`); malformed XML is a [`ErrorKind::Syntax`] error at the position
 /// `roxmltree` reports.
-pub(super) fn parse(id: FileId, text: &str) -> Result<XmlFile<'_>, Diagnostic> {
-    let doc = xml::parse(text, id, "the file has no root element")?;
+pub(super) fn parse<'t>(
+    id: FileId,
+    text: &'t str,
+    limits: &Limits,
+) -> Result<XmlFile<'t>, Diagnostic> {
+    let doc = xml::parse(text, id, "the file has no root element", limits)?;
     Ok(XmlFile { id, text, doc })
 }
 
@@ -162,12 +167,12 @@ mod tests {
     #[test]
     fn elements_and_attributes_carry_their_spans() {
         let text = "<SelectionTree name='a&amp;b' x:y='1'><Leaf name=\"L\"/></SelectionTree>";
-        let f = parse(FileId(0), text);
+        let f = parse(FileId(0), text, &btvm::Limits::default());
         // `x:` is an undeclared namespace prefix: malformed XML, positioned.
         let e = f.err().unwrap();
         assert_eq!(e.kind, ErrorKind::Syntax);
         let text = "<SelectionTree name='a&amp;b' type='t' >\n <leaf name=\"L\"/></SelectionTree>";
-        let f = parse(FileId(0), text).unwrap();
+        let f = parse(FileId(0), text, &btvm::Limits::default()).unwrap();
         let root = El::root(&f);
         assert!(root.is("selectiontree"));
         assert_eq!(root.start_tag(), Span::new(FileId(0), 0, 40));
@@ -187,16 +192,26 @@ mod tests {
 
     #[test]
     fn xml_errors_are_positioned() {
-        let e = parse(FileId(0), "<a>\n  <b></c>\n</a>").err().unwrap();
-        assert_eq!(e.kind, ErrorKind::Syntax);
-        assert_eq!(e.span.start, 9);
-        let e = parse(FileId(0), "").err().unwrap();
-        assert_eq!((e.kind, e.span.start), (ErrorKind::Syntax, 0));
-        let e = parse(FileId(0), "<a>").err().unwrap();
-        assert_eq!(e.span.start, 3);
-        let e = parse(FileId(0), "<?xml version='1.0'?>\n<!DOCTYPE x []><a/>")
+        let e = parse(FileId(0), "<a>\n  <b></c>\n</a>", &btvm::Limits::default())
             .err()
             .unwrap();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.span.start, 9);
+        let e = parse(FileId(0), "", &btvm::Limits::default())
+            .err()
+            .unwrap();
+        assert_eq!((e.kind, e.span.start), (ErrorKind::Syntax, 0));
+        let e = parse(FileId(0), "<a>", &btvm::Limits::default())
+            .err()
+            .unwrap();
+        assert_eq!(e.span.start, 3);
+        let e = parse(
+            FileId(0),
+            "<?xml version='1.0'?>\n<!DOCTYPE x []><a/>",
+            &btvm::Limits::default(),
+        )
+        .err()
+        .unwrap();
         assert_eq!(e.span.start, 22);
     }
 }

@@ -29,6 +29,7 @@
 //! the only text [`first_text`] and [`attribute`] are given.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::ops::Range;
 
 use roxmltree::Node;
@@ -162,7 +163,8 @@ fn tag(
     {
         i += 1;
     }
-    let mut seen: Vec<&[u8]> = Vec::new();
+    // A set, not a list: an element may have many attributes (the limit is checked later).
+    let mut seen: HashSet<&[u8]> = HashSet::new();
     loop {
         while b.get(i).copied().is_some_and(is_space) {
             i += 1;
@@ -215,14 +217,12 @@ fn tag(
         };
         let value_end = value_at + len;
         i = value_end + 1;
-        let repeated = seen.contains(&name);
+        let repeated = !seen.insert(name);
         let prefixed = name.contains(&b':') && !name.starts_with(b"xmlns");
         if repeated || prefixed {
             blank.push(name_at..i);
-            seen.push(name);
             continue;
         }
-        seen.push(name);
         let mut j = value_at;
         while j < value_end {
             if b[j] == b'&' {

@@ -78,6 +78,7 @@ pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<F
         &prepared,
         file,
         "the file has no root element; a `.debt` file's root is `<behaviorTree>`",
+        limits,
     )?;
     let p = Parser { text, file, limits };
     let root = doc.root_element();

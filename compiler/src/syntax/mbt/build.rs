@@ -40,7 +40,7 @@ pub(super) fn load(
     let limits = files.limits();
     let src = files.read_main(sources, path)?;
     let (file, text) = (src.id, &*src.text);
-    let doc = parse_document(text, file)?;
+    let doc = parse_document(text, file, limits)?;
     let gamesdk = profile == Some(Profile::GameSdk);
     let src = Src {
         text,

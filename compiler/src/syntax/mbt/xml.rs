@@ -11,6 +11,7 @@
 
 use std::ops::Range;
 
+use btvm::Limits;
 use roxmltree::{Attribute, Document, Node};
 
 use crate::diag::{Diagnostic, ErrorKind};
@@ -23,11 +24,16 @@ pub(super) type PResult<T> = Result<T, Diagnostic>;
 
 /// Parses `text` (DTDs refused, so there are no custom entities); a UTF-8 BOM is skipped by
 /// `roxmltree`, and positions stay offsets into `text`.
-pub(super) fn parse_document(text: &str, file: FileId) -> PResult<Document<'_>> {
+pub(super) fn parse_document<'t>(
+    text: &'t str,
+    file: FileId,
+    limits: &Limits,
+) -> PResult<Document<'t>> {
     xml::parse(
         text,
         file,
         "the file has no root element; an MBT file's root is `<BehaviorTree>`",
+        limits,
     )
 }
 
@@ -169,7 +175,7 @@ mod tests {
     fn names_and_spans_come_from_the_source() {
         let text = "\u{feff}<A xy='1' b=\"t&amp;u\" >text<B/></A>";
         let at = |needle: &str| text.find(needle).unwrap() as u32;
-        let doc = parse_document(text, FileId(0)).unwrap();
+        let doc = parse_document(text, FileId(0), &Limits::default()).unwrap();
         let s = src(text);
         let root = doc.root_element();
         assert_eq!(s.tag(root), "A");
@@ -193,14 +199,14 @@ mod tests {
 
     #[test]
     fn xml_errors_are_positioned() {
-        let e = parse_document("<A>\n  <B></C>\n</A>", FileId(0)).unwrap_err();
+        let e = parse_document("<A>\n  <B></C>\n</A>", FileId(0), &Limits::default()).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Syntax);
         assert_eq!(e.span.start, 9);
-        let e = parse_document("", FileId(0)).unwrap_err();
+        let e = parse_document("", FileId(0), &Limits::default()).unwrap_err();
         assert_eq!((e.kind, e.span.start), (ErrorKind::Syntax, 0));
-        let e = parse_document("<A>", FileId(0)).unwrap_err();
+        let e = parse_document("<A>", FileId(0), &Limits::default()).unwrap_err();
         assert_eq!(e.span.start, 3);
-        let e = parse_document("<!DOCTYPE x []><A/>", FileId(0)).unwrap_err();
+        let e = parse_document("<!DOCTYPE x []><A/>", FileId(0), &Limits::default()).unwrap_err();
         assert_eq!((e.span.start, e.span.end), (0, 9));
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! This module holds no grammar: it never matches a keyword or builds IR.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use chumsky::error::{Error as ChumskyError, LabelError};
@@ -96,9 +97,14 @@ pub(in crate::syntax) fn parse_result<T>(
     if !errs.is_empty() {
         errs.sort_by_key(PErr::start);
         let mut diags: Vec<Diagnostic> = Vec::new();
+        // Equal diagnostics have equal spans: compare only within a span's own group, so a
+        // file with an error on every line is not quadratic.
+        let mut by_span: HashMap<Span, Vec<usize>> = HashMap::new();
         for e in errs {
             let d = e.into_diagnostic(file);
-            if !diags.contains(&d) {
+            let same = by_span.entry(d.span).or_default();
+            if !same.iter().any(|&i| diags[i] == d) {
+                same.push(diags.len());
                 diags.push(d);
             }
         }
