@@ -385,9 +385,9 @@ const MAX_CANDIDATES: usize = 4096;
 
 /// The candidate closest to `name` (case-insensitive edit distance), if it is close enough to
 /// be a likely typo: at most 1 edit for names up to 4 characters, 2 up to 8, 3 beyond. The
-/// search is bounded: no suggestion for a name over [`MAX_SUGGESTED_NAME`] characters, only
+/// search is bounded: no suggestion for a name over `MAX_SUGGESTED_NAME` (64) characters, only
 /// candidates whose length is within the edit budget are compared, and at most
-/// [`MAX_CANDIDATES`] are looked at.
+/// `MAX_CANDIDATES` (4,096) are looked at.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     if name.len() > 4 * MAX_SUGGESTED_NAME {
         return None;
