@@ -1,36 +1,8 @@
 //! The `btvm` binary behaves like a good Unix tool: exit codes, stdout for results, stderr for
 //! rustc-style diagnostics.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn btvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_btvm"))
-        .args(args)
-        .arg("--color=never")
-        .output()
-        .unwrap()
-}
-
-fn spec(p: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../spec")
-        .join(p)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("btvm-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::*;
 
 #[test]
 fn check_accepts_a_valid_tree() {

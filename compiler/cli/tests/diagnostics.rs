@@ -3,25 +3,10 @@
 //! source lines of a snippet; a huge name gives a few lines, quickly; a program too large for
 //! native code runs on the vm with a one-line note.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::*;
+
 use std::time::{Duration, Instant};
-
-fn btvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_btvm"))
-        .args(args)
-        .arg("--color=never")
-        .output()
-        .unwrap()
-}
-
-fn temp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("btvm-cli-diag-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
 
 /// ESC (clear screen), BEL, CR, NUL and a C1 CSI.
 const NASTY: &str = "X\u{1b}[2J\u{7}\r\0\u{9b}31mY";

@@ -3,43 +3,12 @@
 //! limit checked before reading. Every run has a deadline, so a read that blocks fails the
 //! test instead of hanging it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::*;
+
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Runs `btvm args`, killing it (and failing) after `limit`.
-fn btvm_within(limit: Duration, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_btvm"))
-        .args(args)
-        .arg("--color=never")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("`btvm {}` still running after {limit:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn spec(p: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../spec")
-        .join(p)
-        .to_string_lossy()
-        .into_owned()
-}
 
 /// A fresh directory under the system's temporary directory, removed when dropped.
 struct Scratch(PathBuf);

@@ -4,38 +4,15 @@
 //! and the command keeps its own exit status (0 when all went well); any other write error
 //! is reported and exits 1; a numeric option out of range is a usage error (exit 2).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::*;
+
+use std::path::Path;
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Generous: CI runs debug builds on two shared cores.
 const QUICK: Duration = Duration::from_secs(20);
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_btvm"));
-    c.arg("--color=never");
-    c
-}
-
-fn spec(p: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../spec")
-        .join(p)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn temp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("btvm-cli-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// Runs `btvm ARGS` with stdout a pipe whose read end is closed before the program starts,
 /// so its first write fails with a broken pipe; returns the result and how long it took.
