@@ -108,7 +108,18 @@ fn run_trace_into_a_closed_pipe_stops_the_run() {
 
 #[test]
 fn bench_into_a_closed_pipe() {
-    let args = ["bench", "--agents", "3", "--ticks", "2", "--threads", "1"];
+    // The vm only: what is tested is the output, and builds without `jit` have no native code.
+    let args = [
+        "bench",
+        "--agents",
+        "3",
+        "--ticks",
+        "2",
+        "--threads",
+        "1",
+        "--engines",
+        "vm",
+    ];
     assert_quiet(&args, &closed_pipe(&args).0, 0);
 }
 
@@ -122,6 +133,8 @@ fn bench_json_into_a_closed_pipe() {
         "2",
         "--threads",
         "1",
+        "--engines",
+        "vm",
         "--json",
     ];
     assert_quiet(&args, &closed_pipe(&args).0, 0);
@@ -135,6 +148,8 @@ fn bench_json_into_a_closed_pipe() {
         "2",
         "--threads",
         "1",
+        "--engines",
+        "vm",
         "--json",
     ];
     assert_quiet(&args, &closed_pipe(&args).0, 0);
