@@ -165,7 +165,7 @@ impl DeciderSchedule {
     /// time `now`.
     pub fn apply_to_batch(
         &self,
-        batch: &mut Batch<'_>,
+        batch: &mut Batch,
         program: &btvm::Program,
         tick: u32,
         now: Millis,
@@ -246,7 +246,7 @@ impl EventSchedule {
 /// (Drag\[en\]gine `context.reset()`; an MBT root that finished, which also leaves the group
 /// scopes the agent held). `lifecycle` says whether `program` is on the lifecycle (MBT) model.
 pub fn restart_stopped(
-    batch: &mut btvm::Batch<'_>,
+    batch: &mut btvm::Batch,
     program: &btvm::Program,
     lifecycle: bool,
     indices: impl IntoIterator<Item = usize>,

@@ -17,9 +17,9 @@ use crate::{AgentId, EngineKind, Host, Millis, Program, Status, VmError};
 
 /// The state of `n` agents running one program.
 #[derive(Clone, Debug)]
-pub struct Batch<'p> {
-    program: &'p Program,
-    code: Code<'p>,
+pub struct Batch {
+    program: Program,
+    code: Code,
     fallback: Option<Fallback>,
     main: u32,
     size: usize,
@@ -28,10 +28,10 @@ pub struct Batch<'p> {
     scratch: Vec<Scratch>,
 }
 
-impl<'p> Batch<'p> {
+impl Batch {
     /// `agents` fresh agents (ids `0..agents`) for `program`, ticked by the vm; fails if it has
     /// no main entry.
-    pub fn new(program: &'p Program, agents: u32) -> Result<Self, VmError> {
+    pub fn new(program: &Program, agents: u32) -> Result<Self, VmError> {
         Batch::with_engine(program, agents, EngineKind::Vm)
     }
 
@@ -39,11 +39,7 @@ impl<'p> Batch<'p> {
     /// falls back to the vm, as [`Engine`](crate::Engine) does ([`Batch::engine`],
     /// [`Batch::fallback`]). Fails with [`VmError::OutOfMemory`] when the agents' memory
     /// cannot be allocated.
-    pub fn with_engine(
-        program: &'p Program,
-        agents: u32,
-        kind: EngineKind,
-    ) -> Result<Self, VmError> {
+    pub fn with_engine(program: &Program, agents: u32, kind: EngineKind) -> Result<Self, VmError> {
         let (code, fallback) = Code::select(program, kind);
         let main = program
             .main()
@@ -60,7 +56,7 @@ impl<'p> Batch<'p> {
         statuses.try_reserve_exact(n).map_err(|_| too_big())?;
         statuses.resize(n, Status::Failure);
         Ok(Batch {
-            program,
+            program: program.clone(),
             code,
             fallback,
             main,
@@ -69,6 +65,11 @@ impl<'p> Batch<'p> {
             statuses,
             scratch: vec![Scratch::new(program)],
         })
+    }
+
+    /// The program the agents run (shared: a [`Program`] is a cheap clone).
+    pub fn program(&self) -> &Program {
+        &self.program
     }
 
     /// The engine ticking the agents.
@@ -148,7 +149,7 @@ impl<'p> Batch<'p> {
         if i >= self.statuses.len() {
             return Err(VmError::NoAgent(i));
         }
-        match crate::model::lifecycle::event_function(self.program, event) {
+        match crate::model::lifecycle::event_function(&self.program, event) {
             Some(func) => self.run_event(i, host, func, now),
             None => Ok(()),
         }
@@ -168,7 +169,7 @@ impl<'p> Batch<'p> {
         if i >= self.statuses.len() {
             return Err(VmError::NoAgent(i));
         }
-        let func = crate::model::lifecycle::event_id_function(self.program, event)?;
+        let func = crate::model::lifecycle::event_id_function(&self.program, event)?;
         self.run_event(i, host, func, now)
     }
 
@@ -185,7 +186,7 @@ impl<'p> Batch<'p> {
             return Err(VmError::NoAgent(i));
         };
         self.code.run(
-            self.program,
+            &self.program,
             &mut self.scratch[0],
             func,
             state,
@@ -201,7 +202,7 @@ impl<'p> Batch<'p> {
     pub fn reset_agent(&mut self, i: usize) {
         let size = self.size;
         if let Some(state) = self.states.get_mut(i * size..(i + 1) * size) {
-            crate::model::lifecycle::leave_scopes(self.program, &mut self.scratch[0].life, state);
+            crate::model::lifecycle::leave_scopes(&self.program, &mut self.scratch[0].life, state);
             self.program.reset(state);
         }
     }
@@ -220,7 +221,7 @@ impl<'p> Batch<'p> {
         if i >= self.statuses.len() {
             return Err(VmError::NoAgent(i));
         }
-        if let Some(func) = crate::model::lifecycle::restart_function(self.program) {
+        if let Some(func) = crate::model::lifecycle::restart_function(&self.program) {
             self.run_event(i, host, func, now)?;
         }
         self.reset_agent(i);
@@ -236,7 +237,7 @@ impl<'p> Batch<'p> {
         let Some(state) = self.states.get_mut(i * size..(i + 1) * size) else {
             return Err(VmError::NoAgent(i));
         };
-        crate::model::lifecycle::set_group(self.program, &mut self.scratch[0].life, state, group);
+        crate::model::lifecycle::set_group(&self.program, &mut self.scratch[0].life, state, group);
         Ok(())
     }
 
@@ -276,7 +277,8 @@ impl<'p> Batch<'p> {
         let chunk = n.div_ceil(hosts.len());
         let mut ranges = Vec::new();
         if self.program.uses_scopes() {
-            let group = crate::model::lifecycle::group_reader(self.program);
+            let program = self.program.clone();
+            let group = crate::model::lifecycle::group_reader(&program);
             ranges = self
                 .states
                 .chunks(chunk * self.size)
@@ -294,7 +296,7 @@ impl<'p> Batch<'p> {
             }
         }
         while self.scratch.len() < hosts.len() {
-            self.scratch.push(Scratch::new(self.program));
+            self.scratch.push(Scratch::new(&self.program));
         }
         // Chunk k > 0 takes the scope tables of its groups; chunk 0 ticks with the batch's.
         if let Some((first, rest)) = self.scratch.split_first_mut() {
@@ -302,7 +304,7 @@ impl<'p> Batch<'p> {
                 first.life.lend_groups(lo, hi, &mut s.life);
             }
         }
-        let (program, code, main, size) = (self.program, self.code, self.main, self.size);
+        let (program, code, main, size) = (&self.program, &self.code, self.main, self.size);
         let mut states: &mut [u8] = &mut self.states;
         let mut jobs = Vec::with_capacity(hosts.len());
         for (k, (statuses, (host, scratch))) in self

@@ -75,25 +75,22 @@ impl fmt::Display for Fallback {
 }
 
 /// A program's code as one engine runs it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Code<'p> {
+#[derive(Clone, Debug)]
+pub(crate) enum Code {
     Vm,
     #[cfg(feature = "jit")]
-    Native(&'p crate::native::NativeCode),
-    #[cfg(not(feature = "jit"))]
-    #[allow(dead_code)]
-    Never(std::marker::PhantomData<&'p ()>),
+    Native(std::sync::Arc<crate::native::NativeCode>),
 }
 
-impl<'p> Code<'p> {
+impl Code {
     /// The code for `kind`, falling back to the vm (with the reason) when native code is
     /// unavailable.
-    pub(crate) fn select(program: &'p Program, kind: EngineKind) -> (Code<'p>, Option<Fallback>) {
+    pub(crate) fn select(program: &Program, kind: EngineKind) -> (Code, Option<Fallback>) {
         match kind {
             EngineKind::Vm => (Code::Vm, None),
             #[cfg(feature = "jit")]
-            EngineKind::Native => match program.native() {
-                Ok(code) => (Code::Native(code), None),
+            EngineKind::Native => match program.native_shared() {
+                Ok(code) => (Code::Native(code.clone()), None),
                 Err(e) => {
                     let kind = match e.kind() {
                         crate::native::NativeErrorKind::TooLarge => FallbackKind::TooLarge,
@@ -117,13 +114,11 @@ impl<'p> Code<'p> {
         }
     }
 
-    pub(crate) fn kind(self) -> EngineKind {
+    pub(crate) fn kind(&self) -> EngineKind {
         match self {
             Code::Vm => EngineKind::Vm,
             #[cfg(feature = "jit")]
             Code::Native(_) => EngineKind::Native,
-            #[cfg(not(feature = "jit"))]
-            Code::Never(_) => EngineKind::Vm,
         }
     }
 
@@ -131,7 +126,7 @@ impl<'p> Code<'p> {
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn run<H: Host + ?Sized>(
-        self,
+        &self,
         program: &Program,
         scratch: &mut Scratch,
         func: u32,
@@ -154,7 +149,7 @@ impl<'p> Code<'p> {
     /// before each agent ([`Host::before_tick`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_many<H: Host + ?Sized>(
-        self,
+        &self,
         program: &Program,
         scratch: &mut Scratch,
         func: u32,
@@ -209,20 +204,21 @@ impl<'p> Code<'p> {
 /// # let _ = status; Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
-pub struct Engine<'p> {
-    program: &'p Program,
-    code: Code<'p>,
+pub struct Engine {
+    program: Program,
+    code: Code,
     fallback: Option<Fallback>,
     scratch: Scratch,
 }
 
-impl<'p> Engine<'p> {
-    /// An engine of `kind` for `program`; asking for native code on a machine or build that
-    /// cannot produce it gives the vm (see [`Engine::fallback`]).
-    pub fn new(program: &'p Program, kind: EngineKind) -> Self {
+impl Engine {
+    /// An engine of `kind` for `program` (which it shares: a [`Program`] is a cheap clone);
+    /// asking for native code on a machine or build that cannot produce it gives the vm (see
+    /// [`Engine::fallback`]).
+    pub fn new(program: &Program, kind: EngineKind) -> Self {
         let (code, fallback) = Code::select(program, kind);
         Engine {
-            program,
+            program: program.clone(),
             code,
             fallback,
             scratch: Scratch::new(program),
@@ -235,12 +231,13 @@ impl<'p> Engine<'p> {
     /// [`NativeConfig`]: crate::native::NativeConfig
     #[cfg(feature = "jit")]
     pub fn with_native(
-        program: &'p Program,
-        code: &'p crate::native::NativeCode,
+        program: &Program,
+        code: impl Into<std::sync::Arc<crate::native::NativeCode>>,
     ) -> Result<Self, crate::native::NativeError> {
+        let code = code.into();
         code.check(program)?;
         Ok(Engine {
-            program,
+            program: program.clone(),
             code: Code::Native(code),
             fallback: None,
             scratch: Scratch::new(program),
@@ -252,7 +249,7 @@ impl<'p> Engine<'p> {
     /// both engines share one state layout, agents simply continue on the other one. Asking
     /// for native code that cannot be produced gives the vm, as [`Engine::new`] does.
     pub fn switch(&mut self, kind: EngineKind) {
-        let (code, fallback) = Code::select(self.program, kind);
+        let (code, fallback) = Code::select(&self.program, kind);
         self.code = code;
         self.fallback = fallback;
     }
@@ -268,8 +265,8 @@ impl<'p> Engine<'p> {
     }
 
     /// The program.
-    pub fn program(&self) -> &'p Program {
-        self.program
+    pub fn program(&self) -> &Program {
+        &self.program
     }
 
     /// Ticks the main tree once for `agent`, whose state is `state`, at time `now`.
@@ -320,7 +317,7 @@ impl<'p> Engine<'p> {
         event: &str,
         now: Millis,
     ) -> Result<(), VmError> {
-        let Some(func) = crate::model::lifecycle::event_function(self.program, event) else {
+        let Some(func) = crate::model::lifecycle::event_function(&self.program, event) else {
             return Ok(());
         };
         self.run_function(func, state, agent, host, now).map(|_| ())
@@ -337,7 +334,7 @@ impl<'p> Engine<'p> {
         event: crate::EventId,
         now: Millis,
     ) -> Result<(), VmError> {
-        let func = crate::model::lifecycle::event_id_function(self.program, event)?;
+        let func = crate::model::lifecycle::event_id_function(&self.program, event)?;
         self.run_function(func, state, agent, host, now).map(|_| ())
     }
 
@@ -349,7 +346,7 @@ impl<'p> Engine<'p> {
     /// This is the game's reset in every model but the lifecycle (MBT) model, whose game
     /// terminates the live tree first: use [`Engine::restart_agent`] there.
     pub fn reset_agent(&mut self, state: &mut [u8]) {
-        crate::model::lifecycle::leave_scopes(self.program, &mut self.scratch.life, state);
+        crate::model::lifecycle::leave_scopes(&self.program, &mut self.scratch.life, state);
         self.program.reset(state);
     }
 
@@ -369,7 +366,7 @@ impl<'p> Engine<'p> {
         host: &mut H,
         now: Millis,
     ) -> Result<(), VmError> {
-        if let Some(func) = crate::model::lifecycle::restart_function(self.program) {
+        if let Some(func) = crate::model::lifecycle::restart_function(&self.program) {
             self.run_function(func, state, agent, host, now)?;
         }
         self.reset_agent(state);
@@ -383,7 +380,7 @@ impl<'p> Engine<'p> {
     /// program without group scopes. Allocates the group's scope table the first time a group
     /// is named, so ticks do not.
     pub fn set_group(&mut self, state: &mut [u8], group: u32) {
-        crate::model::lifecycle::set_group(self.program, &mut self.scratch.life, state, group);
+        crate::model::lifecycle::set_group(&self.program, &mut self.scratch.life, state, group);
     }
 
     /// How many agents of AI group `group` ticked through this engine are members of group
@@ -411,7 +408,7 @@ impl<'p> Engine<'p> {
             });
         }
         Ok(self.code.run(
-            self.program,
+            &self.program,
             &mut self.scratch,
             func,
             state,

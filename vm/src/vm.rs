@@ -16,21 +16,21 @@ use crate::{AgentId, Engine, EngineKind, Host, Millis, Program, Status, VmError}
 /// # let _ = status; Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
-pub struct Vm<'p> {
+pub struct Vm {
     /// The facade, always on the vm (it owns the scratch and the entry lookup).
-    engine: Engine<'p>,
+    engine: Engine,
 }
 
-impl<'p> Vm<'p> {
+impl Vm {
     /// An executor for `program`.
-    pub fn new(program: &'p Program) -> Self {
+    pub fn new(program: &Program) -> Self {
         Vm {
             engine: Engine::new(program, EngineKind::Vm),
         }
     }
 
     /// The program.
-    pub fn program(&self) -> &'p Program {
+    pub fn program(&self) -> &Program {
         self.engine.program()
     }
 

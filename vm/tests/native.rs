@@ -81,9 +81,9 @@ fn native_code_is_used_and_reported() {
 fn code_runs_only_the_program_it_was_compiled_from() {
     let a = program(TREE_ALL);
     let b = program(TREE_SMALL);
-    let code = NativeCode::compile(&a, &NativeConfig::default()).unwrap();
-    assert!(Engine::with_native(&a, &code).is_ok());
-    let err = Engine::with_native(&b, &code).unwrap_err();
+    let code = std::sync::Arc::new(NativeCode::compile(&a, &NativeConfig::default()).unwrap());
+    assert!(Engine::with_native(&a, code.clone()).is_ok());
+    let err = Engine::with_native(&b, code).unwrap_err();
     assert_eq!(err.kind(), NativeErrorKind::WrongProgram);
     assert!(err.to_string().contains("another program"), "{err}");
 }
@@ -118,8 +118,8 @@ fn every_config_gives_the_same_results() {
         codes[1].stats().functions > codes[0].stats().functions,
         "tiny chunks split the functions"
     );
-    let mut engines: Vec<Engine<'_>> = codes
-        .iter()
+    let mut engines: Vec<Engine> = codes
+        .into_iter()
         .map(|c| Engine::with_native(&p, c).unwrap())
         .collect();
     engines.push(Engine::new(&p, EngineKind::Vm));

@@ -285,7 +285,7 @@ fn events_variables_stop_and_reset_through_the_api() {
             ..Log::default()
         };
         let mut st = p.new_state();
-        let tick = |e: &mut Engine<'_>, st: &mut Vec<u8>, host: &mut Log, k: i64| {
+        let tick = |e: &mut Engine, st: &mut Vec<u8>, host: &mut Log, k: i64| {
             if switching {
                 e.switch(if k % 2 == 0 {
                     EngineKind::Native

@@ -263,7 +263,7 @@ fn one_by_one(p: &Program, agents: usize) -> Outcome {
     out
 }
 
-fn states_of(batch: &Batch<'_>) -> Vec<Vec<u8>> {
+fn states_of(batch: &Batch) -> Vec<Vec<u8>> {
     (0..batch.len())
         .map(|i| batch.state(i).expect("in range").to_vec())
         .collect()
@@ -389,6 +389,38 @@ fn par_tick_with_no_hosts_ticks_nothing() {
     let statuses = batch.par_tick::<Recorder>(&mut [], 0).to_vec();
     assert_eq!(statuses, vec![Status::Failure; 4]);
     assert_eq!(states_of(&batch), before);
+}
+
+/// A server keeps a batch in its own struct, with no lifetime tying it to the program: the
+/// batch and the engine own (share) the program, which its maker may drop.
+#[test]
+fn batches_and_engines_own_their_program() {
+    struct Server {
+        batch: Batch,
+        engine: btvm::Engine,
+    }
+    let want = batched(&program("all.btn", TREE_ALL), 3, EngineKind::Native);
+    let mut server = {
+        let p = program("all.btn", TREE_ALL);
+        Server {
+            batch: Batch::with_engine(&p, 3, EngineKind::Native).expect("main entry"),
+            engine: btvm::Engine::new(&p, EngineKind::Native),
+        }
+        // `p` is dropped here; both keep running it.
+    };
+    let mut host = Recorder::bound_to(server.batch.program());
+    let mut statuses = Vec::new();
+    for t in 0..TICKS {
+        statuses.push(server.batch.tick(&mut host, now(t)).to_vec());
+    }
+    assert_eq!(statuses, want.statuses);
+    assert_eq!(states_of(&server.batch), want.states);
+    // Clones share one program, so the native compilation is made once for all of them.
+    #[cfg(feature = "jit")]
+    assert!(std::ptr::eq(
+        server.engine.program().native().expect("compiles"),
+        server.batch.program().native().expect("compiles"),
+    ));
 }
 
 #[test]

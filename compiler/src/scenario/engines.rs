@@ -195,8 +195,8 @@ impl Engine for ReferenceEngine<'_> {
 /// One `btvm::Engine` serves every agent, so the lifecycle model's group-scope counters it
 /// owns are shared by all agents of the run; taking turns switches that one engine between the
 /// vm and native code ([`btvm::Engine::switch`]), keeping the counters.
-pub(super) struct CompiledEngine<'p> {
-    pub(super) engine: btvm::Engine<'p>,
+pub(super) struct CompiledEngine {
+    pub(super) engine: btvm::Engine,
     /// The engines an agent's calls take in turn: call `k` runs on `turns[k % len]`; empty:
     /// the engine never switches.
     pub(super) turns: Vec<btvm::EngineKind>,
@@ -253,9 +253,9 @@ pub(super) fn out_of_memory(agents: u32) -> Diagnostic {
     )
 }
 
-impl<'p> CompiledEngine<'p> {
+impl CompiledEngine {
     /// The engine for the agent's next call (switched to its turn) and the agent's state.
-    pub(super) fn next(&mut self, agent: u32) -> Option<(&mut btvm::Engine<'p>, &mut [u8])> {
+    pub(super) fn next(&mut self, agent: u32) -> Option<(&mut btvm::Engine, &mut [u8])> {
         let i = agent as usize;
         let turn = self.calls.get_mut(i)?;
         if let Some(&kind) = self.turns.get(*turn % self.turns.len().max(1)) {
@@ -265,12 +265,12 @@ impl<'p> CompiledEngine<'p> {
         Some((&mut self.engine, self.states.get_mut(i)?))
     }
 
-    pub(super) fn program(&self) -> &'p btvm::Program {
+    pub(super) fn program(&self) -> &btvm::Program {
         self.engine.program()
     }
 }
 
-impl Engine for CompiledEngine<'_> {
+impl Engine for CompiledEngine {
     fn tick(&mut self, agent: u32, host: &mut dyn Host, now: Millis) -> Status {
         match self.next(agent) {
             Some((engine, state)) => engine
@@ -317,20 +317,20 @@ impl Engine for CompiledEngine<'_> {
     }
 
     fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError> {
-        let program = self.program();
+        let program = self.program().clone();
         let state = self.states.get_mut(agent as usize).ok_or_else(no_agent)?;
         program.restore(state, snap)
     }
 
     fn set_decision_flags(&mut self, agent: u32, word: u32) {
-        let program = self.program();
+        let program = self.program().clone();
         if let Some(state) = self.states.get_mut(agent as usize) {
             program.set_decision_flags(state, word);
         }
     }
 
     fn add_stimulus(&mut self, agent: u32, bit: u32, stimulus: Stimulus) {
-        let program = self.program();
+        let program = self.program().clone();
         if let Some(state) = self.states.get_mut(agent as usize) {
             program.add_stimulus(state, bit, stimulus);
         }
@@ -362,7 +362,7 @@ impl Engine for CompiledEngine<'_> {
     }
 
     fn set_var(&mut self, agent: u32, var: &str, value: bool) {
-        let program = self.program();
+        let program = self.program().clone();
         if let (Some(state), Some(index)) =
             (self.states.get_mut(agent as usize), program.var_index(var))
         {
@@ -377,7 +377,7 @@ impl Engine for CompiledEngine<'_> {
 pub(super) fn compiled(
     program: &btvm::Program,
     kind: btvm::EngineKind,
-) -> Result<btvm::Engine<'_>, Diagnostic> {
+) -> Result<btvm::Engine, Diagnostic> {
     let engine = btvm::Engine::new(program, kind);
     match engine.fallback() {
         Some(why) if why.kind() != btvm::FallbackKind::TooLarge => Err(Diagnostic::new(

@@ -391,12 +391,12 @@ fn views(engine: &dyn Engine, scenario: &Scenario) -> Vec<btvm::DeciderView> {
         .collect()
 }
 
-fn compiled_engine<'p>(
+fn compiled_engine(
     program: &btvm::Program,
     scenario: &Scenario,
-    engine: btvm::Engine<'p>,
+    engine: btvm::Engine,
     turns: Vec<btvm::EngineKind>,
-) -> Result<CompiledEngine<'p>, Diagnostic> {
+) -> Result<CompiledEngine, Diagnostic> {
     let n = scenario.agents;
     let states = States::new(n as usize, program.state_size()).ok_or_else(|| out_of_memory(n))?;
     let calls = try_table(n, |_| 0).ok_or_else(|| out_of_memory(n))?;
@@ -415,7 +415,7 @@ pub fn run_engines(
     tree: &Tree,
     program: &btvm::Program,
     scenario: &Scenario,
-    engine: btvm::Engine<'_>,
+    engine: btvm::Engine,
 ) -> Trace {
     let mut host = ScriptedHost::for_tree(scenario, tree);
     let mut trace = Trace::new();

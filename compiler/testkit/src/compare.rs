@@ -211,6 +211,6 @@ fn run_chunked(tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
         )
     };
     let code = NativeCode::compile(&program, &config).map_err(|e| failed(e.to_string()))?;
-    let engine = btvm::Engine::with_native(&program, &code).map_err(|e| failed(e.to_string()))?;
+    let engine = btvm::Engine::with_native(&program, code).map_err(|e| failed(e.to_string()))?;
     Ok(run_engines(tree, &program, scenario, engine))
 }

@@ -7,7 +7,7 @@
 #[cfg(feature = "jit")]
 use super::NativeCache;
 use super::{
-    codec, read, verify, Function, FunctionKind, Instr, Layout, Program, ProgramError,
+    codec, read, verify, Data, Function, FunctionKind, Instr, Layout, Program, ProgramError,
     ProgramModel, ProgramParts, Rule, FLAG_RUNAWAY, FLAG_STOPPED,
 };
 use crate::model::{cursor, decider, lifecycle, running_list};
@@ -26,12 +26,14 @@ impl Program {
         }
         let fingerprint = codec::fingerprint(&codec::encode_body(&parts));
         Ok(Program {
-            parts,
-            strings,
-            fingerprint,
-            facts,
-            #[cfg(feature = "jit")]
-            native: NativeCache::new(),
+            data: std::sync::Arc::new(Data {
+                parts,
+                strings,
+                fingerprint,
+                facts,
+                #[cfg(feature = "jit")]
+                native: NativeCache::new(),
+            }),
         })
     }
 
@@ -43,23 +45,23 @@ impl Program {
 
     /// The program file: magic, version, fingerprint, then the parts.
     pub fn encode(&self) -> Vec<u8> {
-        codec::encode(&self.parts, self.fingerprint)
+        codec::encode(&self.data.parts, self.data.fingerprint)
     }
 
     /// The parts the program was built from.
     pub fn parts(&self) -> &ProgramParts {
-        &self.parts
+        &self.data.parts
     }
 
     /// A 64-bit hash of the program's contents: snapshots of agent state are only valid for a
     /// program with the same fingerprint.
     pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
+        self.data.fingerprint
     }
 
     /// Bytes of state per agent.
     pub fn state_size(&self) -> usize {
-        self.parts.layout.size as usize
+        self.data.parts.layout.size as usize
     }
 
     /// A fresh agent's state block (all zeroes).
@@ -69,17 +71,18 @@ impl Program {
 
     /// The import table.
     pub fn imports(&self) -> &[Import] {
-        &self.parts.imports
+        &self.data.parts.imports
     }
 
     /// The strings `Value::Str` values refer to.
     pub fn strings(&self) -> &Strings {
-        &self.strings
+        &self.data.strings
     }
 
     /// The entry functions' names, main first.
     pub fn entries(&self) -> impl Iterator<Item = &str> {
-        self.parts
+        self.data
+            .parts
             .functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry)
@@ -88,7 +91,8 @@ impl Program {
 
     /// The function index of the named entry.
     pub fn entry(&self, name: &str) -> Option<u32> {
-        self.parts
+        self.data
+            .parts
             .functions
             .iter()
             .position(|f| f.kind == FunctionKind::Entry && f.name == name)
@@ -97,7 +101,8 @@ impl Program {
 
     /// The main entry's function index (the first entry), if any.
     pub fn main(&self) -> Option<u32> {
-        self.parts
+        self.data
+            .parts
             .functions
             .iter()
             .position(|f| f.kind == FunctionKind::Entry)
@@ -106,74 +111,74 @@ impl Program {
 
     /// The deepest operand stack any tick needs.
     pub fn max_stack(&self) -> u32 {
-        self.facts.max_stack
+        self.data.facts.max_stack
     }
 
     /// The deepest chain of subtree calls.
     pub fn max_calls(&self) -> u32 {
-        self.facts.max_calls
+        self.data.facts.max_calls
     }
 
     /// The most instructions one tick of any entry can execute (proved by the verifier).
     pub fn tick_budget(&self) -> u64 {
-        self.facts.tick_cost
+        self.data.facts.tick_cost
     }
 
     /// The code.
     pub fn code(&self) -> &[Instr] {
-        &self.parts.code
+        &self.data.parts.code
     }
 
     /// The state layout.
     pub fn layout(&self) -> &Layout {
-        &self.parts.layout
+        &self.data.parts.layout
     }
 
     /// The execution model.
     pub fn model(&self) -> ProgramModel {
-        self.parts.model
+        self.data.parts.model
     }
 
     /// The tree's time unit, in units per millisecond ([`ProgramParts::clock`]).
     pub fn clock(&self) -> u32 {
-        self.parts.clock
+        self.data.parts.clock
     }
 
     /// The functions.
     pub fn functions(&self) -> &[Function] {
-        &self.parts.functions
+        &self.data.parts.functions
     }
 
     /// The variable values.
     pub fn vars(&self) -> &[Value] {
-        &self.parts.vars
+        &self.data.parts.vars
     }
 
     /// Whether host float results are rounded to binary32.
     pub fn single_precision(&self) -> bool {
-        self.parts.single_precision
+        self.data.parts.single_precision
     }
 
     /// Counter registers needed per tick.
     pub fn temps(&self) -> u32 {
-        self.parts.temps
+        self.data.parts.temps
     }
 
     /// The cursor model's rule table (empty in other models).
     pub fn rules(&self) -> &[Rule] {
-        &self.parts.rules
+        &self.data.parts.rules
     }
 
     /// Why the agent whose state is `state` no longer runs, if it is halted (cursor model:
     /// stopped or run-away; lifecycle model: stopped after the root finished).
     pub fn halt(&self, state: &[u8]) -> Option<crate::Halt> {
         if !matches!(
-            self.parts.model,
+            self.data.parts.model,
             ProgramModel::Cursor { .. } | ProgramModel::Lifecycle
         ) {
             return None;
         }
-        let flags = read(state, self.parts.layout.flags) as u8;
+        let flags = read(state, self.data.parts.layout.flags) as u8;
         if flags & FLAG_RUNAWAY != 0 {
             Some(crate::Halt::RunAway)
         } else if flags & FLAG_STOPPED != 0 {
@@ -194,8 +199,8 @@ impl Program {
     /// scopes should be reset with [`Engine::reset_agent`](crate::Engine::reset_agent), which
     /// also leaves them.
     pub fn reset(&self, state: &mut [u8]) {
-        if self.parts.model == ProgramModel::RunningList {
-            running_list::reset(state, &self.parts.layout);
+        if self.data.parts.model == ProgramModel::RunningList {
+            running_list::reset(state, &self.data.parts.layout);
         } else {
             let group = self.group(state);
             state.fill(0);
@@ -207,7 +212,7 @@ impl Program {
 
     #[cfg(feature = "jit")]
     pub(crate) fn native_cache(&self) -> &NativeCache {
-        &self.native
+        &self.data.native
     }
 
     /// Binds every import of the program to `host`, once, at load: unknown names are an
@@ -232,12 +237,17 @@ impl Program {
     /// program's lifetime (clones share it).
     #[cfg(feature = "jit")]
     pub fn native(&self) -> Result<&crate::native::NativeCode, &crate::native::NativeError> {
+        self.native_shared().map(|code| &**code)
+    }
+
+    /// The cached default native compilation, shared (compiled on first use).
+    #[cfg(feature = "jit")]
+    pub(crate) fn native_shared(
+        &self,
+    ) -> Result<&std::sync::Arc<crate::native::NativeCode>, &crate::native::NativeError> {
         use crate::native::{NativeCode, NativeConfig};
         self.native_cache()
-            .get_or_init(|| {
-                std::sync::Arc::new(NativeCode::compile(self, &NativeConfig::default()))
-            })
-            .as_ref()
+            .get_or_init(|| NativeCode::compile(self, &NativeConfig::default()).map(Into::into))
             .as_ref()
     }
 

@@ -132,9 +132,23 @@ pub struct ProgramParts {
     pub code: Vec<Instr>,
 }
 
-/// A verified program.
+/// A verified program: immutable, `Send + Sync`, and a cheap clone (its contents are shared
+/// through an `Arc`), so engines, batches and servers own it without lifetimes:
+///
+/// ```
+/// struct Server {
+///     batch: btvm::Batch,
+///     program: btvm::Program,
+/// }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Program {
+    data: std::sync::Arc<Data>,
+}
+
+/// What a [`Program`] shares between its clones.
+#[derive(Debug)]
+struct Data {
     parts: ProgramParts,
     strings: Strings,
     fingerprint: u64,
@@ -147,5 +161,5 @@ pub struct Program {
 /// The cached native compilation of a program.
 #[cfg(feature = "jit")]
 type NativeCache = std::sync::OnceLock<
-    std::sync::Arc<Result<crate::native::NativeCode, crate::native::NativeError>>,
+    Result<std::sync::Arc<crate::native::NativeCode>, crate::native::NativeError>,
 >;
