@@ -12,7 +12,7 @@
 use std::fmt;
 
 use crate::exec::{self, Scratch};
-use crate::{AgentId, Host, Millis, Program, Status, VmError};
+use crate::{AgentId, Host, Millis, Program, SnapshotError, Status, VmError};
 
 /// An engine that runs compiled programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -348,6 +348,26 @@ impl Engine {
     pub fn reset_agent(&mut self, state: &mut [u8]) {
         crate::model::lifecycle::leave_scopes(&self.program, &mut self.scratch.life, state);
         self.program.reset(state);
+    }
+
+    /// Restores a saved state block (a [`crate::AgentRecord`]'s, or any block from outside)
+    /// into the agent whose state is `state`: the block is checked
+    /// ([`Program::check_state`]), the agent leaves the group scopes its old state held
+    /// (lifecycle model, no host calls), the block is copied in, and the agent is counted in
+    /// the group scopes of its AI group that the block says it is a member of. `state` is
+    /// unchanged on error.
+    pub fn restore_agent(&mut self, state: &mut [u8], saved: &[u8]) -> Result<(), SnapshotError> {
+        self.program.check_state(saved)?;
+        if state.len() != saved.len() {
+            return Err(SnapshotError::StateSize {
+                expected: saved.len(),
+                found: state.len(),
+            });
+        }
+        crate::model::lifecycle::leave_scopes(&self.program, &mut self.scratch.life, state);
+        state.copy_from_slice(saved);
+        crate::model::lifecycle::enter_scopes(&self.program, &mut self.scratch.life, state);
+        Ok(())
     }
 
     /// Restarts an agent's tree as its game does, at time `now`.

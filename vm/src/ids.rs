@@ -17,6 +17,7 @@ pub(crate) fn in_units(now: Millis, clock: u32) -> i64 {
 
 /// Identifies one agent: the owner of one per-agent state block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AgentId(pub u32);
 
 /// Index into a tree's (or program's) import table.

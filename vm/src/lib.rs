@@ -52,7 +52,7 @@ pub use limits::Limits;
 pub use model::lifecycle::scope_id;
 pub use prng::Prng;
 pub use program::{Program, ProgramError, ProgramErrorKind};
-pub use snapshot::{CursorSnapshot, SnapshotError};
+pub use snapshot::{AgentRecord, CursorSnapshot, Snapshot, SnapshotError};
 pub use status::Status;
 pub use strings::Strings;
 pub use value::{fmt_float, write_quoted, Value};

@@ -268,6 +268,52 @@ impl Program {
         cursor::restore(self, state, snap)
     }
 
+    // Snapshots, every model (`spec/bytecode.md` §9).
+
+    /// Fails unless `state` could be an agent's state block of this program: its size, and
+    /// the index fields each model can check cheaply (a cursor's rule, a current action or
+    /// leaf, a running list's count). Every restore from outside bytes runs it. Engines stay
+    /// safe on blocks it accepts or never saw: garbage can misbehave, never panic.
+    pub fn check_state(&self, state: &[u8]) -> Result<(), SnapshotError> {
+        crate::model::check::check_state(self, state)
+    }
+
+    /// One agent's snapshot ([`crate::Snapshot`] with one record) as bytes.
+    pub fn save_agent(
+        &self,
+        id: crate::AgentId,
+        status: crate::Status,
+        state: &[u8],
+    ) -> Result<Vec<u8>, SnapshotError> {
+        self.check_state(state)?;
+        let mut snap = crate::Snapshot::new(self);
+        snap.push(id, status, state);
+        Ok(snap.encode())
+    }
+
+    /// Reads a one-agent snapshot of this program ([`Program::save_agent`]) into `state` and
+    /// returns its record (id and status). `state` is unchanged on error. A lifecycle agent
+    /// holding group scopes must be restored through
+    /// [`Engine::restore_agent`](crate::Engine::restore_agent), which counts it in them.
+    pub fn restore_agent(
+        &self,
+        bytes: &[u8],
+        limits: &Limits,
+        state: &mut [u8],
+    ) -> Result<crate::AgentRecord, SnapshotError> {
+        let snap = crate::Snapshot::decode(bytes, self, limits)?;
+        let [record] = <[crate::AgentRecord; 1]>::try_from(snap.agents)
+            .map_err(|v| SnapshotError::AgentCount { found: v.len() })?;
+        if state.len() != record.state.len() {
+            return Err(SnapshotError::StateSize {
+                expected: record.state.len(),
+                found: state.len(),
+            });
+        }
+        state.copy_from_slice(&record.state);
+        Ok(record)
+    }
+
     // Decider model.
 
     /// Decider model: sets the agent's DecisionFlags word (kept until changed). Does nothing in

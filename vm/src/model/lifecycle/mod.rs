@@ -564,6 +564,33 @@ pub(crate) fn leave_scopes(program: &Program, scratch: &mut LifeScratch, state: 
     }
 }
 
+/// What `Engine::restore_agent` does after copying a saved block in: the agent is counted in
+/// every group scope of its AI group its record's *member* bits say it is in (each member bit
+/// once), so group counts are recomputed from the agents' states and a snapshot needs nothing
+/// else. Allocates only the group's table the first time a group is named.
+pub(crate) fn enter_scopes(program: &Program, scratch: &mut LifeScratch, state: &[u8]) {
+    let l = program.layout();
+    let mut counted: Vec<u32> = Vec::new();
+    for ins in program.code() {
+        if let Instr::ScopeEnter {
+            scope,
+            member,
+            group,
+            ..
+        } = *ins
+        {
+            if !rec_bit(state, l, member.0) || counted.contains(&member.0) {
+                continue;
+            }
+            counted.push(member.0);
+            let g = read(state, rec_field(l, group, 4));
+            if let Some(c) = scratch.users_mut(g).get_mut(scope.0 as usize) {
+                *c = c.saturating_add(1);
+            }
+        }
+    }
+}
+
 /// The index of the program's restart function (lifecycle model), if it has one.
 pub(crate) fn restart_function(program: &Program) -> Option<u32> {
     program

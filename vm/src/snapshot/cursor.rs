@@ -16,9 +16,10 @@
 //!   bit 1: it failed and is stopped), then the context record if bit 0 is set. Its "failed"
 //!   flag is how a tree stopped by a root failure or a run-away stays stopped across a save.
 //!
-//! This module never panics on input: malformed records are [`SnapshotError`]s.
+//! This module never panics on input: malformed records are [`SnapshotError`]s. It must never
+//! change behaviour: saved games written by the original read back here.
 
-use std::fmt;
+use super::SnapshotError;
 
 /// An agent's cursor, saved by rule id, and whether its tree is stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -34,54 +35,6 @@ pub struct CursorSnapshot {
     /// "failed" flag. A restored agent with it set is stopped until it is reset.
     pub failed: bool,
 }
-
-/// Why a snapshot could not be taken, read or restored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SnapshotError {
-    /// The program does not use the cursor model.
-    NotCursorModel,
-    /// The state block has the wrong size for the program.
-    StateSize {
-        /// Bytes the program needs.
-        expected: usize,
-        /// Bytes given.
-        found: usize,
-    },
-    /// The current rule has no id, so it cannot be saved (the original throws too).
-    NoRuleId {
-        /// The rule's number in the program's rule table.
-        rule: u32,
-    },
-    /// The rule id is longer than the format's 255 bytes.
-    IdTooLong(String),
-    /// The bytes are not a snapshot record.
-    Malformed(String),
-}
-
-impl fmt::Display for SnapshotError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SnapshotError::NotCursorModel => {
-                f.write_str("only cursor-model (Drag[en]gine) trees have cursor snapshots")
-            }
-            SnapshotError::StateSize { expected, found } => write!(
-                f,
-                "the state block has {found} bytes; the program needs {expected}"
-            ),
-            SnapshotError::NoRuleId { rule } => write!(
-                f,
-                "the current rule (rule {rule}) has no id, so it cannot be saved; give every rule that may return running an id"
-            ),
-            SnapshotError::IdTooLong(id) => {
-                write!(f, "the rule id `{id}` is longer than 255 bytes")
-            }
-            SnapshotError::Malformed(why) => write!(f, "not a cursor snapshot: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for SnapshotError {}
 
 /// Context record, flags bit 0: a current rule is present.
 const PRESENT: u8 = 1;
