@@ -15,7 +15,9 @@ use btvm_compiler::diag::escape_controls;
 use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower;
-use btvm_compiler::scenario::{load_scenario, stream_session, EngineKind, Scenario, Session};
+use btvm_compiler::scenario::{
+    load_scenario, stream_session, EngineKind, Saved, Scenario, Session,
+};
 use btvm_compiler::source::{read_file, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -82,15 +84,21 @@ enum Command {
         /// Print only the root status lines and a summary, not every host call.
         #[arg(long)]
         summary: bool,
-        /// Stop before tick N and save every agent's cursor to the `--save` file (Drag[en]gine
-        /// trees; one state record per agent, in the original's format).
+        /// Stop before tick N and save every agent to the `--save` file: Drag[en]gine trees
+        /// as the original's cursor records (one per agent), every other tree as a btvm
+        /// snapshot (see `--snapshot-format`).
         #[arg(long, value_name = "N", requires = "save")]
         save_at: Option<u32>,
-        /// Where `--save-at` writes the saved cursors.
+        /// Where `--save-at` writes the saved agents.
         #[arg(long, value_name = "FILE", requires = "save_at")]
         save: Option<PathBuf>,
-        /// Restore the cursors saved in FILE before the first tick; combine with `--from` to
-        /// continue the saved run where it stopped.
+        /// The format `--save` writes: `cursor` (Drag[en]gine's records; cursor trees, every
+        /// engine) or `btvm` (a btvm snapshot: every model, `--engine vm` or `native`).
+        /// Default: `cursor` for Drag[en]gine trees, `btvm` for the others.
+        #[arg(long, value_enum, value_name = "FORMAT", requires = "save_at")]
+        snapshot_format: Option<SnapshotArg>,
+        /// Restore the agents saved in FILE before the first tick (either format, told apart
+        /// by content); combine with `--from` to continue the saved run where it stopped.
         #[arg(long, value_name = "FILE")]
         restore: Option<PathBuf>,
         /// Start at tick N instead of 0 (the scenario's times and schedules still count from 0).
@@ -165,6 +173,14 @@ struct InputArgs {
     /// directory, for Unvanquished the directory above it, the game's root).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SnapshotArg {
+    /// Drag[en]gine's cursor records, one per agent.
+    Cursor,
+    /// A btvm snapshot (every model).
+    Btvm,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -254,6 +270,7 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             summary,
             save_at,
             save,
+            snapshot_format,
             restore,
             from,
             dump_state,
@@ -269,6 +286,7 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
                 summary,
                 save_at,
                 save,
+                snapshot_format,
                 restore,
                 from,
             };
@@ -390,6 +408,7 @@ struct RunOpts {
     summary: bool,
     save_at: Option<u32>,
     save: Option<PathBuf>,
+    snapshot_format: Option<SnapshotArg>,
     restore: Option<PathBuf>,
     from: u32,
 }
@@ -445,6 +464,10 @@ fn run_cmd(
     let session = Session {
         from: opts.from,
         save_at: opts.save_at,
+        save_format: opts.snapshot_format.map(|f| match f {
+            SnapshotArg::Cursor => btvm_compiler::scenario::SaveFormat::Cursor,
+            SnapshotArg::Btvm => btvm_compiler::scenario::SaveFormat::Btvm,
+        }),
         restore,
         debug_level: opts.debug_level,
         limits,
@@ -536,27 +559,17 @@ fn dump_state(
     }
 }
 
-/// Reads the cursor records `btvm run --save` wrote, one per agent.
-fn read_snapshots(path: &Path) -> Result<Vec<btvm::CursorSnapshot>, String> {
+/// Reads what `btvm run --save` wrote: cursor records or a btvm snapshot (told apart by
+/// content; the snapshot is checked against the program when the run starts).
+fn read_snapshots(path: &Path) -> Result<Saved, String> {
     let limit = btvm::Limits::default().max_program_bytes as u64;
     let bytes =
         read_file(path, limit).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    let mut rest = &bytes[..];
-    let mut out = Vec::new();
-    while !rest.is_empty() {
-        let (snap, more) =
-            btvm::CursorSnapshot::decode(rest).map_err(|e| format!("`{}`: {e}", path.display()))?;
-        out.push(snap);
-        rest = more;
-    }
-    Ok(out)
+    Saved::from_bytes(bytes).map_err(|e| format!("`{}`: {e}", path.display()))
 }
 
-fn write_snapshots(path: &Path, snaps: &[btvm::CursorSnapshot]) -> Result<(), String> {
-    let mut bytes = Vec::new();
-    for s in snaps {
-        s.encode(&mut bytes).map_err(|e| e.to_string())?;
-    }
+fn write_snapshots(path: &Path, saved: &Saved) -> Result<(), String> {
+    let bytes = saved.to_bytes().map_err(|e| e.to_string())?;
     std::fs::write(path, bytes).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }
 

@@ -61,6 +61,18 @@ pub trait Engine {
     fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError>;
     /// Restores a saved cursor into the agent's state.
     fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError>;
+    /// The compiled program (`None` for the reference, which has no state blocks).
+    fn program_of(&self) -> Option<&btvm::Program> {
+        None
+    }
+    /// The agent's state block (`None` for the reference).
+    fn state_block(&self, _agent: u32) -> Option<&[u8]> {
+        None
+    }
+    /// Restores a saved state block into the agent (btvm snapshots; compiled engines only).
+    fn restore_block(&mut self, _agent: u32, _saved: &[u8]) -> Result<(), SnapshotError> {
+        Err(no_agent())
+    }
     /// Sets the agent's DecisionFlags word (decider model).
     fn set_decision_flags(&mut self, agent: u32, word: u32);
     /// Gives the agent stimulus `bit` (decider model).
@@ -320,6 +332,19 @@ impl Engine for CompiledEngine {
         let program = self.program().clone();
         let state = self.states.get_mut(agent as usize).ok_or_else(no_agent)?;
         program.restore(state, snap)
+    }
+
+    fn program_of(&self) -> Option<&btvm::Program> {
+        Some(self.program())
+    }
+
+    fn state_block(&self, agent: u32) -> Option<&[u8]> {
+        self.states.get(agent as usize)
+    }
+
+    fn restore_block(&mut self, agent: u32, saved: &[u8]) -> Result<(), SnapshotError> {
+        let state = self.states.get_mut(agent as usize).ok_or_else(no_agent)?;
+        self.engine.restore_agent(state, saved)
     }
 
     fn set_decision_flags(&mut self, agent: u32, word: u32) {

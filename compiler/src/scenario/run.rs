@@ -1,11 +1,12 @@
 //! Driving an engine through a scenario.
 
-use btvm::{AgentId, CursorSnapshot, Halt, Millis, SnapshotError, Stimulus};
+use btvm::{AgentId, CursorSnapshot, Halt, Millis, SnapshotError, Status, Stimulus};
 use std::collections::BTreeMap;
 
 use super::engines::{
     compiled, out_of_memory, try_table, CompiledEngine, Engine, EngineKind, ReferenceEngine, States,
 };
+use super::saved::{self, SaveFormat, Saved};
 use super::{FlagWord, InputKind, Scenario, ScriptedHost, Trace, TraceSink};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Model, Tree};
@@ -127,10 +128,13 @@ fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic
 pub struct Session {
     /// The first tick to run (a resumed run continues at the tick it was saved before).
     pub from: u32,
-    /// Stop before this tick and save every agent's cursor.
+    /// Stop before this tick and save every agent (in [`Session::save_format`]).
     pub save_at: Option<u32>,
-    /// Restore these cursors (one per agent, in agent order) before the first tick.
-    pub restore: Option<Vec<CursorSnapshot>>,
+    /// The format [`Session::save_at`] saves in; `None`: [`SaveFormat::default_for`] the
+    /// tree's model.
+    pub save_format: Option<SaveFormat>,
+    /// Restore these agents (one per agent) before the first tick.
+    pub restore: Option<Saved>,
     /// Decider trees: keep the debug output of this level (1 to 5; 0 none) in
     /// [`Outcome::debug`]. Only the reference engine reports it.
     pub debug_level: u8,
@@ -143,8 +147,8 @@ pub struct Session {
 pub struct Outcome {
     /// The trace of the ticks run (empty from [`stream_session`], which hands it to its sink).
     pub trace: Trace,
-    /// The saved cursors (with [`Session::save_at`]), one per agent.
-    pub saved: Option<Vec<CursorSnapshot>>,
+    /// The saved agents (with [`Session::save_at`]).
+    pub saved: Option<Saved>,
     /// Decider trees: each agent's state after the run, one per agent.
     pub deciders: Vec<btvm::DeciderView>,
     /// The debug lines of [`Session::debug_level`], in order (empty from [`stream_session`]).
@@ -215,6 +219,10 @@ pub fn stream_session(
     check_size(scenario, &session.limits)?;
     match engine {
         EngineKind::Reference => {
+            saved::check_reference(
+                session.save_at.map(|_| save_format(tree, session)),
+                session.restore.as_ref(),
+            )?;
             let interp = Interpreter::new(tree)?;
             let agents = try_table(scenario.agents, |a| interp.new_agent(AgentId(a)))
                 .ok_or_else(|| out_of_memory(scenario.agents))?;
@@ -465,13 +473,14 @@ fn flush(
     })
 }
 
-/// Before the first tick: AI groups, and the saved cursors of `session.restore`.
+/// Before the first tick: AI groups, and the saved agents of `session.restore` (their saved
+/// statuses, if the format holds them).
 fn set_up(
     engine: &mut dyn Engine,
     tree: &Tree,
     scenario: &Scenario,
     session: &Session,
-) -> Result<(), Diagnostic> {
+) -> Result<Option<Vec<Status>>, Diagnostic> {
     for (&agent, &group) in &scenario.groups {
         if tree.config.model != Model::Lifecycle {
             return Err(Diagnostic::new(
@@ -492,34 +501,17 @@ fn set_up(
         }
         engine.set_group(agent, group);
     }
-    if let Some(snaps) = &session.restore {
-        if snaps.len() != scenario.agents as usize {
-            return Err(Diagnostic::new(
-                ErrorKind::InvalidValue,
-                Span::DUMMY,
-                format!(
-                    "the saved state holds {} agents; the scenario runs {}",
-                    snaps.len(),
-                    scenario.agents
-                ),
-            ));
-        }
-        for (agent, snap) in (0..scenario.agents).zip(snaps) {
-            engine
-                .restore(agent, snap)
-                .map_err(|e| snapshot_error(agent, e))?;
-        }
+    match &session.restore {
+        Some(saved) => saved::restore(engine, scenario.agents, saved, &session.limits),
+        None => Ok(None),
     }
-    Ok(())
 }
 
-/// A cursor that could not be saved or restored.
-fn snapshot_error(agent: u32, e: SnapshotError) -> Diagnostic {
-    Diagnostic::new(
-        ErrorKind::InvalidValue,
-        Span::DUMMY,
-        format!("agent {agent}: {e}"),
-    )
+/// The format `session` saves `tree`'s agents in.
+fn save_format(tree: &Tree, session: &Session) -> SaveFormat {
+    session.save_format.unwrap_or_else(|| {
+        SaveFormat::default_for(matches!(tree.config.model, Model::Cursor { .. }))
+    })
 }
 
 /// The scenario loop shared by every engine.
@@ -530,14 +522,22 @@ fn drive(
     session: &Session,
     host: &mut ScriptedHost<'_>,
     sink: &mut dyn TraceSink,
-) -> Result<Option<Vec<CursorSnapshot>>, Diagnostic> {
+) -> Result<Option<Saved>, Diagnostic> {
     let limit = match tree.config.model {
         Model::Cursor { runaway_limit } => runaway_limit,
         Model::Decider { redecide_limit } => redecide_limit,
         _ => 0,
     };
     let inputs = resolve_inputs(tree, scenario)?;
-    set_up(engine, tree, scenario, session)?;
+    let restored = set_up(engine, tree, scenario, session)?;
+    // Each agent's last status, kept only for a btvm snapshot (which records it).
+    let keep = session.save_at.is_some() && save_format(tree, session) == SaveFormat::Btvm;
+    let mut last = match (keep, restored) {
+        (false, _) => Vec::new(),
+        (true, Some(last)) => last,
+        (true, None) => try_table(scenario.agents, |_| Status::Running)
+            .ok_or_else(|| out_of_memory(scenario.agents))?,
+    };
     let end = session
         .save_at
         .map_or(scenario.ticks, |s| s.min(scenario.ticks));
@@ -586,6 +586,9 @@ fn drive(
             }
             let halted = engine.halt(agent).is_some();
             let s = engine.tick(agent, host, now);
+            if let Some(l) = last.get_mut(agent as usize) {
+                *l = s;
+            }
             host.note(match (halted, engine.halt(agent)) {
                 (true, _) => "stopped".into(),
                 (false, Some(Halt::RunAway)) => format!("error run-away after {limit} rule runs"),
@@ -598,10 +601,7 @@ fn drive(
     if session.save_at.is_none() {
         return Ok(None);
     }
-    (0..scenario.agents)
-        .map(|agent| engine.snapshot(agent).map_err(|e| snapshot_error(agent, e)))
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
+    saved::save(engine, scenario.agents, save_format(tree, session), &last).map(Some)
 }
 
 #[cfg(test)]

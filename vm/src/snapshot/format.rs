@@ -20,9 +20,9 @@ use crate::program::fingerprint as fnv1a;
 use crate::{AgentId, Limits, Program, Status};
 
 /// The first bytes of every snapshot.
-pub const MAGIC: &[u8; 8] = b"BTVMSNAP";
+const MAGIC: &[u8; 8] = b"BTVMSNAP";
 /// The snapshot format version this build reads and writes.
-pub const VERSION: u16 = 1;
+pub(super) const VERSION: u16 = 1;
 
 /// Bytes before the first record: magic, version, fingerprint, state size, count.
 const HEADER: usize = 8 + 2 + 8 + 4 + 4;
@@ -54,6 +54,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The first bytes of every snapshot.
+    pub const MAGIC: &'static [u8; 8] = MAGIC;
+    /// The snapshot format version this build reads and writes.
+    pub const VERSION: u16 = VERSION;
+
     /// An empty snapshot of `program`'s agents.
     pub fn new(program: &Program) -> Snapshot {
         Snapshot {

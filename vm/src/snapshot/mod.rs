@@ -9,7 +9,9 @@ mod cursor;
 mod format;
 
 pub use cursor::CursorSnapshot;
-pub use format::{AgentRecord, Snapshot, MAGIC, VERSION};
+pub use format::{AgentRecord, Snapshot};
+
+use format::VERSION;
 
 use crate::AgentId;
 use std::fmt;
@@ -36,7 +38,7 @@ pub enum SnapshotError {
     IdTooLong(String),
     /// The bytes are not a snapshot record.
     Malformed(String),
-    /// The bytes do not start with the snapshot magic ([`MAGIC`]).
+    /// The bytes do not start with the snapshot magic ([`Snapshot::MAGIC`]).
     NotASnapshot,
     /// The snapshot was written in a format version this build does not read.
     Version {
