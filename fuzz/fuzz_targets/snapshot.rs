@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use btvm::{CursorSnapshot, Limits};
 use btvm_compiler::ir::{Dialect, Tree};
 use btvm_compiler::load::{load, Format, LoadOptions};
-use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
+use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Saved, Scenario, Session};
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
 use libfuzzer_sys::fuzz_target;
 
@@ -80,7 +80,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let (tree, scenario) = fixture();
     let session = Session {
-        restore: Some(snaps),
+        restore: Some(Saved::Cursors(snaps)),
         ..Session::default()
     };
     let outcome = |engine| {
