@@ -79,6 +79,23 @@ for id in top top.a top.a.go top.a.y top.b top.b.rest nosuch; do
   printf '\000\003\'"$(printf '%03o' ${#id})"'%s\000\001\003top' "$id" > "$tmp/snap"
   put snapshot "$tmp/snap"
 done
+# btvm snapshots of the snapshot_format target's own trees (mode byte k picks tree k): two
+# agents saved after two ticks on the vm.
+k=0
+for src in \
+  'btvm 1;\ndialect unvanquished;\nimport action a 0..1 long;\nroot main = selector running-list { action a(1) action a(2) }\n' \
+  'btvm 1;\ndialect dragengine;\nmodel cursor 6;\nimport action go 0..0;\nroot main = sequence @"s" cursor loop { action go() yield }\n' \
+  'btvm 1;\ndialect mbt;\nimport action Move 0..1 long;\nroot main = loop forever until failure { groupscope "cover" 1 { action Move(1) } }\n' \
+  'btvm 1;\ndialect bst;\nroot main = select "x"\n' \
+  'btvm 1;\ndialect spore;\nimport action walk 0..0;\nroot main = decider { group prioritized { decider { behavior walk tick } } }\n'; do
+  printf "$src" > "$tmp/fixed.btn"
+  if "$btvm" run "$tmp/fixed.btn" --ticks 3 --agents 2 --engine vm --save-at 2 \
+      --snapshot-format btvm --save "$tmp/fixed.snap" > /dev/null; then
+    { printf "\\$(printf '%03o' $k)"; cat "$tmp/fixed.snap"; } > "$tmp/seed"
+    put snapshot_format "$tmp/seed"
+  fi
+  k=$((k + 1))
+done
 for s in spec/examples/*.scn spec/examples/*/*.scn spec/scenarios/*.scn; do
   put parse_scenario "$s"
 done
