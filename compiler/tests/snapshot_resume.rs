@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, load_reporting, LoadOptions, Profile};
 use btvm_compiler::scenario::{
-    parse_scenario, run_session, Answer, EngineKind, SaveFormat, Scenario, Session,
+    parse_scenario, run_session, Answer, EngineKind, SaveFormat, Scenario, Session, TraceSink,
 };
 use btvm_compiler::source::{MemFs, RealFs, SourceMap};
 use btvm_testkit::case::{Case, CaseExpectation};
@@ -176,6 +176,6 @@ fn every_example_resumes_from_a_snapshot() {
         let text = std::fs::read_to_string(spec.join(scenario)).expect("a scenario");
         let file = sources.add(scenario, text.clone());
         let scn = without_counting(parse_scenario(file, &text).expect("a scenario"));
-        assert_eq!(check(&loaded.tree, &scn), Ok(true), "{tree}");
+        assert_eq!(check(&loaded, &scn), Ok(true), "{tree}");
     }
 }
