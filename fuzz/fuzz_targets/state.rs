@@ -1,16 +1,28 @@
 //! A generated tree of any model and arbitrary state bytes: what a crafted snapshot or
 //! `Batch::state_mut` can put in an agent's block. The vm and native code must never panic or
 //! run away on it, and must agree on every status and every byte of state afterwards
-//! (`Program::check_state` may accept or refuse it; the engines are safe either way).
+//! (`Program::check_state` may accept or refuse it; the engines are safe either way). The
+//! first byte picks the model.
 #![no_main]
 
 use btvm::{EngineKind, Limits};
-use btvm_testkit::gen::{self, GenConfig, Unstructured};
+use btvm_testkit::gen::{self, RlConfig, Unstructured};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let mut u = Unstructured::new(data);
-    let Ok(tree) = gen::tree(&mut u, &GenConfig::default()) else {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let mut u = Unstructured::new(rest);
+    let cfg = RlConfig::default();
+    let tree = match mode % 5 {
+        0 => gen::running_list_tree(&mut u, &cfg),
+        1 => gen::cursor_tree(&mut u, &cfg),
+        2 => gen::decider_tree(&mut u, &cfg),
+        3 => gen::lifecycle_tree(&mut u, &cfg),
+        _ => gen::selection_tree(&mut u, &cfg),
+    };
+    let Ok(tree) = tree else {
         return;
     };
     let Ok(program) = btvm_compiler::lower::lower(&tree, &Limits::default()) else {

@@ -4,10 +4,13 @@
 //! crafted snapshot or `Batch::state_mut` can hold, never make the vm or native code panic or
 //! run away: both engines agree on them byte for byte.
 
-use btvm::{AgentId, Engine, EngineKind, Limits, Prng, Program, Snapshot, SnapshotError, Status};
+use btvm::{
+    AgentId, Call, Engine, EngineKind, Host, Limits, Prng, Program, Snapshot, SnapshotError,
+    Status, Value,
+};
 use btvm_compiler::source::FileId;
 use btvm_compiler::syntax::canonical;
-use btvm_testkit::gen::{self, GenConfig, Unstructured};
+use btvm_testkit::gen::{self, RlConfig, Unstructured};
 use btvm_testkit::hosts::Permissive;
 
 /// One small tree per model (canonical syntax).
@@ -266,13 +269,25 @@ fn run(p: &Program, kind: EngineKind, mut state: Vec<u8>) -> (Vec<Option<Status>
     (statuses, state)
 }
 
+/// A runnable tree of model `k % 5` drawn from `u`.
+fn model_tree(k: u32, u: &mut Unstructured<'_>) -> gen::arbitrary::Result<btvm_compiler::ir::Tree> {
+    let cfg = RlConfig::default();
+    match k % 5 {
+        0 => gen::running_list_tree(u, &cfg),
+        1 => gen::cursor_tree(u, &cfg),
+        2 => gen::decider_tree(u, &cfg),
+        3 => gen::lifecycle_tree(u, &cfg),
+        _ => gen::selection_tree(u, &cfg),
+    }
+}
+
 #[test]
 fn arbitrary_state_bytes_never_panic_and_engines_agree() {
     let mut rng = Prng::for_agent(42);
     let mut checked = 0;
-    for round in 0..60u32 {
+    for round in 0..100u32 {
         let seed: Vec<u8> = (0..512).map(|_| rng.next_u64() as u8).collect();
-        let Ok(tree) = gen::tree(&mut Unstructured::new(&seed), &GenConfig::default()) else {
+        let Ok(tree) = model_tree(round, &mut Unstructured::new(&seed)) else {
             continue;
         };
         let Ok(p) = btvm_compiler::lower::lower(&tree, &Limits::default()) else {
