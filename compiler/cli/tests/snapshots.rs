@@ -141,7 +141,8 @@ fn foreign_truncated_and_damaged_snapshots_are_refused() {
     );
     let cut = temp("cut.snap", &bytes[..bytes.len() - 3]);
     resume(cut.to_str().unwrap(), &tree, &scn, "cut short");
-    for at in [12, bytes.len() / 2, bytes.len() - 1] {
+    // A byte of the fingerprint, of the state block and of the check.
+    for at in [12, bytes.len() - 9, bytes.len() - 1] {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0x10;
         let f = temp("flip.snap", &flipped);
