@@ -111,5 +111,13 @@ pub(crate) fn load_in(
     sources: &mut SourceMap,
     warnings: &mut Vec<crate::diag::Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    build::load(path, &mut files, profile, sources, warnings).map_err(|d| vec![d])
+    let mut errors = Vec::new();
+    match build::load(path, &mut files, profile, sources, warnings, &mut errors) {
+        Ok(Some(tree)) => Ok(tree),
+        Ok(None) => Err(errors),
+        Err(d) => {
+            errors.push(d);
+            Err(errors)
+        }
+    }
 }

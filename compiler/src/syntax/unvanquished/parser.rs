@@ -50,6 +50,9 @@ pub(super) trait Env {
     fn count_node(&mut self, span: Span) -> PResult<()>;
     /// Records a warning: what the game logs while it loads the tree anyway.
     fn warn(&mut self, warning: Diagnostic);
+    /// Records an error the parser goes on after (the load fails; later independent errors
+    /// are reported too); past `Limits::max_errors` it is returned instead, to stop.
+    fn error(&mut self, error: Diagnostic) -> PResult<()>;
 }
 
 /// One parsed file.
@@ -357,7 +360,13 @@ impl<'t> Parser<'t> {
                     f.name
                 ));
             }
-            return Err(d);
+            // The position is sound: report it, read its parameters and go on.
+            self.env.error(d)?;
+            self.call_params(name_tok, name, 0, u8::MAX)?;
+            return Ok(NodeBuf::leaf(
+                NodeKind::Const(Status::Failure),
+                self.span_from(start),
+            ));
         };
         let params = self.call_params(name_tok, def.name, def.min_args, def.max_args)?;
         let import = self.env.import(def.import());
@@ -498,12 +507,21 @@ impl<'t> Parser<'t> {
         let (name_tok, name) = self.expect_name("a decorator name after `decorator`")?;
         let name = name.as_str();
         let Some(def) = profile::decorator(name) else {
-            return Err(unknown(
+            // The position is sound: report it, read its parameters and child, and go on.
+            self.env.error(unknown(
                 name_tok.span,
                 "decorator",
                 name,
                 profile::DECORATORS.iter().map(|d| d.name),
-            ));
+            ))?;
+            self.call_params(name_tok, name, 0, u8::MAX)?;
+            self.expect(Punct::LBrace, &format!("after `decorator {name}(…)`"))?;
+            return Ok(Head::Open(Open::One {
+                kind: NodeKind::Invert,
+                start,
+                close: "to close the decorator's block (it holds exactly one node)",
+                child: None,
+            }));
         };
         if def.min_args == 0 && !self.peek().is_some_and(Token::starts_paren) {
             return Err(self.childless_decorator(name_tok, def));
