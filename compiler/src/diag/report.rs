@@ -107,9 +107,11 @@ fn snippet(f: &mut fmt::Formatter<'_>, d: &Diagnostic, sources: &SourceMap) -> f
 fn source_line(f: &mut fmt::Formatter<'_>, file: &SourceFile, span: Span) -> fmt::Result {
     let (line, col) = file.line_col(span.start);
     let text: &str = &file.text;
-    let start = text[..(span.start as usize).min(text.len())]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
+    let mut at_byte = (span.start as usize).min(text.len());
+    while !text.is_char_boundary(at_byte) {
+        at_byte -= 1;
+    }
+    let start = text[..at_byte].rfind('\n').map_or(0, |i| i + 1);
     let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     let chars: Vec<char> = text[start..end]
         .trim_end_matches('\r')
@@ -140,4 +142,54 @@ fn source_line(f: &mut fmt::Formatter<'_>, file: &SourceFile, span: Span) -> fmt
         " ".repeat(at - from),
         "^".repeat(carets)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::ErrorKind;
+
+    fn shown(text: &str, start: usize, end: usize) -> String {
+        let mut sources = SourceMap::new();
+        let file = sources.add("t.bt", text.to_string());
+        let d = Diagnostic::new(ErrorKind::Syntax, Span::new(file, start, end), "bad");
+        Report::new(vec![d], &sources).to_string()
+    }
+
+    #[test]
+    fn any_span_renders_without_panicking() {
+        // Inside a multi-byte character, past the end, across lines, empty text.
+        for (text, start, end) in [
+            ("aé\nb", 2, 3),
+            ("ab", 10, 20),
+            ("ab\ncd", 1, 4),
+            ("", 0, 0),
+            ("x\r\n", 0, 1),
+        ] {
+            let s = shown(text, start, end);
+            assert!(s.starts_with("error[Syntax]: bad\n  --> t.bt:"), "{s}");
+            assert!(s.contains('^'), "{s}");
+        }
+        let d = Diagnostic::new(ErrorKind::Io, Span::DUMMY, "gone");
+        let s = Report::new(vec![d], &SourceMap::new()).to_string();
+        assert_eq!(s, "error[Io]: gone\n  --> <unknown>\n");
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_column() {
+        let line = format!("{}NAME{}", "x".repeat(5000), "y".repeat(5000));
+        let s = shown(&line, 5000, 5004);
+        let shown_line = s.lines().nth(3).expect("the source line");
+        assert!(shown_line.chars().count() < MAX_SHOWN_LINE + 20, "{s}");
+        assert!(shown_line.contains("NAME"), "{s}");
+        let caret = s.lines().nth(4).expect("the caret line");
+        let column = |l: &str, c: char| l.chars().position(|x| x == c);
+        assert_eq!(
+            column(caret, '^'),
+            shown_line
+                .find("NAME")
+                .map(|b| shown_line[..b].chars().count())
+        );
+        assert!(caret.ends_with("^^^^"), "{s}");
+    }
 }

@@ -33,7 +33,10 @@ use crate::ir::{
 };
 use crate::source::Span;
 
-/// Results inside the front-end: the first error stops loading, as in the game.
+/// Results inside the front-end: an error that stops loading, as the game stops at its first.
+/// An unknown action or decorator name is reported through [`Env::error`] instead and the
+/// parser goes on after it (its parameters and block are read), so every such name in a file
+/// is reported; a syntax error still stops it (resynchronizing could invent follow-up errors).
 pub(super) type PResult<T> = Result<T, Diagnostic>;
 
 /// The game's `MAX_NODE_LIST`: most children in one list.
