@@ -31,3 +31,47 @@ pub fn for_diagnostic(d: &Diagnostic) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use btvm_compiler::load::{load, LoadOptions};
+    use btvm_compiler::source::{MemFs, SourceMap};
+    use std::path::Path;
+
+    /// The hints the CLI adds to the errors of loading `name` holding `text`.
+    fn hints(name: &str, text: &str) -> Vec<String> {
+        let mut fs = MemFs::new();
+        fs.insert(Path::new("/t").join(name), text.as_bytes().to_vec());
+        let mut sources = SourceMap::new();
+        let diags = load(
+            &Path::new("/t").join(name),
+            &fs,
+            &LoadOptions::default(),
+            &mut sources,
+        )
+        .expect_err("the input fails to load");
+        diags.iter().filter_map(for_diagnostic).collect()
+    }
+
+    #[test]
+    fn library_errors_get_their_flag() {
+        for (name, text, flag) in [
+            ("main.txt", "selector { action roam }", "--dialect"),
+            (
+                "main.xml",
+                "<BehaviorTree><Root><Move to=\"Cover\"/></Root></BehaviorTree>",
+                "--profile gamesdk",
+            ),
+            (
+                "main.debt",
+                "<behaviorTree>\n<subtree>../x.debt</subtree></behaviorTree>",
+                "--root",
+            ),
+        ] {
+            let h = hints(name, text);
+            assert!(h.iter().any(|h| h.contains(flag)), "{name}: {h:?}");
+        }
+        assert!(hints("main.bt", "selector { action roma }").is_empty());
+    }
+}

@@ -19,8 +19,10 @@ const MAX_SHOWN_LINE: usize = 120;
 /// Diagnostics with the files they point into: what a failed load is as an error value.
 ///
 /// `Display` renders each diagnostic as a short snippet: `error[Kind]: message`, the position
-/// `file:line:col`, the source line with a caret under the span, and the notes.
-#[derive(Clone, Debug)]
+/// `file:line:col`, the source line with a caret under the span, and the notes. `Debug` shows
+/// the same (it is what `fn main() -> Result<(), Box<dyn Error>>` prints), and the fields
+/// with `{:#?}`.
+#[derive(Clone)]
 pub struct Report {
     diagnostics: Vec<Diagnostic>,
     sources: SourceMap,
@@ -70,6 +72,19 @@ impl fmt::Display for Report {
             snippet(f, d, &self.sources)?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_struct("Report")
+                .field("diagnostics", &self.diagnostics)
+                .field("sources", &self.sources)
+                .finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
     }
 }
 
@@ -171,8 +186,11 @@ mod tests {
             assert!(s.contains('^'), "{s}");
         }
         let d = Diagnostic::new(ErrorKind::Io, Span::DUMMY, "gone");
-        let s = Report::new(vec![d], &SourceMap::new()).to_string();
-        assert_eq!(s, "error[Io]: gone\n  --> <unknown>\n");
+        let report = Report::new(vec![d], &SourceMap::new());
+        assert_eq!(report.to_string(), "error[Io]: gone\n  --> <unknown>\n");
+        // What `main` returning the error prints.
+        assert_eq!(format!("{report:?}"), report.to_string());
+        assert!(format!("{report:#?}").starts_with("Report {"));
     }
 
     #[test]
