@@ -1,7 +1,9 @@
 //! Diagnostics: errors as values, each with a kind, a message and spans.
 //!
 //! Library code never prints and never panics on input; it returns [`Diagnostic`]s. The CLI
-//! renders them like rustc does.
+//! renders them like rustc does; a [`Report`] (diagnostics with their source text) renders
+//! itself and is a `std::error::Error`, for servers. No message or note names a CLI flag: they
+//! speak of `LoadOptions`, `Limits` and engines, and the CLI adds its own flag hints.
 //!
 //! Messages echo text from the tree (names, paths, strings), which an attacker controls: a
 //! diagnostic must never carry a control character to the operator's terminal, nor a name of
@@ -13,6 +15,9 @@
 use crate::source::{SourceMap, Span};
 use std::borrow::Cow;
 use std::fmt;
+
+mod report;
+pub use report::Report;
 
 /// The most characters of one word (a run without whitespace: a name, a path, a quoted
 /// string) a diagnostic shows; a longer one is cut to this with `…`.

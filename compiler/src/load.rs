@@ -3,7 +3,7 @@
 use btvm::Limits;
 use std::path::{Path, PathBuf};
 
-use crate::diag::{Diagnostic, ErrorKind, Severity};
+use crate::diag::{Diagnostic, ErrorKind, Report, Severity};
 use crate::ir::{Dialect, Tree};
 use crate::source::{FileSystem, SourceMap, Span};
 use crate::syntax;
@@ -252,7 +252,7 @@ pub fn load_reporting(
                 ),
             )
             .with_note(format!(
-                "pass --dialect with one of: {}",
+                "set the format explicitly; the formats are: {}",
                 Format::NAMES.join(", ")
             ))])
         }
@@ -261,19 +261,66 @@ pub fn load_reporting(
     let checked = front_end(format, path, files, options, sources, &mut warnings)
         .and_then(|tree| crate::check::check(&tree, &options.limits).map(|()| tree));
     match checked {
-        Ok(_) if options.deny_warnings && !warnings.is_empty() => Err(warnings
-            .into_iter()
-            .map(|d| Diagnostic {
-                severity: Severity::Error,
-                ..d
-            })
-            .collect()),
+        Ok(_) if options.deny_warnings && !warnings.is_empty() => {
+            let mut errors: Vec<Diagnostic> = warnings
+                .into_iter()
+                .map(|d| Diagnostic {
+                    severity: Severity::Error,
+                    ..d
+                })
+                .collect();
+            bound(&mut errors, options.limits.max_errors);
+            Err(errors)
+        }
         Ok(tree) => Ok(Loaded { tree, warnings }),
         Err(mut errors) => {
+            bound(&mut errors, options.limits.max_errors);
+            bound(&mut warnings, options.limits.max_errors);
             errors.append(&mut warnings);
             Err(errors)
         }
     }
+}
+
+/// Keeps the first `max` of `diags` (at least one); the last one kept says there were more.
+/// (Front-ends stop collecting a little past the bound, so how many more is not known.)
+fn bound(diags: &mut Vec<Diagnostic>, max: usize) {
+    let keep = max.max(1);
+    if diags.len() <= keep {
+        return;
+    }
+    diags.truncate(keep);
+    if let Some(last) = diags.pop() {
+        let what = if last.is_warning() {
+            "warnings"
+        } else {
+            "errors"
+        };
+        diags.push(last.with_note(format!(
+            "too many {what}: only the first {keep} are shown (`Limits::max_errors`)"
+        )));
+    }
+}
+
+/// Loads, parses and checks the tree at `path` from the real file system, dropping
+/// warnings: a failure is a [`Report`] that owns the source lines it points at, so it prints
+/// itself and converts into `Box<dyn Error>`.
+///
+/// ```no_run
+/// use btvm_compiler::load::{load_path, LoadOptions};
+///
+/// fn start() -> Result<(), Box<dyn std::error::Error>> {
+///     let tree = load_path("bots/guard.bt".as_ref(), &LoadOptions::default())?;
+///     let program = btvm_compiler::lower::lower(&tree, &btvm::Limits::default())
+///         .map_err(|d| btvm_compiler::diag::Report::new(d, &Default::default()))?;
+///     let _ = program;
+///     Ok(())
+/// }
+/// ```
+pub fn load_path(path: &Path, options: &LoadOptions) -> std::result::Result<Tree, Report> {
+    let mut sources = SourceMap::new();
+    load(path, &crate::source::RealFs, options, &mut sources)
+        .map_err(|diags| Report::new(diags, &sources))
 }
 
 fn front_end(

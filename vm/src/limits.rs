@@ -48,6 +48,9 @@ pub struct Limits {
     /// twice counts twice (default 64 MiB, four files at `max_source_bytes`; real trees are
     /// a few hundred KiB at most).
     pub max_load_bytes: u64,
+    /// Most errors one load reports (default 100); past it the last one shown carries a
+    /// "too many errors" note saying how many more were found.
+    pub max_errors: usize,
 }
 
 impl Default for Limits {
@@ -70,6 +73,7 @@ impl Default for Limits {
             max_agent_ticks: 100_000_000,
             max_load_files: 4096,
             max_load_bytes: 64 << 20,
+            max_errors: 100,
         }
     }
 }

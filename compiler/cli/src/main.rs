@@ -5,6 +5,7 @@
 mod bench;
 mod clip;
 mod fight;
+mod hints;
 mod output;
 mod render;
 

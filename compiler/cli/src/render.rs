@@ -88,7 +88,10 @@ impl Renderer {
                 };
                 cs.labels.push(label);
             }
-            cs = cs.with_notes(d.notes.iter().map(|n| safe_text(n).into_owned()).collect());
+            let mut notes: Vec<String> =
+                d.notes.iter().map(|n| safe_text(n).into_owned()).collect();
+            notes.extend(crate::hints::for_diagnostic(d));
+            cs = cs.with_notes(notes);
             if term::emit_to_write_style(&mut self.stream.lock(), &config, &files, &cs).is_err() {
                 // The span did not fit the file (should not happen): fall back to one line.
                 let _ = writeln!(std::io::stderr(), "{}", d.display(sources));

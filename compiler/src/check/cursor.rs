@@ -8,16 +8,16 @@ use crate::ir::{GuardEval, NodeKind, Resume, Tree};
 
 /// Rejects trees this model does not define: other kinds or knobs, entries besides `main`,
 /// subtrees (Drag\[en\]gine subtrees are built in place).
-pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
+pub(super) fn supported(tree: &Tree) -> super::kinds::Found {
     let span = tree
         .main_root()
         .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
     if tree.roots.len() != 1 || !tree.subtrees.is_empty() {
-        return Err(Diagnostic::new(
+        return Err(vec![Diagnostic::new(
             ErrorKind::Unsupported,
             span,
             "a cursor-model tree has one entry and no included subtrees",
-        ));
+        )]);
     }
     super::kinds::check(tree, "cursor (Drag[en]gine)", |kind| match kind {
         NodeKind::Sequence(c) | NodeKind::Selector(c) => c.resume == Resume::Cursor,

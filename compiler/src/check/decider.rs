@@ -11,7 +11,7 @@ use crate::ir::{NodeId, NodeKind, Tree};
 /// Rejects trees that are not decider trees: the root must be a decider, a decider's child a
 /// group or a behavior, a group's children deciders (each possibly through `include`s of shared
 /// subtrees), and a group has at most [`MAX_GROUP_CHILDREN`] children.
-pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
+pub(super) fn supported(tree: &Tree) -> super::kinds::Found {
     super::kinds::check(tree, "decider (Spore)", |kind| {
         matches!(
             kind,
@@ -22,11 +22,11 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
         )
     })?;
     let bad = |id: NodeId, msg: String| {
-        Err(Diagnostic::new(
+        Err(vec![Diagnostic::new(
             ErrorKind::Unsupported,
             tree.node(id).span,
             msg,
-        ))
+        )])
     };
     if let [_, second, ..] = &tree.roots[..] {
         return bad(

@@ -4,13 +4,12 @@
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{NodeKind, Tree};
 
-/// Rejects the first node whose kind or knobs `supported` refuses, or whose expressions query
+/// Every node's problems, in node order (an error per node at most).
+pub(super) type Found = Result<(), Vec<Diagnostic>>;
+
+/// Rejects every node whose kind or knobs `supported` refuses, or whose expressions query
 /// timestamps (only the lifecycle model has them), naming the model in the message.
-pub(super) fn check(
-    tree: &Tree,
-    model: &str,
-    supported: impl Fn(&NodeKind) -> bool,
-) -> Result<(), Diagnostic> {
+pub(super) fn check(tree: &Tree, model: &str, supported: impl Fn(&NodeKind) -> bool) -> Found {
     check_with_timestamps(tree, model, false, supported)
 }
 
@@ -21,7 +20,7 @@ pub(super) fn check_with_timestamps(
     model: &str,
     timestamps: bool,
     supported: impl Fn(&NodeKind) -> bool,
-) -> Result<(), Diagnostic> {
+) -> Found {
     let queries_timestamp = |e: &crate::ir::Expr| {
         let mut found = false;
         e.walk(|x| found |= matches!(x, crate::ir::Expr::Timestamp(..)));
@@ -35,9 +34,10 @@ pub(super) fn check_with_timestamps(
         )
         .with_note("timestamps are part of the lifecycle (MBT) model only")
     };
+    let mut found = Vec::new();
     for n in &tree.nodes {
         if !supported(&n.kind) {
-            return Err(Diagnostic::new(
+            found.push(Diagnostic::new(
                 ErrorKind::Unsupported,
                 n.span,
                 format!(
@@ -45,9 +45,8 @@ pub(super) fn check_with_timestamps(
                     n.kind.keyword()
                 ),
             ));
-        }
-        if !timestamps && n.kind.exprs().into_iter().any(queries_timestamp) {
-            return Err(no_timestamps(format!("`{}`", n.kind.keyword()), n.span));
+        } else if !timestamps && n.kind.exprs().into_iter().any(queries_timestamp) {
+            found.push(no_timestamps(format!("`{}`", n.kind.keyword()), n.span));
         }
     }
     if !timestamps {
@@ -55,19 +54,28 @@ pub(super) fn check_with_timestamps(
             let span = tree
                 .main_root()
                 .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
-            return Err(no_timestamps(
+            found.push(no_timestamps(
                 format!("the value of signal \"{}\"", sig.event.escape_debug()),
                 span,
             ));
         }
     }
-    Ok(())
+    into_found(found)
+}
+
+/// `Ok` for no problems, else every one of them.
+pub(super) fn into_found(found: Vec<Diagnostic>) -> Found {
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found)
+    }
 }
 
 /// Rejects variables that are not booleans (MBT and BST variables are all booleans).
-pub(super) fn bool_vars(tree: &Tree, model: &str) -> Result<(), Diagnostic> {
+pub(super) fn bool_vars(tree: &Tree, model: &str) -> Found {
     match tree.vars.iter().find(|v| v.ty != crate::ir::Type::Bool) {
-        Some(v) => Err(Diagnostic::new(
+        Some(v) => Err(vec![Diagnostic::new(
             ErrorKind::Unsupported,
             tree.main_root()
                 .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span),
@@ -75,7 +83,7 @@ pub(super) fn bool_vars(tree: &Tree, model: &str) -> Result<(), Diagnostic> {
                 "variable `{}` is not a `bool`: the {model} model has boolean variables only",
                 v.name
             ),
-        )),
+        )]),
         None => Ok(()),
     }
 }

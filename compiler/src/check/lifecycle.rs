@@ -14,7 +14,7 @@ use crate::ir::{Abort, GuardEval, NodeKind, Resume, RootFinish, Tree, Trigger};
 /// variables that are not booleans, tree knobs other than `root-finish stop` and
 /// `abort terminate`, and a `logstatus` directly inside another (MBT attaches one set of log
 /// attributes to a node).
-pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
+pub(super) fn supported(tree: &Tree) -> super::kinds::Found {
     super::kinds::check_with_timestamps(tree, "lifecycle (MBT)", true, |kind| match kind {
         NodeKind::Sequence(c) | NodeKind::Selector(c) => {
             c.resume == Resume::Remember && !c.looping && c.cond.is_none()
@@ -44,11 +44,12 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
         _ => false,
     })?;
     super::kinds::bool_vars(tree, "lifecycle (MBT)")?;
+    let mut found = Vec::new();
     let span = tree
         .main_root()
         .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
     if tree.config.root_finish != RootFinish::Stop || tree.config.abort != Abort::Terminate {
-        return Err(Diagnostic::new(
+        found.push(Diagnostic::new(
             ErrorKind::Unsupported,
             span,
             "the lifecycle (MBT) model needs `root-finish stop` and `abort terminate`",
@@ -58,7 +59,7 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
         if let NodeKind::LogStatus(_) = n.kind {
             if let Some(&c) = n.children.first() {
                 if let NodeKind::LogStatus(_) = tree.node(c).kind {
-                    return Err(Diagnostic::new(
+                    found.push(Diagnostic::new(
                         ErrorKind::Unsupported,
                         tree.node(c).span,
                         "a `logstatus` directly inside another is not part of the lifecycle \
@@ -71,7 +72,7 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
     // The bytecode's state masks (`MAX_STATES` bits) bound a parallel's children.
     for n in &tree.nodes {
         if matches!(n.kind, NodeKind::Parallel(_)) && n.children.len() > MAX_STATES as usize {
-            return Err(Diagnostic::new(
+            found.push(Diagnostic::new(
                 ErrorKind::Unsupported,
                 n.span,
                 format!(
@@ -81,5 +82,5 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
             ));
         }
     }
-    Ok(())
+    super::kinds::into_found(found)
 }

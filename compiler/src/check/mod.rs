@@ -35,7 +35,8 @@ use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{CallExpr, Expr, Model, NodeId, NodeKind, Resume, Tree};
 use crate::source::Span;
 
-/// Checks `tree` against `limits`; returns every problem found.
+/// Checks `tree` against `limits`; returns every problem found, in source order. The rules
+/// about the tree's model run only on a tree that passed the others (they may follow includes).
 pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
     let span0 = tree.main_root().map_or(Span::DUMMY, |r| {
         tree.nodes.get(r.index()).map_or(Span::DUMMY, |n| n.span)
@@ -155,15 +156,22 @@ pub fn check(tree: &Tree, limits: &Limits) -> crate::diag::Result<()> {
         diags.push(d);
     }
     if !diags.is_empty() {
-        return Err(diags);
+        return Err(by_position(diags));
     }
     // What the tree's model runs (on a tree known to be sound, so these may follow includes).
-    model(tree).map_err(|d| vec![d])
+    model(tree).map_err(by_position)
 }
 
-/// Whether the tree's execution model defines every node kind and knob the tree uses: the
-/// first one it does not is an [`ErrorKind::Unsupported`] error.
-fn model(tree: &Tree) -> Result<(), Diagnostic> {
+/// `diags` in source order (file, then offset; a stable sort, so problems at one position keep
+/// the order the rules found them in).
+fn by_position(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diags.sort_by_key(|d| (d.span.file, d.span.start));
+    diags
+}
+
+/// Whether the tree's execution model defines every node kind and knob the tree uses: each
+/// one it does not is an [`ErrorKind::Unsupported`] error.
+fn model(tree: &Tree) -> kinds::Found {
     match tree.config.model {
         Model::RunningList { .. } => running_list::supported(tree),
         Model::Cursor { .. } => cursor::supported(tree),
@@ -235,7 +243,9 @@ pub fn strict_names(tree: &Tree, known: &[String]) -> Vec<Diagnostic> {
                         n.span,
                         format!("the game may have no {} `{}`", imp.kind.name(), imp.name),
                     )
-                    .with_note("without --strict it fails at run time; name it with --known"),
+                    .with_note(
+                        "unchecked, it fails at run time if the game lacks it; declare it as known",
+                    ),
                 );
             }
         }

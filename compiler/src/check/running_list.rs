@@ -3,11 +3,10 @@
 //!
 //! Only [`super::check`] calls this; the reference and the lowering assume a checked tree.
 
-use crate::diag::Diagnostic;
 use crate::ir::{GuardEval, NodeKind, Resume, Tree};
 
 /// Rejects node kinds and knobs this model does not define.
-pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
+pub(super) fn supported(tree: &Tree) -> super::kinds::Found {
     super::kinds::check(tree, "running-list (Unvanquished)", |kind| match kind {
         NodeKind::Sequence(c) | NodeKind::Selector(c) => {
             matches!(c.resume, Resume::Restart | Resume::RunningList)

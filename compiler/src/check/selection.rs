@@ -12,7 +12,7 @@ use crate::ir::{GuardEval, NodeKind, Resume, RootFinish, Tree, Trigger};
 /// 3): only `select`, `priority every-tick` and `sequence remember` over `case` children, and
 /// `statemachine` whose states have only `when` transitions; variables must be booleans and
 /// the tree `root-finish rerun`.
-pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
+pub(super) fn supported(tree: &Tree) -> super::kinds::Found {
     super::kinds::check_with_timestamps(tree, "selection (BST)", false, |kind| match kind {
         NodeKind::Priority(p) => p.repick == GuardEval::EveryTick,
         NodeKind::Sequence(c) => c.resume == Resume::Remember && !c.looping && c.cond.is_none(),
@@ -24,6 +24,7 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
         _ => false,
     })?;
     super::kinds::bool_vars(tree, "selection (BST)")?;
+    let mut found = Vec::new();
     for n in &tree.nodes {
         if let NodeKind::Sequence(_) = n.kind {
             if let Some(&c) = n
@@ -31,7 +32,7 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
                 .iter()
                 .find(|&&c| !matches!(tree.node(c).kind, NodeKind::Case(_)))
             {
-                return Err(Diagnostic::new(
+                found.push(Diagnostic::new(
                     ErrorKind::Unsupported,
                     tree.node(c).span,
                     "in the selection (BST) model a `sequence`'s children are `case` nodes",
@@ -43,7 +44,7 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
         let span = tree
             .main_root()
             .map_or(crate::source::Span::DUMMY, |r| tree.node(r).span);
-        return Err(Diagnostic::new(
+        found.push(Diagnostic::new(
             ErrorKind::Unsupported,
             span,
             "the selection (BST) model needs `root-finish rerun`",
@@ -52,7 +53,7 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
     // The bytecode's state masks (`MAX_STATES` bits) bound a state machine's states.
     for n in &tree.nodes {
         if matches!(n.kind, NodeKind::StateMachine) && n.children.len() > MAX_STATES as usize {
-            return Err(Diagnostic::new(
+            found.push(Diagnostic::new(
                 ErrorKind::Unsupported,
                 n.span,
                 format!(
@@ -62,5 +63,5 @@ pub(super) fn supported(tree: &Tree) -> Result<(), Diagnostic> {
             ));
         }
     }
-    Ok(())
+    super::kinds::into_found(found)
 }

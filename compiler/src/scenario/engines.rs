@@ -410,7 +410,7 @@ pub(super) fn compiled(
             Span::DUMMY,
             format!("native code is not available: {why}"),
         )
-        .with_note("`--engine vm` runs the same program on the bytecode vm")),
+        .with_note("the vm engine runs the same program as bytecode")),
         _ => Ok(engine),
     }
 }

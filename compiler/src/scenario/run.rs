@@ -312,7 +312,7 @@ fn run_compiled(
             Span::DUMMY,
             "debug output comes from the reference interpreter's observer",
         )
-        .with_note("run with `--engine reference`: every engine makes the same decisions"));
+        .with_note("run it on the reference engine: every engine makes the same decisions"));
     }
     let program = crate::lower::lower(tree, &session.limits).map_err(|mut d| d.swap_remove(0))?;
     // Every kind the run takes must exist (native code must compile): check each, then run

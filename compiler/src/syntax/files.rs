@@ -257,7 +257,7 @@ fn outside(written: &str, at: Span, why: &str) -> Diagnostic {
     )
     .with_note(
         "a tree reads only files inside its root (by default the main file's directory; \
-         `LoadOptions::root`, `--root DIR`), named by relative paths",
+         `LoadOptions::root`), named by relative paths",
     )
 }
 

@@ -22,6 +22,7 @@ use btvm_compiler::scenario::parse_scenario;
 use btvm_compiler::source::{FileId, MemFs, SourceMap};
 use btvm_testkit::compare::{compare, Contenders};
 
+mod diag;
 mod diagnostics;
 mod engines;
 mod files;

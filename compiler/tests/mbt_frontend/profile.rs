@@ -141,5 +141,5 @@ fn profile_tags_are_unknown_without_the_profile() {
         "unknown node type `Move`",
     );
     let (d, _) = err_with(&xml, false);
-    assert!(d.notes.iter().any(|n| n.contains("--profile gamesdk")));
+    assert!(d.notes.iter().any(|n| n.contains("GameSDK profile")));
 }

@@ -86,7 +86,5 @@ pub(crate) fn load_in(
     files: files::Files,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
-    rules::Loader::new(files, sources)
-        .load(path)
-        .map_err(|d| vec![d])
+    rules::Loader::new(files, sources).load_all(path)
 }

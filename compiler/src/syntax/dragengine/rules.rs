@@ -27,7 +27,7 @@ use btvm::{Import, ImportId, ImportKind, Limits, Status};
 use super::ast::{FileRules, Located, Mode, Rule, RuleKind};
 use super::files::{normalize, Files};
 use super::ids::{Ids, Scope};
-use super::xml::parse_file;
+use super::xml::{parse_file, parse_file_all};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{
     Arg, BinOp, CallExpr, Composite, Dialect, Expr, Guard, GuardEval, Lit, NodeBuf, NodeKind,
@@ -53,6 +53,8 @@ pub(super) struct Loader<'a> {
     stack: Vec<Frame>,
     /// IR nodes built so far.
     nodes: usize,
+    /// The main file's errors its parser read past.
+    errors: Vec<Diagnostic>,
 }
 
 struct Frame {
@@ -75,15 +77,41 @@ impl<'a> Loader<'a> {
             ids: Ids::default(),
             stack: Vec::new(),
             nodes: 0,
+            errors: Vec::new(),
         }
     }
 
-    /// Loads the tree whose main file is `path`.
-    pub(super) fn load(mut self, path: &Path) -> PResult<Tree> {
+    /// Loads the tree whose main file is `path`: every error of the main file's elements,
+    /// then the one that stopped loading, if any.
+    pub(super) fn load_all(mut self, path: &Path) -> crate::diag::Result<Tree> {
+        let loaded = self.load(path);
+        let mut errors = std::mem::take(&mut self.errors);
+        match loaded {
+            Ok(tree) if errors.is_empty() => Ok(tree),
+            Ok(_) => Err(errors),
+            Err(d) => {
+                errors.push(d);
+                Err(errors)
+            }
+        }
+    }
+
+    /// Loads the tree whose main file is `path` (its elements' errors read past go to
+    /// `self.errors`, and then nothing more is built).
+    fn load(&mut self, path: &Path) -> PResult<Tree> {
         self.files
             .default_root(path.parent().unwrap_or(Path::new("")));
         let src = self.files.read_main(self.sources, path)?;
-        let file = Rc::new(parse_file(&src.text, src.id, self.limits)?);
+        let file = Rc::new(parse_file_all(
+            &src.text,
+            src.id,
+            self.limits,
+            &mut self.errors,
+        )?);
+        if let Some(last) = self.errors.pop() {
+            // The rules are incomplete: stop here (`load_all` puts it back last).
+            return Err(last);
+        }
         let key = normalize(path);
         self.parsed.insert(key.clone(), Rc::clone(&file));
         self.stack.push(Frame {
@@ -117,7 +145,7 @@ impl<'a> Loader<'a> {
         let mut tree = builder
             .finish()
             .map_err(|msg| Diagnostic::new(ErrorKind::Syntax, root_span, msg))?;
-        tree.imports = self.imports;
+        tree.imports = std::mem::take(&mut self.imports);
         Ok(tree)
     }
 

@@ -13,6 +13,8 @@
 //!
 //! This file knows nothing about ids, imports, subtree files or the IR.
 
+use std::cell::RefCell;
+
 use btvm::Limits;
 use roxmltree::Node;
 
@@ -73,6 +75,24 @@ const COMMON: &str = "`<parameter>`, `<condition>`, `<conditionMode>`";
 
 /// Parses the text of one file (`file` in the source map).
 pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<FileRules> {
+    let mut errors = Vec::new();
+    let parsed = parse_file_all(text, file, limits, &mut errors)?;
+    match errors.into_iter().next() {
+        Some(first) => Err(first),
+        None => Ok(parsed),
+    }
+}
+
+/// [`parse_file`], reading past a rule element that has an error or an unknown element (its
+/// siblings are read, so their errors are reported too): those errors go to `errors`, in
+/// document order, and the rules returned are then incomplete. A limit (nesting) or
+/// `Limits::max_errors` errors stop it with the `Err`.
+pub(super) fn parse_file_all(
+    text: &str,
+    file: FileId,
+    limits: &Limits,
+    errors: &mut Vec<Diagnostic>,
+) -> PResult<FileRules> {
     let prepared = raw::prepare(text, file)?;
     let doc = xml::parse(
         &prepared,
@@ -80,7 +100,12 @@ pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<F
         "the file has no root element; a `.debt` file's root is `<behaviorTree>`",
         limits,
     )?;
-    let p = Parser { text, file, limits };
+    let p = Parser {
+        text,
+        file,
+        limits,
+        errors: RefCell::new(std::mem::take(errors)),
+    };
     let root = doc.root_element();
     let root_span = p.start_tag(root);
     let name = p.tag_name(root);
@@ -91,30 +116,43 @@ pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<F
             format!("the root element is `<{name}>`; a `.debt` file's root is `<behaviorTree>`"),
         ));
     }
+    let rules = top_rules(&p, root);
+    *errors = p.errors.into_inner();
+    Ok(FileRules {
+        root_span,
+        rules: rules?,
+    })
+}
+
+/// The rules directly in `<behaviorTree>`.
+fn top_rules(p: &Parser, root: Node) -> PResult<Vec<Rule>> {
     let mut rules = Vec::new();
     for child in elements(root) {
         match Tag::from_name(p.tag_name(child)) {
-            Some(tag) if tag.is_rule() => rules.push(p.child_rule(child, tag, 0)?),
-            Some(_) => {
-                return Err(Diagnostic::new(
-                    ErrorKind::Syntax,
-                    p.start_tag(child),
-                    format!(
-                        "`<{}>` must be inside a rule, not directly in `<behaviorTree>`",
-                        p.tag_name(child)
-                    ),
-                ))
-            }
-            None => return Err(p.unknown(child, "behaviorTree", RULES)),
+            Some(tag) if tag.is_rule() => match p.child_rule(child, tag, 0) {
+                Ok(rule) => rules.push(rule),
+                Err(d) => p.go_on(d)?,
+            },
+            Some(_) => p.go_on(Diagnostic::new(
+                ErrorKind::Syntax,
+                p.start_tag(child),
+                format!(
+                    "`<{}>` must be inside a rule, not directly in `<behaviorTree>`",
+                    p.tag_name(child)
+                ),
+            ))?,
+            None => p.go_on(p.unknown(child, "behaviorTree", RULES))?,
         }
     }
-    Ok(FileRules { root_span, rules })
+    Ok(rules)
 }
 
 struct Parser<'t> {
     text: &'t str,
     file: FileId,
     limits: &'t Limits,
+    /// The errors of elements read past, in document order.
+    errors: RefCell<Vec<Diagnostic>>,
 }
 
 /// The common elements of one rule, as they accumulate.
@@ -125,6 +163,17 @@ struct Common {
 }
 
 impl<'t> Parser<'t> {
+    /// Records `d` and reads on, unless it is a nesting limit or there are already
+    /// `Limits::max_errors` errors: then it is returned, to stop.
+    fn go_on(&self, d: Diagnostic) -> PResult<()> {
+        let mut errors = self.errors.borrow_mut();
+        if d.kind == ErrorKind::NestTooDeep || errors.len() >= self.limits.max_errors {
+            return Err(d);
+        }
+        errors.push(d);
+        Ok(())
+    }
+
     fn span(&self, r: std::ops::Range<usize>) -> Span {
         Span::new(self.file, r.start, r.end)
     }
@@ -210,15 +259,16 @@ impl<'t> Parser<'t> {
                 let mut children = Vec::new();
                 for child in elements(node) {
                     match Tag::from_name(self.tag_name(child)) {
-                        Some(t) if t.is_rule() => children.push(self.child_rule(child, t, depth)?),
+                        Some(t) if t.is_rule() => match self.child_rule(child, t, depth) {
+                            Ok(rule) => children.push(rule),
+                            Err(d) => self.go_on(d)?,
+                        },
                         Some(t) => self.common(child, t, &mut common)?,
-                        None => {
-                            return Err(self.unknown(
-                                child,
-                                self.tag_name(node),
-                                &format!("{RULES}, {COMMON}"),
-                            ))
-                        }
+                        None => self.go_on(self.unknown(
+                            child,
+                            self.tag_name(node),
+                            &format!("{RULES}, {COMMON}"),
+                        ))?,
                     }
                 }
                 if tag == Tag::Sequence {
@@ -242,7 +292,7 @@ impl<'t> Parser<'t> {
                             )))
                         }
                         Some(t) => self.common(child, t, &mut common)?,
-                        None => return Err(self.unknown(child, self.tag_name(node), COMMON)),
+                        None => self.go_on(self.unknown(child, self.tag_name(node), COMMON))?,
                     }
                 }
                 match tag {

@@ -28,14 +28,17 @@ const SECTIONS: [&str; 5] = [
     "Root",
 ];
 
-/// Loads the MBT file at `path`.
+/// Loads the MBT file at `path`. The node errors it went on after (a node element it could
+/// not read, with its siblings read anyway) go to `errors`, and then the tree is `None`; the
+/// error that stopped it is the `Err`.
 pub(super) fn load(
     path: &Path,
     files: &mut Files,
     profile: Option<Profile>,
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
-) -> PResult<Tree> {
+    errors: &mut Vec<Diagnostic>,
+) -> PResult<Option<Tree>> {
     files.default_root(path.parent().unwrap_or(Path::new("")));
     let limits = files.limits();
     let src = files.read_main(sources, path)?;
@@ -94,12 +97,17 @@ pub(super) fn load(
         lua: Snippets::default(),
         count: 0,
         warnings: Vec::new(),
+        errors: Vec::new(),
     };
     let body = nodes.node(top[0], 0);
     warnings.append(&mut nodes.warnings);
+    errors.append(&mut nodes.errors);
     let body = body?;
+    if !errors.is_empty() {
+        return Ok(None);
+    }
     tree.root("main", body);
-    tree.finish().map_err(|msg| {
+    tree.finish().map(Some).map_err(|msg| {
         Diagnostic::new(
             ErrorKind::InvalidValue,
             src.start_tag(root),

@@ -76,7 +76,9 @@ use crate::syntax::Profile;
 ///
 /// The file is added to `sources`, so diagnostics can be located even when loading fails. The
 /// tree has the dialect [`Mbt`](crate::ir::Dialect::Mbt) with its knobs (lifecycle model,
-/// root-finish stop, abort terminate) and one entry, `main`. The first error found is returned.
+/// root-finish stop, abort terminate) and one entry, `main`. On failure: the error of each
+/// node element that could not be read (its siblings are read on), in document order, then
+/// the one that stopped loading, if any (a section's error, a limit).
 pub fn load(
     path: &Path,
     fs: &dyn FileSystem,
@@ -111,5 +113,13 @@ pub(crate) fn load_in(
     sources: &mut SourceMap,
     warnings: &mut Vec<crate::diag::Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    build::load(path, &mut files, profile, sources, warnings).map_err(|d| vec![d])
+    let mut errors = Vec::new();
+    match build::load(path, &mut files, profile, sources, warnings, &mut errors) {
+        Ok(Some(tree)) => Ok(tree),
+        Ok(None) => Err(errors),
+        Err(d) => {
+            errors.push(d);
+            Err(errors)
+        }
+    }
 }

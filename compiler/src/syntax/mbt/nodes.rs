@@ -8,8 +8,11 @@
 //! read after it. Priority cases and state-machine states are read here too, as they are part of
 //! their parent's grammar. The `_startLog` family wraps the node in a `logstatus`.
 //!
-//! Every error is the first one found, positioned at the element (its start tag) or the
-//! attribute at fault. This file never reads files and never prints.
+//! Each element's error is the first one found in it, positioned at the element (its start
+//! tag) or the attribute at fault. A child element with an error is reported and read past
+//! (a placeholder takes its place, its own children are not read) so its siblings' errors are
+//! reported too; a limit (depth, node count) stops the file. This file never reads files and
+//! never prints.
 
 use std::collections::HashMap;
 
@@ -49,6 +52,8 @@ pub(super) struct Nodes<'a, 't> {
     pub count: usize,
     /// What the original logs while loading the tree anyway, in document order.
     pub warnings: Vec<Diagnostic>,
+    /// The errors of node elements read past (see [`Nodes::node`]), in document order.
+    pub errors: Vec<Diagnostic>,
 }
 
 /// A `map` that turns failure into success (`SuppressFailure`, and `ExecuteLua` around its
@@ -86,6 +91,12 @@ impl<'t> Nodes<'_, 't> {
         Diagnostic::new(kind, span, message)
     }
 
+    /// Whether reading goes on after `d`: not after a limit, nor past `Limits::max_errors`.
+    fn recoverable(&self, d: &Diagnostic) -> bool {
+        !matches!(d.kind, ErrorKind::NestTooDeep | ErrorKind::TooManyNodes)
+            && self.errors.len() < self.limits.max_errors
+    }
+
     /// Checks the IR depth and counts `n` more IR nodes, at `span`.
     fn room(&mut self, depth: u32, n: usize, span: Span) -> PResult<()> {
         if depth > self.limits.max_depth {
@@ -114,13 +125,32 @@ impl<'t> Nodes<'_, 't> {
     ///
     /// Nothing recurses: the elements being read are kept on a heap stack of [`Shell`]s, each
     /// read by [`Nodes::shell`] (which checks the depth limit) before its children are.
+    ///
+    /// A child element whose own reading fails for anything but a limit is recorded in
+    /// [`Nodes::errors`] and replaced by a placeholder leaf, so the rest of the file is read.
     pub fn node(&mut self, el: Node<'_, 't>, parent_depth: u32) -> PResult<NodeBuf> {
         let mut stack = vec![self.shell(el, parent_depth)?];
         while let Some(top) = stack.last_mut() {
             if let Some(c) = top.children.get(top.built) {
                 let depth = top.depth.saturating_add(u32::from(c.wrap.is_some()));
                 let child = c.el;
-                let shell = self.shell(child, depth)?;
+                let shell = match self.shell(child, depth) {
+                    Ok(shell) => shell,
+                    Err(d) if self.recoverable(&d) => {
+                        self.errors.push(d);
+                        Shell {
+                            node: NodeBuf::leaf(
+                                NodeKind::Const(Status::Failure),
+                                self.src.start_tag(child),
+                            ),
+                            depth,
+                            children: Vec::new(),
+                            built: 0,
+                            log: None,
+                        }
+                    }
+                    Err(d) => return Err(d),
+                };
                 stack.push(shell);
                 continue;
             }
@@ -191,7 +221,7 @@ impl<'t> Nodes<'_, 't> {
                         format!("unknown node type `{tag}`"),
                     )
                     .with_note(format!(
-                        "`{tag}` is a GameSDK node: load the tree with `--profile gamesdk`"
+                        "`{tag}` is a GameSDK node: load the tree with the GameSDK profile"
                     )))
             }
             Lookup::Unknown => {

@@ -43,6 +43,8 @@ pub(super) struct Loader<'a> {
     nodes: usize,
     /// What the game logs while loading anyway.
     warnings: &'a mut Vec<Diagnostic>,
+    /// Errors the parser went on after (an unknown name), in the order found.
+    errors: Vec<Diagnostic>,
 }
 
 struct Behavior {
@@ -76,11 +78,31 @@ impl<'a> Loader<'a> {
             stack: Vec::new(),
             nodes: 0,
             warnings,
+            errors: Vec::new(),
         }
     }
 
-    /// Loads the tree whose main file is `path`.
-    pub(super) fn load(mut self, path: &Path) -> PResult<Tree> {
+    /// Loads the tree whose main file is `path`: every error the parser went on after, then
+    /// the one that stopped it, if any (the game itself stops at the first).
+    pub(super) fn load_all(mut self, path: &Path) -> crate::diag::Result<Tree> {
+        let parsed = self.load_parsed(path);
+        let mut errors = std::mem::take(&mut self.errors);
+        let stopped = match parsed {
+            // With errors already, the tree has placeholders: do not build it.
+            Ok(_) if !errors.is_empty() => None,
+            Ok((builder, root_span)) => match builder.finish() {
+                Ok(tree) => return Ok(tree),
+                Err(msg) => Some(Diagnostic::new(ErrorKind::Syntax, root_span, msg)),
+            },
+            Err(d) => Some(d),
+        };
+        errors.extend(stopped);
+        Err(errors)
+    }
+
+    /// Parses the tree whose main file is `path` into the builder (returned with the main
+    /// root's span, to be finished).
+    fn load_parsed(&mut self, path: &Path) -> PResult<(TreeBuilder, Span)> {
         self.files.default_root(&game_root(path));
         let shown = path.display().to_string();
         let file = read_source(&self.files, self.sources, path, &shown, Span::DUMMY)?;
@@ -95,9 +117,8 @@ impl<'a> Loader<'a> {
         if let Some(sc) = tree.select_class {
             self.builder.root("selectClass", sc);
         }
-        self.builder
-            .finish()
-            .map_err(|msg| Diagnostic::new(ErrorKind::Syntax, root_span, msg))
+        let builder = std::mem::replace(&mut self.builder, TreeBuilder::new(Dialect::Unvanquished));
+        Ok((builder, root_span))
     }
 
     /// Preprocesses and parses one file whose root sits at `base_depth`.
@@ -148,6 +169,17 @@ impl Env for Loader<'_> {
 
     fn warn(&mut self, warning: Diagnostic) {
         self.warnings.push(warning);
+    }
+
+    fn error(&mut self, error: Diagnostic) -> PResult<()> {
+        let labelled = self.stack.iter().skip(1).rev().fold(error, |d, f| {
+            d.with_label(f.site, format!("in `{}`, included here", f.path.display()))
+        });
+        if self.errors.len() >= self.limits.max_errors {
+            return Err(labelled);
+        }
+        self.errors.push(labelled);
+        Ok(())
     }
 
     fn count_node(&mut self, span: Span) -> PResult<()> {

@@ -94,7 +94,5 @@ pub(crate) fn load_in(
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    include::Loader::new(files, sources, warnings)
-        .load(path)
-        .map_err(|d| vec![d])
+    include::Loader::new(files, sources, warnings).load_all(path)
 }

@@ -33,7 +33,10 @@ use crate::ir::{
 };
 use crate::source::Span;
 
-/// Results inside the front-end: the first error stops loading, as in the game.
+/// Results inside the front-end: an error that stops loading, as the game stops at its first.
+/// An unknown action or decorator name is reported through [`Env::error`] instead and the
+/// parser goes on after it (its parameters and block are read), so every such name in a file
+/// is reported; a syntax error still stops it (resynchronizing could invent follow-up errors).
 pub(super) type PResult<T> = Result<T, Diagnostic>;
 
 /// The game's `MAX_NODE_LIST`: most children in one list.
@@ -50,6 +53,9 @@ pub(super) trait Env {
     fn count_node(&mut self, span: Span) -> PResult<()>;
     /// Records a warning: what the game logs while it loads the tree anyway.
     fn warn(&mut self, warning: Diagnostic);
+    /// Records an error the parser goes on after (the load fails; later independent errors
+    /// are reported too); past `Limits::max_errors` it is returned instead, to stop.
+    fn error(&mut self, error: Diagnostic) -> PResult<()>;
 }
 
 /// One parsed file.
@@ -357,7 +363,13 @@ impl<'t> Parser<'t> {
                     f.name
                 ));
             }
-            return Err(d);
+            // The position is sound: report it, read its parameters and go on.
+            self.env.error(d)?;
+            self.call_params(name_tok, name, 0, u8::MAX)?;
+            return Ok(NodeBuf::leaf(
+                NodeKind::Const(Status::Failure),
+                self.span_from(start),
+            ));
         };
         let params = self.call_params(name_tok, def.name, def.min_args, def.max_args)?;
         let import = self.env.import(def.import());
@@ -498,12 +510,21 @@ impl<'t> Parser<'t> {
         let (name_tok, name) = self.expect_name("a decorator name after `decorator`")?;
         let name = name.as_str();
         let Some(def) = profile::decorator(name) else {
-            return Err(unknown(
+            // The position is sound: report it, read its parameters and child, and go on.
+            self.env.error(unknown(
                 name_tok.span,
                 "decorator",
                 name,
                 profile::DECORATORS.iter().map(|d| d.name),
-            ));
+            ))?;
+            self.call_params(name_tok, name, 0, u8::MAX)?;
+            self.expect(Punct::LBrace, &format!("after `decorator {name}(…)`"))?;
+            return Ok(Head::Open(Open::One {
+                kind: NodeKind::Invert,
+                start,
+                close: "to close the decorator's block (it holds exactly one node)",
+                child: None,
+            }));
         };
         if def.min_args == 0 && !self.peek().is_some_and(Token::starts_paren) {
             return Err(self.childless_decorator(name_tok, def));
