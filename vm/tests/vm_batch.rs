@@ -415,6 +415,7 @@ fn batches_and_engines_own_their_program() {
     }
     assert_eq!(statuses, want.statuses);
     assert_eq!(states_of(&server.batch), want.states);
+    assert_eq!(server.engine.kind(), server.batch.engine());
     // Clones share one program, so the native compilation is made once for all of them.
     #[cfg(feature = "jit")]
     assert!(std::ptr::eq(
