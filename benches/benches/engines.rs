@@ -43,6 +43,7 @@ fn engines(c: &mut Criterion) {
         agents: 500,
         ticks: 40,
         step_ms: 100,
+        awake_percent: 100,
     };
     let sums: Vec<u64> = [
         BenchEngine::Reference,
@@ -128,6 +129,7 @@ fn tree_group<H: Host>(
         agents: 500,
         ticks: 40,
         step_ms: 100,
+        awake_percent: 100,
     };
     let sums: Vec<u64> = BenchEngine::ALL
         .into_iter()

@@ -58,7 +58,9 @@ impl Slots {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
-                let id = u32::try_from(self.slot_of.len()).ok().filter(|&i| i != DEAD)?;
+                let id = u32::try_from(self.slot_of.len())
+                    .ok()
+                    .filter(|&i| i != DEAD)?;
                 self.slot_of.push(DEAD);
                 id
             }

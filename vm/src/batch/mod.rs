@@ -4,7 +4,7 @@
 //! [`Call`](crate::Call)) and a *slot*, its place in the batch's storage: slot `s` owns bytes
 //! `s * size .. (s + 1) * size` of one buffer, so a tick walks memory linearly. [`Batch::new`]
 //! gives ids `0..n` in slots `0..n`; [`Batch::spawn`] adds an agent at the end;
-//! [`Batch::despawn`] moves the last agent into the freed slot (`agents`), so ids and slots
+//! [`Batch::despawn`] moves the last agent into the freed slot (module `agents`), so ids and slots
 //! part ways once an agent is despawned. Every method that names an agent takes its id and
 //! answers [`VmError::NoAgent`] for an id that is not alive.
 //!
@@ -68,7 +68,10 @@ impl Batch {
         // abort): a batch's size is often chosen by whoever configures the game.
         let too_big = || VmError::OutOfMemory { agents };
         let bytes = n.checked_mul(program.state_size()).ok_or_else(too_big)?;
-        batch.states.try_reserve_exact(bytes).map_err(|_| too_big())?;
+        batch
+            .states
+            .try_reserve_exact(bytes)
+            .map_err(|_| too_big())?;
         batch.states.resize(bytes, 0);
         batch.statuses.try_reserve_exact(n).map_err(|_| too_big())?;
         batch.statuses.resize(n, Status::Failure);
@@ -165,7 +168,9 @@ impl Batch {
     /// Agent `id`'s status after its last tick (`Failure` before its first; `None` if it is
     /// not alive).
     pub fn status(&self, id: AgentId) -> Option<Status> {
-        self.slots.slot(id).and_then(|s| self.statuses.get(s).copied())
+        self.slots
+            .slot(id)
+            .and_then(|s| self.statuses.get(s).copied())
     }
 
     /// Every live agent's status after its last tick, in slot order ([`Batch::ids`]).

@@ -125,7 +125,7 @@ impl Schedule {
         }
     }
 
-    /// Changes the entry of `slot` (of `slots` slots), keeping the count.
+    /// Changes the entry of `slot`, keeping the count of scheduled entries.
     fn update(&mut self, slot: usize, f: impl FnOnce(&mut Entry)) {
         let Some(e) = self.entries.get_mut(slot) else {
             return;
