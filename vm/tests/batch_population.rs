@@ -94,7 +94,7 @@ impl Host for Rec {
         }
     }
     fn function(&mut self, call: &Call<'_>) -> Value {
-        Value::Bool(self.hash(call) % 3 != 0)
+        Value::Bool(!self.hash(call).is_multiple_of(3))
     }
     fn before_tick(&mut self, agent: AgentId) {
         self.log.push((agent.0, 0, u32::MAX, Phase::Enter));
@@ -149,8 +149,7 @@ fn scripted(p: &Program, kind: EngineKind, ticker: Ticker, seed: u64) {
         ),
         Ticker::Tick => None,
     };
-    let mut turn = 0u64;
-    for t in 0..60i64 {
+    for (turn, t) in (0..60i64).enumerate() {
         let now = 10 + t * 50;
         for _ in 0..dice.next(4) {
             let ids: Vec<u32> = models.keys().copied().collect();
@@ -211,7 +210,8 @@ fn scripted(p: &Program, kind: EngineKind, ticker: Ticker, seed: u64) {
                 Some(Some(until)) if now >= until => m.sleep = None,
                 _ => {}
             }
-            let due = m.sleep.is_none() && turn % u64::from(m.every) == u64::from(id % m.every);
+            let due =
+                m.sleep.is_none() && turn as u64 % u64::from(m.every) == u64::from(id % m.every);
             if due {
                 // `Vm::tick` tells the host `before_tick` itself.
                 m.status = vm
@@ -220,7 +220,6 @@ fn scripted(p: &Program, kind: EngineKind, ticker: Ticker, seed: u64) {
                 one.drain(&mut want);
             }
         }
-        turn += 1;
         match (ticker, &pool) {
             (Ticker::Par(_, per), Some(pool)) => {
                 let how = ParTick::new().pool(pool).shards_per_thread(per);
