@@ -929,6 +929,38 @@ mod tests {
 
     #[test]
     #[cfg(feature = "jit")] // compares native code with the vm
+    fn with_a_tenth_awake_every_engine_and_thread_count_agrees() {
+        let mut cfg = BenchConfig {
+            agents: 300,
+            ticks: 6,
+            step_ms: 100,
+            awake_percent: 10,
+        };
+        let awake = (0..cfg.agents).filter(|&a| cfg.awake(a)).count();
+        assert!((15..=45).contains(&awake), "{awake} of 300 awake");
+        let demo = crate::demo_tree().expect("the demo loads");
+        for (name, tree) in examples().into_iter().chain([("demo", demo)]) {
+            let host = HostKind::for_tree(&tree);
+            let mut sums = Vec::new();
+            for (engine, threads) in [
+                (BenchEngine::Reference, 1),
+                (BenchEngine::Vm, 1),
+                (BenchEngine::Vm, 2),
+                (BenchEngine::Native, 3),
+            ] {
+                let row = run_bench(&tree, engine, threads, host, &cfg).unwrap();
+                sums.push(row.checksum);
+            }
+            assert!(sums.iter().all(|&c| c == sums[0]), "{name}: {sums:?}");
+            cfg.awake_percent = 100;
+            let all = run_bench(&tree, BenchEngine::Vm, 1, host, &cfg).unwrap();
+            assert_ne!(all.checksum, sums[0], "{name}: sleeping agents changed nothing");
+            cfg.awake_percent = 10;
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "jit")] // compares native code with the vm
     fn every_engine_gets_the_same_events_and_they_change_what_the_agents_do() {
         let cfg = BenchConfig {
             agents: 300,
