@@ -954,7 +954,10 @@ mod tests {
             assert!(sums.iter().all(|&c| c == sums[0]), "{name}: {sums:?}");
             cfg.awake_percent = 100;
             let all = run_bench(&tree, BenchEngine::Vm, 1, host, &cfg).unwrap();
-            assert_ne!(all.checksum, sums[0], "{name}: sleeping agents changed nothing");
+            assert_ne!(
+                all.checksum, sums[0],
+                "{name}: sleeping agents changed nothing"
+            );
             cfg.awake_percent = 10;
         }
     }
