@@ -43,6 +43,7 @@ fn engines(c: &mut Criterion) {
         agents: 500,
         ticks: 40,
         step_ms: 100,
+        awake_percent: 100,
     };
     let sums: Vec<u64> = [
         BenchEngine::Reference,
@@ -128,6 +129,7 @@ fn tree_group<H: Host>(
         agents: 500,
         ticks: 40,
         step_ms: 100,
+        awake_percent: 100,
     };
     let sums: Vec<u64> = BenchEngine::ALL
         .into_iter()
@@ -202,7 +204,7 @@ fn tree_group<H: Host>(
                 for a in 0..batch.len() {
                     if let Some(Some(id)) = events.event(a as u32, tick).and_then(|e| ids.get(e)) {
                         batch
-                            .event_by_id(a, &mut h, *id, now)
+                            .event_by_id(AgentId(a as u32), &mut h, *id, now)
                             .expect("agent a exists");
                     }
                 }

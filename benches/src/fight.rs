@@ -659,7 +659,11 @@ pub fn run_engine(
         let statuses = if threads == 1 {
             batch.tick(&mut hosts[0], 0)
         } else {
-            pool.install(|| batch.par_tick(&mut hosts, 0))
+            // One shard per thread, cut as the hosts are.
+            let one = btvm::ParTick::new().pool(&pool).shards_per_thread(1);
+            let mut lent = hosts.iter_mut();
+            batch.par_tick(&one, 0, |_| lent.next().expect("a host per thread"));
+            batch.statuses()
         };
         statuses.iter().fold(chk, |c, &s| fold(c, s))
     };

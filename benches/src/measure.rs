@@ -62,6 +62,18 @@ pub struct BenchConfig {
     pub ticks: u32,
     /// Milliseconds between ticks.
     pub step_ms: Millis,
+    /// The percentage of agents awake (1 to 100): the others (a hash of the agent id picks
+    /// them) sleep for the whole run (`Batch::sleep_until`; the reference skips them too), so
+    /// a run measures what sleeping agents cost. Events are still delivered to them; their
+    /// root status stays the one before their first tick (`Failure`).
+    pub awake_percent: u32,
+}
+
+impl BenchConfig {
+    /// Whether agent `a` is awake in this run (see [`BenchConfig::awake_percent`]).
+    pub fn awake(&self, a: u32) -> bool {
+        self.awake_percent >= 100 || mix(a, 0xA11CE) % 100 < u64::from(self.awake_percent)
+    }
 }
 
 impl Default for BenchConfig {
@@ -70,6 +82,7 @@ impl Default for BenchConfig {
             agents: 100_000,
             ticks: 50,
             step_ms: 100,
+            awake_percent: 100,
         }
     }
 }
@@ -176,7 +189,7 @@ impl DeciderSchedule {
             if flags.is_none() && stimulus.is_none() {
                 continue;
             }
-            if let Some(st) = batch.state_mut(a) {
+            if let Some(st) = batch.state_mut(btvm::AgentId(a as u32)) {
                 if let Some(w) = flags {
                     program.set_decision_flags(st, w);
                 }
@@ -242,7 +255,7 @@ impl EventSchedule {
     }
 }
 
-/// Restarts the agents of `batch` at `indices` whose tree stopped, as a game does
+/// Restarts the agents of `batch` in slots `indices` whose tree stopped, as a game does
 /// (Drag\[en\]gine `context.reset()`; an MBT root that finished, which also leaves the group
 /// scopes the agent held). `lifecycle` says whether `program` is on the lifecycle (MBT) model.
 pub fn restart_stopped(
@@ -252,11 +265,15 @@ pub fn restart_stopped(
     indices: impl IntoIterator<Item = usize>,
 ) {
     for i in indices {
-        let halted = batch.state(i).is_some_and(|st| program.halt(st).is_some());
+        let Some(&id) = batch.ids().get(i) else {
+            continue;
+        };
+        let halted = batch.state(id).is_some_and(|st| program.halt(st).is_some());
         if halted && lifecycle {
-            batch.reset_agent(i);
+            // `id` is alive: it was just read.
+            let _ = batch.reset_agent(id);
         } else if halted {
-            if let Some(st) = batch.state_mut(i) {
+            if let Some(st) = batch.state_mut(id) {
                 program.reset(st);
             }
         }
@@ -450,6 +467,11 @@ fn run_with(
     }
 }
 
+/// The AI groups of a lifecycle (MBT) population: squads of this many agents (agent `a` in
+/// group `a / SQUAD`), so group scopes are contended within a squad and a parallel tick can
+/// tick squads on different threads.
+pub const SQUAD: u32 = 8;
+
 /// [`run_with`] on the reference interpreter (one thread).
 fn run_reference(
     tree: &Tree,
@@ -468,6 +490,11 @@ fn run_reference(
     let inputs = DeciderSchedule::for_tree(tree);
     // One group-scope table for the whole population, as a batch shares its engine's.
     let mut scopes = Scopes::new();
+    if matches!(tree.config.model, btvm_compiler::ir::Model::Lifecycle) {
+        for a in 0..cfg.agents {
+            scopes.set_group(AgentId(a), a / SQUAD);
+        }
+    }
     let start = Instant::now();
     for t in 0..cfg.ticks {
         let now = Millis::from(t) * cfg.step_ms;
@@ -493,6 +520,10 @@ fn run_reference(
                 if let Some((bit, ms)) = inp.stimulus(a, t) {
                     interp.add_stimulus(state, bit, btvm::Stimulus::new(now, Some(ms), 0));
                 }
+            }
+            if !cfg.awake(a) {
+                tally.add(Status::Failure);
+                continue;
             }
             tally.add(interp.tick_with_scopes(state, h, now, &mut scopes));
             // A game restarts a tree that stopped (Drag[en]gine `context.reset()`, an
@@ -585,6 +616,18 @@ fn run_batch(
     if let Some(why) = batch.fallback() {
         return Err(invalid(format!("native code is not available: {why}")));
     }
+    if program.uses_scopes() {
+        for a in 0..cfg.agents {
+            batch
+                .set_group(AgentId(a), a / SQUAD)
+                .map_err(|e| invalid(e.to_string()))?;
+        }
+    }
+    for a in (0..cfg.agents).filter(|&a| !cfg.awake(a)) {
+        batch
+            .sleep_until(AgentId(a), Millis::MAX)
+            .map_err(|e| invalid(e.to_string()))?;
+    }
     let mut hosts = Hosts::new(host, tree, agents, threads);
     let mut tally = Tally::default();
     let cursor = !program.rules().is_empty();
@@ -611,15 +654,35 @@ fn run_batch(
                         continue;
                     };
                     if let (Some(h), Some(Some(id))) = (hosts.get(a / chunk), ids.get(e)) {
-                        batch.event_by_id(a, h, *id, now)?;
+                        batch.event_by_id(btvm::AgentId(a as u32), h, *id, now)?;
                     }
                 }
             }
             let statuses = match (&mut hosts, threads) {
                 (Hosts::World(w), 1) => batch.tick(&mut w[0], now),
                 (Hosts::Synthetic(s), 1) => batch.tick(&mut s[0], now),
-                (Hosts::World(w), _) => batch.par_tick(w, now),
-                (Hosts::Synthetic(s), _) => batch.par_tick(s, now),
+                (Hosts::World(w), _) => {
+                    // The world is split like the shards: one per thread, cut where
+                    // `World::split` cuts (no group scopes in the world's trees).
+                    let mut lent = w.iter_mut();
+                    let one = btvm::ParTick::new().shards_per_thread(1);
+                    batch.par_tick(&one, now, |_| {
+                        lent.next().expect("at most one shard per thread")
+                    });
+                    batch.statuses()
+                }
+                (Hosts::Synthetic(s), _) => {
+                    // The synthetic host answers any agent: a fresh one per shard (four
+                    // per thread), whose checksums are summed into the first.
+                    let used = batch.par_tick(&btvm::ParTick::new(), now, |_| Synthetic {
+                        sum: 0,
+                        ..s[0].clone()
+                    });
+                    for h in used {
+                        s[0].sum = s[0].sum.wrapping_add(h.sum);
+                    }
+                    batch.statuses()
+                }
             };
             // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
             // only a failed tick can have stopped one. An MBT tree stops when its root
@@ -866,11 +929,47 @@ mod tests {
 
     #[test]
     #[cfg(feature = "jit")] // compares native code with the vm
+    fn with_a_tenth_awake_every_engine_and_thread_count_agrees() {
+        let mut cfg = BenchConfig {
+            agents: 300,
+            ticks: 6,
+            step_ms: 100,
+            awake_percent: 10,
+        };
+        let awake = (0..cfg.agents).filter(|&a| cfg.awake(a)).count();
+        assert!((15..=45).contains(&awake), "{awake} of 300 awake");
+        let demo = crate::demo_tree().expect("the demo loads");
+        for (name, tree) in examples().into_iter().chain([("demo", demo)]) {
+            let host = HostKind::for_tree(&tree);
+            let mut sums = Vec::new();
+            for (engine, threads) in [
+                (BenchEngine::Reference, 1),
+                (BenchEngine::Vm, 1),
+                (BenchEngine::Vm, 2),
+                (BenchEngine::Native, 3),
+            ] {
+                let row = run_bench(&tree, engine, threads, host, &cfg).unwrap();
+                sums.push(row.checksum);
+            }
+            assert!(sums.iter().all(|&c| c == sums[0]), "{name}: {sums:?}");
+            cfg.awake_percent = 100;
+            let all = run_bench(&tree, BenchEngine::Vm, 1, host, &cfg).unwrap();
+            assert_ne!(
+                all.checksum, sums[0],
+                "{name}: sleeping agents changed nothing"
+            );
+            cfg.awake_percent = 10;
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "jit")] // compares native code with the vm
     fn every_engine_gets_the_same_events_and_they_change_what_the_agents_do() {
         let cfg = BenchConfig {
             agents: 300,
             ticks: 12,
             step_ms: 100,
+            awake_percent: 100,
         };
         let runs = [
             (BenchEngine::Reference, 1),

@@ -222,6 +222,7 @@ fn bench_checksums(tree: &Tree) -> Vec<(String, u64)> {
         agents: 400,
         ticks: 10,
         step_ms: 100,
+        awake_percent: 100,
     };
     let host = HostKind::for_tree(tree);
     let runs = [

@@ -37,6 +37,7 @@ fn generated_trees_run_identically_on_every_engine() {
         agents: 64,
         ticks: 40,
         step_ms: 100,
+        awake_percent: 100,
     };
     let sums: Vec<u64> = BenchEngine::ALL
         .iter()

@@ -299,6 +299,7 @@ fn run_reports_the_checksum_the_bench_reports_for_the_engines() {
             agents: 700,
             ticks: 90,
             step_ms,
+            awake_percent: 100,
         };
         let mut world = World::new(cfg.agents as usize);
         program

@@ -144,9 +144,9 @@ impl Code {
         }
     }
 
-    /// Ticks function `func` for consecutive agents `first..` (one state block of
-    /// `program.state_size()` bytes per status, contiguous in `states`), telling the host
-    /// before each agent ([`Host::before_tick`]).
+    /// Ticks function `func` for the agents `ids` (one state block of `program.state_size()`
+    /// bytes and one id per status, contiguous in `states`), telling the host before each
+    /// agent ([`Host::before_tick`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_many<H: Host + ?Sized>(
         &self,
@@ -154,7 +154,7 @@ impl Code {
         scratch: &mut Scratch,
         func: u32,
         states: &mut [u8],
-        first: u32,
+        ids: &[AgentId],
         statuses: &mut [Status],
         host: &mut H,
         now: Millis,
@@ -167,7 +167,7 @@ impl Code {
                 scratch,
                 func,
                 states,
-                first,
+                ids,
                 statuses,
                 host,
                 now,
@@ -175,8 +175,7 @@ impl Code {
             ),
             _ => {
                 let size = program.state_size();
-                for (i, status) in statuses.iter_mut().enumerate() {
-                    let agent = AgentId(first.wrapping_add(i as u32));
+                for (i, (status, &agent)) in statuses.iter_mut().zip(ids).enumerate() {
                     *status = match states.get_mut(i * size..(i + 1) * size) {
                         Some(state) => {
                             host.before_tick(agent);

@@ -28,8 +28,10 @@ pub enum VmError {
     /// The program keeps no variable of that index in the state (programs of models other
     /// than lifecycle and selection keep none).
     UnknownVariable(u32),
-    /// A batch has no agent of that index.
+    /// A batch has no live agent of that id.
     NoAgent(usize),
+    /// An agent id given twice (to [`Batch::from_records`](crate::Batch::from_records)).
+    DuplicateAgent(crate::AgentId),
     /// An [`EventId`](crate::EventId) delivered with an engine or batch of another program.
     ForeignEvent,
     /// The memory for this many agents' states could not be allocated.
@@ -47,6 +49,7 @@ impl fmt::Display for VmError {
                 "the state block has {found} bytes; the program needs {expected}"
             ),
             VmError::NoAgent(i) => write!(f, "the batch has no agent {i}"),
+            VmError::DuplicateAgent(id) => write!(f, "agent {id} is given twice"),
             VmError::ForeignEvent => f.write_str("the event id belongs to another program"),
             VmError::OutOfMemory { agents } => {
                 write!(f, "cannot allocate the state of {agents} agents")

@@ -223,3 +223,30 @@ pub trait Host {
         let _ = agent;
     }
 }
+
+/// A host borrowed mutably is a host: every method forwards to it. This lets a caller hand
+/// [`Batch::par_tick`](crate::Batch::par_tick)'s shards hosts it keeps between ticks
+/// (`|_| hosts.next()...` over `iter_mut()`), bound once.
+impl<H: Host + ?Sized> Host for &mut H {
+    fn bind_import(&mut self, id: ImportId, import: &Import) -> bool {
+        (**self).bind_import(id, import)
+    }
+    fn action(&mut self, call: &Call<'_>) -> Status {
+        (**self).action(call)
+    }
+    fn function(&mut self, call: &Call<'_>) -> Value {
+        (**self).function(call)
+    }
+    fn available(&mut self, id: ImportId) -> bool {
+        (**self).available(id)
+    }
+    fn log(&mut self, agent: AgentId, message: &str) {
+        (**self).log(agent, message);
+    }
+    fn select(&mut self, agent: AgentId, behavior: &str) {
+        (**self).select(agent, behavior);
+    }
+    fn before_tick(&mut self, agent: AgentId) {
+        (**self).before_tick(agent);
+    }
+}

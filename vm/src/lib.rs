@@ -40,6 +40,8 @@ mod value;
 mod vm;
 
 pub use batch::Batch;
+#[cfg(feature = "rayon")]
+pub use batch::{ParTick, Shard};
 pub use binop::BinOp;
 pub use decider::{DeciderView, GroupView, Stimulus};
 pub use engine::{Engine, EngineKind, Fallback, FallbackKind};

@@ -144,11 +144,23 @@ fn every_engine_tells_the_host_before_each_agents_tick() {
         }
         assert_eq!(host.log, expected, "Batch::tick on {kind}");
 
-        let half = AGENTS / 2;
+        // Two threads, one shard each: shards of `ceil(AGENTS / 2)` agents.
+        let half = AGENTS.div_ceil(2);
         let mut hosts = [Log::new(0, half), Log::new(half, AGENTS - half)];
         let mut batch = Batch::with_engine(&p, AGENTS, kind).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let how = btvm::ParTick::new().pool(&pool).shards_per_thread(1);
         for now in 0..TICKS {
-            batch.par_tick(&mut hosts, now * 100);
+            let mut lent = hosts.iter_mut();
+            let used = batch.par_tick(&how, now * 100, |shard| {
+                let h = lent.next().unwrap();
+                assert_eq!(shard.ids().first().map(|a| a.0), Some(h.first));
+                h
+            });
+            assert_eq!(used.len(), 2);
         }
         let mut merged = Vec::new();
         for now in 0..TICKS as usize {

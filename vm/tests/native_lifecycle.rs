@@ -438,9 +438,12 @@ fn restart_terminates_the_live_tree_through_engine_and_batch() {
         let mut batch = Batch::with_engine(&p, 2, kind).expect("main");
         batch.tick(&mut host, 0);
         host.lines.clear();
-        batch.restart_agent(1, &mut host, 10).expect("restart");
+        batch
+            .restart_agent(AgentId(1), &mut host, 10)
+            .expect("restart");
         assert_eq!(host.lines, ["a1 0 exit"], "{kind:?}");
-        assert!(batch.restart_agent(2, &mut host, 10).is_err(), "no agent 2");
+        let no = batch.restart_agent(AgentId(2), &mut host, 10);
+        assert_eq!(no, Err(btvm::VmError::NoAgent(2)));
     }
 }
 
@@ -459,15 +462,17 @@ fn a_batch_shares_scopes_and_par_tick_equals_tick() {
             let mut statuses = Vec::new();
             for k in 0..4i64 {
                 if k == 2 {
-                    batch.reset_agent(1);
+                    batch.reset_agent(AgentId(1)).expect("alive");
                 }
                 let s = if par {
-                    batch.par_tick(&mut hosts, k * 10).to_vec()
+                    let (s, shards) = par_tick_lent(&mut batch, &mut hosts, k * 10);
+                    // Every agent is in group 0: one group is one shard.
+                    assert_eq!(shards, 1);
+                    s
                 } else {
-                    // The same chunks, one after another.
+                    // The one shard's host ticks every agent.
                     let mut out = Vec::new();
-                    let n = batch.len();
-                    let chunk = n.div_ceil(hosts.len());
+                    let chunk = batch.len();
                     let all = batch.tick(
                         &mut Chunked {
                             hosts: &mut hosts,
@@ -513,9 +518,9 @@ fn scopes_are_per_ai_group_and_par_tick_splits_a_batch_by_group() {
             let run = |par: bool| {
                 let mut batch = Batch::with_engine(&p, 7, kind).expect("main");
                 for (i, &g) in groups.iter().enumerate() {
-                    batch.set_group(i, g).expect("agent");
+                    batch.set_group(AgentId(i as u32), g).expect("agent");
                 }
-                assert!(batch.set_group(7, 1).is_err());
+                assert!(batch.set_group(AgentId(7), 1).is_err());
                 let mut hosts: Vec<Log> = (0..3)
                     .map(|_| Log {
                         hold: Status::Running,
@@ -525,11 +530,16 @@ fn scopes_are_per_ai_group_and_par_tick_splits_a_batch_by_group() {
                 let mut statuses = Vec::new();
                 for k in 0..4i64 {
                     if k == 2 {
-                        batch.reset_agent(1);
-                        assert_eq!(batch.group(1), groups[1], "a reset keeps the group");
+                        batch.reset_agent(AgentId(1)).expect("alive");
+                        let g = batch.group(AgentId(1));
+                        assert_eq!(g, groups[1], "a reset keeps the group");
                     }
                     let s = if par {
-                        batch.par_tick(&mut hosts, k * 10).to_vec()
+                        // Three threads, one shard each: cut at agents 3 and 6 (group
+                        // boundaries in both orders), run in parallel only by chunk.
+                        let (s, shards) = par_tick_lent(&mut batch, &mut hosts, k * 10);
+                        assert_eq!(shards, 3);
+                        s
                     } else {
                         let chunk = batch.len().div_ceil(hosts.len());
                         batch
@@ -563,6 +573,21 @@ fn scopes_are_per_ai_group_and_par_tick_splits_a_batch_by_group() {
             assert_eq!(seq.2, expect);
         }
     }
+}
+
+/// `Batch::par_tick` on a pool of one thread per host, one shard per thread, shard `k`
+/// ticked by `hosts[k]`: the statuses and the number of shards.
+fn par_tick_lent(batch: &mut Batch, hosts: &mut [Log], now: i64) -> (Vec<Status>, usize) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(hosts.len())
+        .build()
+        .expect("pool");
+    let how = btvm::ParTick::new().pool(&pool).shards_per_thread(1);
+    let mut lent = hosts.iter_mut();
+    let shards = batch
+        .par_tick(&how, now, |_| lent.next().expect("a host per shard"))
+        .len();
+    (batch.statuses().to_vec(), shards)
 }
 
 /// Hands each agent's calls to the host its chunk of a `par_tick` would use.

@@ -715,10 +715,11 @@ fn batch_events_ticks_and_resets_allocate_nothing_on_either_engine() {
                 let now = tick * 37;
                 for i in 0..batch.len() {
                     if (tick + i as i64) % 3 == 0 {
+                        let a = AgentId(i as u32);
                         let k = (tick as usize + i) % events.len();
                         match ids[k].filter(|_| (tick + i as i64) % 2 == 0) {
-                            Some(id) => batch.event_by_id(i, host, id, now).expect("event"),
-                            None => batch.event(i, host, events[k], now).expect("event"),
+                            Some(id) => batch.event_by_id(a, host, id, now).expect("event"),
+                            None => batch.event(a, host, events[k], now).expect("event"),
                         }
                         delivered += 1;
                     }
@@ -727,13 +728,14 @@ fn batch_events_ticks_and_resets_allocate_nothing_on_either_engine() {
                     host.inner.roots[s as usize] += 1;
                 }
                 for i in 0..batch.len() {
-                    if batch.state(i).is_some_and(|st| p.halt(st).is_some()) {
-                        batch.reset_agent(i);
+                    let a = AgentId(i as u32);
+                    if batch.state(a).is_some_and(|st| p.halt(st).is_some()) {
+                        batch.reset_agent(a).expect("alive");
                     }
                 }
             }
             // An agent past the batch is an error, without allocating either.
-            assert!(batch.event(8, host, events[0], 0).is_err());
+            assert!(batch.event(AgentId(8), host, events[0], 0).is_err());
         });
         assert_eq!(
             (allocs, deallocs),

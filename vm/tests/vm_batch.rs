@@ -107,7 +107,7 @@ const SELECT: u32 = u32::MAX - 1;
 /// Answers deterministically from (agent, time, import, how many calls this agent has made
 /// this tick) — never from the order in which agents are ticked — and logs every call with
 /// its agent.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Recorder {
     log: Vec<(u32, Rec)>,
     /// (agent, now, calls so far in this tick) of the last call, to number calls per tick.
@@ -263,9 +263,10 @@ fn one_by_one(p: &Program, agents: usize) -> Outcome {
     out
 }
 
+/// The state blocks by agent id (ids `0..len`, in whatever slots they are).
 fn states_of(batch: &Batch) -> Vec<Vec<u8>> {
     (0..batch.len())
-        .map(|i| batch.state(i).expect("in range").to_vec())
+        .map(|i| batch.state(AgentId(i as u32)).expect("alive").to_vec())
         .collect()
 }
 
@@ -285,25 +286,48 @@ fn batched(p: &Program, agents: usize, kind: EngineKind) -> Outcome {
     out
 }
 
-fn par_batched(p: &Program, agents: usize, hosts: usize, kind: EngineKind) -> Outcome {
-    let mut hs: Vec<Recorder> = (0..hosts).map(|_| Recorder::bound_to(p)).collect();
+/// `par_tick` on a pool of `threads` threads, `per` shards per thread, each shard's host a
+/// clone of one bound prototype.
+fn par_batched(
+    p: &Program,
+    agents: usize,
+    threads: usize,
+    per: usize,
+    kind: EngineKind,
+) -> Outcome {
+    let proto = Recorder::bound_to(p);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool");
+    let how = btvm::ParTick::new().pool(&pool).shards_per_thread(per);
     let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
-    let chunk = agents.div_ceil(hosts).max(1);
     let mut out = Outcome::record(agents, |tick, calls| {
-        let row = batch.par_tick(&mut hs, now(tick)).to_vec();
-        assert_eq!(row, batch.statuses());
-        for (k, h) in hs.iter_mut().enumerate() {
-            // Host k ticked exactly the agents of chunk k, in id order.
-            let mine = (k * chunk).min(agents)..((k + 1) * chunk).min(agents);
-            let mut last = None;
-            for (agent, _) in &h.log {
-                assert!(
-                    mine.contains(&(*agent as usize)),
-                    "host {k} of {hosts} called for agent {agent} (chunk {mine:?})"
-                );
-                assert!(last <= Some(*agent), "agents out of id order in host {k}");
-                last = Some(*agent);
-            }
+        let mut shards = Vec::new();
+        let hosts = batch.par_tick(&how, now(tick), |shard| {
+            assert_eq!(shard.index(), shards.len());
+            shards.push(shard.ids().to_vec());
+            proto.clone()
+        });
+        assert_eq!(hosts.len(), shards.len());
+        let all: Vec<AgentId> = shards.iter().flatten().copied().collect();
+        assert_eq!(all, batch.ids(), "the shards cover the slots in order");
+        if agents >= threads * per {
+            assert_eq!(shards.len(), threads * per, "shards of {agents} agents");
+        }
+        let row = batch.statuses().to_vec();
+        for (k, mut h) in hosts.into_iter().enumerate() {
+            // Host k was called only for the agents of shard k, in slot order (an agent may
+            // make no call in a tick): the agents it saw are a subsequence of the shard's.
+            let mut seen: Vec<u32> = h.log.iter().map(|(a, _)| *a).collect();
+            seen.dedup();
+            let mut mine = shards[k].iter().map(|a| a.0);
+            assert!(
+                seen.iter().all(|a| mine.any(|m| m == *a)),
+                "host {k} of {} on {threads} threads: {seen:?} not within {:?}",
+                shards.len(),
+                shards[k]
+            );
             h.drain_into(calls);
         }
         row
@@ -368,10 +392,11 @@ fn batch_and_par_tick_match_ticking_agents_one_by_one() {
                     &got,
                     &want,
                 );
-                for hosts in [1usize, 2, 3, 7] {
-                    let got = par_batched(&p, agents, hosts, kind);
+                for (threads, per) in [(1usize, 1usize), (2, 1), (3, 4), (2, 7)] {
+                    let got = par_batched(&p, agents, threads, per, kind);
+                    let how = format!("{threads} threads x {per} shards");
                     assert_same(
-                        &format!("{name}, {agents} agents, par_tick with {hosts} hosts on {kind}"),
+                        &format!("{name}, {agents} agents, par_tick on {how} on {kind}"),
                         &got,
                         &want,
                     );
@@ -382,13 +407,12 @@ fn batch_and_par_tick_match_ticking_agents_one_by_one() {
 }
 
 #[test]
-fn par_tick_with_no_hosts_ticks_nothing() {
+fn par_tick_of_no_agents_makes_no_shards() {
     let p = program("all.btn", TREE_ALL);
-    let mut batch = Batch::new(&p, 4).expect("main entry");
-    let before = states_of(&batch);
-    let statuses = batch.par_tick::<Recorder>(&mut [], 0).to_vec();
-    assert_eq!(statuses, vec![Status::Failure; 4]);
-    assert_eq!(states_of(&batch), before);
+    let mut batch = Batch::new(&p, 0).expect("main entry");
+    let hosts = batch.par_tick(&btvm::ParTick::new(), 0, |_| Recorder::default());
+    assert!(hosts.is_empty());
+    assert!(batch.statuses().is_empty());
 }
 
 /// A server keeps a batch in its own struct, with no lifetime tying it to the program: the
@@ -428,27 +452,33 @@ fn batches_and_engines_own_their_program() {
 fn batch_state_accessors() {
     let p = program("all.btn", TREE_ALL);
     let mut batch = Batch::new(&p, 3).expect("main entry");
-    assert_eq!(batch.state(2).map(<[u8]>::len), Some(p.state_size()));
-    assert!(batch.state(3).is_none());
-    assert!(batch.state_mut(3).is_none());
+    assert_eq!(
+        batch.state(AgentId(2)).map(<[u8]>::len),
+        Some(p.state_size())
+    );
+    assert!(batch.state(AgentId(3)).is_none());
+    assert!(batch.state_mut(AgentId(3)).is_none());
     // Restoring a snapshot into one agent changes only that agent.
     let mut host = Recorder::default();
     for t in 0..5 {
         batch.tick(&mut host, now(t));
     }
-    let snapshot = batch.state(1).unwrap().to_vec();
+    let snapshot = batch.state(AgentId(1)).unwrap().to_vec();
     let others = (
-        batch.state(0).unwrap().to_vec(),
-        batch.state(2).unwrap().to_vec(),
+        batch.state(AgentId(0)).unwrap().to_vec(),
+        batch.state(AgentId(2)).unwrap().to_vec(),
     );
-    batch.state_mut(1).unwrap().fill(0);
-    assert_eq!(batch.state(1).unwrap(), &p.new_state()[..]);
-    batch.state_mut(1).unwrap().copy_from_slice(&snapshot);
-    assert_eq!(batch.state(1).unwrap(), &snapshot[..]);
+    batch.state_mut(AgentId(1)).unwrap().fill(0);
+    assert_eq!(batch.state(AgentId(1)).unwrap(), &p.new_state()[..]);
+    batch
+        .state_mut(AgentId(1))
+        .unwrap()
+        .copy_from_slice(&snapshot);
+    assert_eq!(batch.state(AgentId(1)).unwrap(), &snapshot[..]);
     assert_eq!(
         (
-            batch.state(0).unwrap().to_vec(),
-            batch.state(2).unwrap().to_vec()
+            batch.state(AgentId(0)).unwrap().to_vec(),
+            batch.state(AgentId(2)).unwrap().to_vec()
         ),
         others
     );
@@ -682,30 +712,42 @@ fn batch_with_events(
     hosts: usize,
     deliver: Deliver,
 ) -> Outcome {
-    let mut hs: Vec<Recorder> = (0..hosts.max(1)).map(|_| Recorder::bound_to(p)).collect();
+    // Two shards per thread: one host each, lent for every tick.
+    let mut hs: Vec<Recorder> = (0..hosts.max(1) * 2)
+        .map(|_| Recorder::bound_to(p))
+        .collect();
     let mut batch = Batch::with_engine(p, agents as u32, kind).expect("main entry");
     assert_eq!(batch.engine(), kind, "{:?}", batch.fallback());
-    let chunk = agents.div_ceil(hs.len()).max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(hosts.max(1))
+        .build()
+        .expect("pool");
+    let how = btvm::ParTick::new().pool(&pool).shards_per_thread(2);
     let mut out = Outcome::record(agents, |tick, calls| {
         for i in 0..agents {
             let Some(e) = event_at(i, tick) else {
                 continue;
             };
-            let (h, at) = (&mut hs[i / chunk], now(tick) - 7);
+            let k = i % hs.len();
+            let (h, at, a) = (&mut hs[k], now(tick) - 7, AgentId(i as u32));
             match (deliver, p.event_id(e)) {
-                (Deliver::ByName, _) => batch.event(i, h, e, at).expect("event"),
-                (Deliver::ById, Some(id)) => batch.event_by_id(i, h, id, at).expect("event"),
+                (Deliver::ByName, _) => batch.event(a, h, e, at).expect("event"),
+                (Deliver::ById, Some(id)) => batch.event_by_id(a, h, id, at).expect("event"),
                 (Deliver::ById, None) => {}
             }
         }
         let row = if hosts == 0 {
             batch.tick(&mut hs[0], now(tick)).to_vec()
         } else {
-            batch.par_tick(&mut hs, now(tick)).to_vec()
+            let mut lent = hs.iter_mut();
+            let used = batch.par_tick(&how, now(tick), |_| lent.next().expect("a host per shard"));
+            drop(used);
+            batch.statuses().to_vec()
         };
         for i in 0..agents {
-            if batch.state(i).is_some_and(|st| p.halt(st).is_some()) {
-                batch.reset_agent(i);
+            let a = AgentId(i as u32);
+            if batch.state(a).is_some_and(|st| p.halt(st).is_some()) {
+                batch.reset_agent(a).expect("alive");
             }
         }
         for h in &mut hs {
@@ -764,20 +806,20 @@ fn batch_events_to_an_agent_past_the_batch_fail_and_other_models_ignore_them() {
             let mut host = Recorder::default();
             let mut batch = Batch::with_engine(&p, 3, kind).expect("main entry");
             let before = states_of(&batch);
-            for (i, e) in [(3, "A"), (3, "nobody"), (usize::MAX, "Hurt")] {
+            for (i, e) in [(3, "A"), (3, "nobody"), (u32::MAX, "Hurt")] {
                 assert_eq!(
-                    batch.event(i, &mut host, e, 0),
-                    Err(VmError::NoAgent(i)),
+                    batch.event(AgentId(i), &mut host, e, 0),
+                    Err(VmError::NoAgent(i as usize)),
                     "{name} on {kind}: agent {i}"
                 );
             }
-            assert_eq!(batch.event(2, &mut host, "nobody", 0), Ok(()));
+            assert_eq!(batch.event(AgentId(2), &mut host, "nobody", 0), Ok(()));
             // By id: a name the program does not use resolves to nothing; an id is checked
             // against the agent count first, then against the batch's program.
             assert_eq!(p.event_id("nobody"), None, "{name}");
             let id = EVENTS.iter().find_map(|e| p.event_id(e)).expect("an event");
             assert_eq!(
-                batch.event_by_id(3, &mut host, id, 0),
+                batch.event_by_id(AgentId(3), &mut host, id, 0),
                 Err(VmError::NoAgent(3))
             );
             let (_, other) = event_programs()
@@ -790,7 +832,7 @@ fn batch_events_to_an_agent_past_the_batch_fail_and_other_models_ignore_them() {
                 .expect("an event");
             assert_ne!(foreign, id, "{name}");
             assert_eq!(
-                batch.event_by_id(2, &mut host, foreign, 0),
+                batch.event_by_id(AgentId(2), &mut host, foreign, 0),
                 Err(VmError::ForeignEvent),
                 "{name} on {kind}"
             );
@@ -813,7 +855,7 @@ fn batch_events_to_an_agent_past_the_batch_fail_and_other_models_ignore_them() {
     batch.tick(&mut host, 0);
     let before = states_of(&batch);
     host.log.clear();
-    assert_eq!(batch.event(1, &mut host, "main", 10), Ok(()));
+    assert_eq!(batch.event(AgentId(1), &mut host, "main", 10), Ok(()));
     assert_eq!(states_of(&batch), before);
     assert!(host.log.is_empty());
 }

@@ -41,6 +41,10 @@ pub struct BenchArgs {
     /// one); by default 1 and the number of cores (each 1 to 1,024).
     #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
     threads: Vec<usize>,
+    /// The percentage of agents awake (1 to 100): the others sleep through the whole run
+    /// (`Batch::sleep_until`), to time what sleeping agents cost.
+    #[arg(long, default_value_t = 100, value_parser = parse_awake)]
+    awake: u32,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -83,6 +87,11 @@ fn parse_ticks(s: &str) -> Result<u32, String> {
     crate::number_in(s, 1, max.into()).map(|n| n as u32)
 }
 
+/// `--awake`: a percentage, 1 to 100.
+fn parse_awake(s: &str) -> Result<u32, String> {
+    crate::number_in(s, 1, 100).map(|n| n as u32)
+}
+
 /// `--threads`: each count 1 to 1,024.
 fn parse_threads(s: &str) -> Result<usize, String> {
     crate::number_in(s, 1, 1024).map(|n| n as usize)
@@ -122,6 +131,7 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
     let cfg = BenchConfig {
         agents: args.agents,
         ticks: args.ticks,
+        awake_percent: args.awake,
         ..BenchConfig::default()
     };
     let host = match bench_host(args, &tree, out) {

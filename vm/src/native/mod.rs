@@ -570,7 +570,7 @@ pub(crate) fn run<H: Host + ?Sized>(
         scratch,
         func,
         state,
-        agent.0,
+        std::slice::from_ref(&agent),
         &mut status,
         host,
         now,
@@ -590,9 +590,9 @@ pub(crate) enum BeforeTick {
     Skip,
 }
 
-/// Runs bytecode function `func` natively for consecutive agents `first..` whose state blocks
-/// are `states` (one per entry of `statuses`, contiguous), writing each agent's status. The
-/// context block is built once for the whole run.
+/// Runs bytecode function `func` natively for the agents `ids` whose state blocks are `states`
+/// (one block and one id per entry of `statuses`, contiguous), writing each agent's status.
+/// The context block is built once for the whole run.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_many<H: Host + ?Sized>(
     code: &NativeCode,
@@ -600,7 +600,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
     scratch: &mut Scratch,
     func: u32,
     states: &mut [u8],
-    first: u32,
+    ids: &[AgentId],
     statuses: &mut [Status],
     host: &mut H,
     now: Millis,
@@ -617,6 +617,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
     let (temps, regs, life) = scratch.native_parts();
     if code.check(program).is_err()
         || states.len() != size * statuses.len()
+        || ids.len() != statuses.len()
         || temps.len() < program.temps() as usize
     {
         statuses.fill(Status::Failure);
@@ -645,14 +646,14 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         life,
         now,
         time: crate::ids::in_units(now, program.clock()),
-        agent: first,
+        agent: ids.first().map_or(0, |a| a.0),
         steps: 0,
         single_precision: program.single_precision(),
         panic: None,
     };
     let base = states.as_mut_ptr();
-    for (i, status) in statuses.iter_mut().enumerate() {
-        ctx.agent = first.wrapping_add(i as u32);
+    for (i, (status, agent)) in statuses.iter_mut().zip(ids).enumerate() {
+        ctx.agent = agent.0;
         ctx.steps = 0;
         if let BeforeTick::Call = before {
             host_ref.before_tick(AgentId(ctx.agent));

@@ -609,7 +609,6 @@ pub(crate) fn group_at(program: &Program) -> Option<u32> {
 }
 
 /// Reads agents' AI groups (the code is searched once, not per agent).
-#[cfg(feature = "rayon")]
 pub(crate) fn group_reader(program: &Program) -> impl Fn(&[u8]) -> u32 + '_ {
     let at = group_at(program);
     let l = program.layout();
