@@ -39,6 +39,9 @@ pub enum VmError {
         /// The agents asked for.
         agents: u32,
     },
+    /// A snapshot that does not fit the program (another program's, or a state block its
+    /// model refuses), given to [`Batch::from_snapshot`](crate::Batch::from_snapshot).
+    Snapshot(crate::SnapshotError),
 }
 
 impl fmt::Display for VmError {
@@ -59,6 +62,7 @@ impl fmt::Display for VmError {
             VmError::UnknownImport { name, kind } => {
                 write!(f, "the host has no {kind} `{name}`")
             }
+            VmError::Snapshot(e) => e.fmt(f),
             VmError::UnknownVariable(k) => {
                 write!(f, "the program keeps no variable {k} in the agent's state")
             }

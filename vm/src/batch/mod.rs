@@ -22,6 +22,7 @@ mod agents;
 #[cfg(feature = "rayon")]
 mod par;
 mod schedule;
+mod snapshot;
 
 use crate::engine::{Code, Fallback};
 use crate::exec::Scratch;
