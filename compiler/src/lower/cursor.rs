@@ -27,14 +27,14 @@ use super::{main_root, string_table, var_names, var_values, verified, Cont, Lowe
 use crate::diag::Diagnostic;
 use crate::ir::analysis::Rules;
 use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
 
 /// Compiles a cursor-model tree.
 pub(super) fn lower(
     tree: &Tree,
     limits: &Limits,
     limit: u32,
-    span: Span,
+    (span, src): (Span, Option<&SourceMap>),
 ) -> Result<Program, Vec<Diagnostic>> {
     let root = main_root(tree, span)?;
     let strings = crate::ir::analysis::intern_strings(tree);
@@ -84,6 +84,10 @@ pub(super) fn lower(
             id: tree.node(top).name.clone(),
         })
         .collect();
+    // The cursor rests on a rule: its top node is the one active.
+    let probes = (rules.tops.iter().enumerate())
+        .map(|(r, top)| (top.0, btvm::program::Probe::Rule(r as u32)))
+        .collect();
     let parts = ProgramParts {
         model: ProgramModel::Cursor { limit },
         single_precision: tree.config.precision == Precision::Single,
@@ -103,6 +107,7 @@ pub(super) fn lower(
         rules: rule_table,
         stimuli: 0,
         code,
+        nodes: super::nodes::table(tree, probes, src),
     };
     verified(parts, limits, span)
 }

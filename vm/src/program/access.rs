@@ -349,4 +349,17 @@ impl Program {
     pub fn set_var(&self, state: &mut [u8], index: u32, value: bool) -> Result<(), VmError> {
         lifecycle::set_var(self, state, index, value)
     }
+
+    /// The nodes `state` (one agent's block) says are active, with their ancestors, root
+    /// first (table order: each node after its parent), with kind, name and source position
+    /// from the node table. Empty for a program without a node table or a block of the wrong
+    /// size; never panics, whatever the bytes. Not for the tick's path: it allocates.
+    pub fn active_path(&self, state: &[u8]) -> Vec<crate::ActiveNode<'_>> {
+        crate::model::active::active_path(self, state)
+    }
+
+    /// The program's node table (empty: absent).
+    pub fn nodes(&self) -> &super::NodeTable {
+        &self.data.parts.nodes
+    }
 }

@@ -13,7 +13,9 @@ use crate::{Import, ImportKind, Limits, SlotClaims, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 8;
+pub const VERSION: u16 = 9;
+/// The oldest format version this build still reads (version 8 files have no node table).
+pub const OLDEST_VERSION: u16 = 8;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -135,6 +137,7 @@ pub fn encode(parts: &ProgramParts, fingerprint: u64) -> Vec<u8> {
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&fingerprint.to_le_bytes());
     out.extend_from_slice(&body);
+    super::node_codec::encode(&parts.nodes, &mut out);
     out
 }
 
@@ -290,22 +293,28 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
         ));
     }
     let version = r.u16()?;
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(ProgramError::new(
             ProgramErrorKind::BadVersion,
-            format!("program format version {version}; this btvm reads version {VERSION}"),
+            format!(
+                "program format version {version}; this btvm reads versions {OLDEST_VERSION} to {VERSION}"
+            ),
         ));
     }
     let stored = r.u64()?;
     let body_start = r.position();
-    let parts = decode_body(&mut r)?;
+    let mut parts = decode_body(&mut r)?;
+    let body_end = r.position();
+    if version >= 9 && r.remaining() != 0 {
+        parts.nodes = super::node_codec::decode(&mut r)?;
+    }
     if r.remaining() != 0 {
         return Err(r.error(
             ProgramErrorKind::TrailingBytes,
             format!("{} bytes after the code", r.remaining()),
         ));
     }
-    let actual = fingerprint(&bytes[body_start..]);
+    let actual = fingerprint(&bytes[body_start..body_end]);
     if actual != stored {
         return Err(ProgramError::new(
             ProgramErrorKind::Fingerprint,
@@ -346,6 +355,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         rules,
         stimuli,
         code,
+        nodes: super::NodeTable::default(),
     })
 }
 
