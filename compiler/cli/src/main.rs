@@ -564,9 +564,10 @@ impl Dump<'_> {
             writeln!(stdout, "  active path ({} nodes):", path.len());
             let mut depth = vec![0usize; self.program.nodes().nodes.len()];
             for n in &path {
-                let d = n.info.parent.map_or(0, |p| {
-                    depth.get(p as usize).copied().unwrap_or(0) + 1
-                });
+                let d = n
+                    .info
+                    .parent
+                    .map_or(0, |p| depth.get(p as usize).copied().unwrap_or(0) + 1);
                 if let Some(slot) = depth.get_mut(n.index as usize) {
                     *slot = d;
                 }

@@ -84,10 +84,7 @@ pub(super) fn lower(
             id: tree.node(top).name.clone(),
         })
         .collect();
-    // The cursor rests on a rule: its top node is the one active.
-    let probes = (rules.tops.iter().enumerate())
-        .map(|(r, top)| (top.0, btvm::program::Probe::Rule(r as u32)))
-        .collect();
+    let probes = cursor_probes(tree, &rules);
     let parts = ProgramParts {
         model: ProgramModel::Cursor { limit },
         single_precision: tree.config.precision == Precision::Single,
@@ -110,6 +107,33 @@ pub(super) fn lower(
         nodes: super::nodes::table(tree, probes, src),
     };
     verified(parts, limits, span)
+}
+
+/// Where the cursor state shows a node active: the cursor rests on a rule, so its top node is
+/// active, and so is every action that rule runs (an action below the top, as a rule's
+/// conditions wrap it, belongs to the nearest rule top above it).
+fn cursor_probes(tree: &Tree, rules: &Rules) -> Vec<(u32, btvm::program::Probe)> {
+    use btvm::program::Probe;
+    let mut rule_of: Vec<Option<u32>> = vec![None; tree.nodes.len()];
+    let mut probes = Vec::new();
+    // Pre-order arena: a parent's rule is known before its children's.
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if let Some(r) = rules.index.get(i).copied().flatten() {
+            rule_of[i] = Some(r);
+            probes.push((i as u32, Probe::Rule(r)));
+        } else if matches!(node.kind, NodeKind::Action(_)) {
+            if let Some(r) = rule_of[i] {
+                probes.push((i as u32, Probe::Rule(r)));
+            }
+        }
+        let mine = rule_of[i];
+        for c in &node.children {
+            if let Some(slot) = rule_of.get_mut(c.index()) {
+                *slot = mine;
+            }
+        }
+    }
+    probes
 }
 
 /// The state of a cursor agent: the flags byte, the cursor, then the PRNG if used.
