@@ -96,8 +96,9 @@ enum Command {
         /// Start at tick N instead of 0 (the scenario's times and schedules still count from 0).
         #[arg(long, value_name = "N", default_value_t = 0)]
         from: u32,
-        /// Decider (Spore) trees: after the run, print each agent's active path (decider names,
-        /// policies, active child indices, time in state), its decision flags and stimuli.
+        /// After the run, print each agent's active path (every dialect: kind, name and
+        /// file:line:column of each node it is running, root first); decider (Spore) trees add
+        /// policies, active child indices, time in state, decision flags and stimuli.
         #[arg(long)]
         dump_state: bool,
         /// Decider (Spore) trees: print the decision process on stderr. 0 nothing, 1-2 state

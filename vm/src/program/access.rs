@@ -43,9 +43,10 @@ impl Program {
         Program::new(parts, limits)
     }
 
-    /// The program file: magic, version, fingerprint, then the parts.
+    /// The program file: magic, version, a checksum of the rest, then the parts and the node
+    /// table (`spec/bytecode.md` §5).
     pub fn encode(&self) -> Vec<u8> {
-        codec::encode(&self.data.parts, self.data.fingerprint)
+        codec::encode(&self.data.parts)
     }
 
     /// The parts the program was built from.

@@ -129,15 +129,18 @@ pub fn fingerprint(body: &[u8]) -> u64 {
     })
 }
 
-/// The whole file.
-pub fn encode(parts: &ProgramParts, fingerprint: u64) -> Vec<u8> {
-    let body = encode_body(parts);
-    let mut out = Vec::with_capacity(body.len() + 18);
+/// The whole file: the header's checksum is over everything after it (the body and the node
+/// table's section); the program's own fingerprint is over the body only (see
+/// [`crate::Program::fingerprint`]), so tables that differ (source positions) do not change
+/// it.
+pub fn encode(parts: &ProgramParts) -> Vec<u8> {
+    let mut rest = encode_body(parts);
+    super::node_codec::encode(&parts.nodes, &mut rest);
+    let mut out = Vec::with_capacity(rest.len() + 18);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&fingerprint.to_le_bytes());
-    out.extend_from_slice(&body);
-    super::node_codec::encode(&parts.nodes, &mut out);
+    out.extend_from_slice(&fingerprint(&rest).to_le_bytes());
+    out.extend_from_slice(&rest);
     out
 }
 
@@ -304,8 +307,8 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
     let stored = r.u64()?;
     let body_start = r.position();
     let mut parts = decode_body(&mut r)?;
-    let body_end = r.position();
-    if version >= 9 && r.remaining() != 0 {
+    // Version 8 files end with the code; from version 9 the node table's section follows.
+    if version >= 9 {
         parts.nodes = super::node_codec::decode(&mut r)?;
     }
     if r.remaining() != 0 {
@@ -314,11 +317,11 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
             format!("{} bytes after the code", r.remaining()),
         ));
     }
-    let actual = fingerprint(&bytes[body_start..body_end]);
+    let actual = fingerprint(&bytes[body_start..]);
     if actual != stored {
         return Err(ProgramError::new(
             ProgramErrorKind::Fingerprint,
-            format!("stored fingerprint {stored:016x}, contents hash to {actual:016x}"),
+            format!("stored checksum {stored:016x}, contents hash to {actual:016x}"),
         ));
     }
     Ok(parts)

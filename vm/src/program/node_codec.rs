@@ -1,11 +1,11 @@
 //! The node table's section of a program file (`spec/bytecode.md` §5): written after the
-//! fingerprinted body, so it never changes the fingerprint, and guarded by its own checksum so
-//! a damaged table is refused rather than shown.
+//! code, in every version-9 file (an absent table is an empty one). The file's header checksum
+//! covers it; the program's fingerprint does not (it is over the body only).
 //!
 //! Reading never trusts a count: each is checked against the bytes that remain before anything
 //! is allocated. Reading only decodes; the verifier checks what the table says.
 
-use super::codec::{fingerprint, Reader};
+use super::codec::Reader;
 use super::error::{ProgramError, ProgramErrorKind as K};
 use super::nodes::{NodeInfo, NodeTable, Probe};
 
@@ -29,11 +29,8 @@ fn put_opt(out: &mut Vec<u8>, v: Option<u32>) {
     put_u32(out, v.map_or(0, |v| v.saturating_add(1)));
 }
 
-/// Appends the section for `t` to `out` (nothing for an empty table).
+/// Appends the section for `t` to `out`.
 pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
-    if t.is_empty() {
-        return;
-    }
     let mut body = Vec::new();
     put_len(&mut body, t.files.len());
     for f in &t.files {
@@ -72,11 +69,10 @@ pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
     }
     out.extend_from_slice(NODE_MAGIC);
     put_len(out, body.len());
-    out.extend_from_slice(&fingerprint(&body).to_le_bytes());
     out.extend_from_slice(&body);
 }
 
-/// Reads the section at `r` (which must be all that remains).
+/// Reads the section at `r`.
 pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     if r.bytes(NODE_MAGIC.len())? != &NODE_MAGIC[..] {
         return Err(r.error(
@@ -85,11 +81,7 @@ pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
         ));
     }
     let len = r.u32()? as usize;
-    let sum = r.u64()?;
     let body = r.bytes(len)?;
-    if fingerprint(body) != sum {
-        return Err(r.error(K::Fingerprint, "the node table's checksum does not match"));
-    }
     let mut b = Reader::new(body);
     let table = decode_table(&mut b)?;
     if b.remaining() != 0 {
