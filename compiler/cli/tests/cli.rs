@@ -627,7 +627,11 @@ fn dump_state_shows_every_dialects_active_path() {
         (
             // figure1.spore: the decider path and, as before, the decider view.
             vec![&spore, "-s", &spore_scn],
-            &["* decider \"ROOT\" @ ", "  *ROOT (group prioritized)", "decision flags 0x"],
+            &[
+                "* decider \"ROOT\" @ ",
+                "  *ROOT (group prioritized)",
+                "decision flags 0x",
+            ],
         ),
         (
             // squad_soldier.xml: the soldier idles in its state machine, waiting for noise.

@@ -178,8 +178,13 @@ fn var_names(tree: &Tree) -> Vec<String> {
 }
 
 /// Runs the verifier over what the lowering produced.
-fn verified(parts: ProgramParts, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
+fn verified(
+    mut parts: ProgramParts,
+    limits: &Limits,
+    span: Span,
+) -> Result<Program, Vec<Diagnostic>> {
     use btvm::ProgramErrorKind as K;
+    nodes::fit(&mut parts.nodes, limits);
     Program::new(parts, limits).map_err(|e| {
         let d = match e.kind() {
             K::TooLarge | K::BudgetExceeded | K::StackOverflow => Diagnostic::new(

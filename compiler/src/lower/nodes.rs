@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use btvm::program::{NodeInfo, NodeTable, Probe};
+use btvm::program::{NodeInfo, NodeTable, Probe, MAX_NODE_TEXT};
 
 use crate::ir::{NodeId, NodeKind, Tree};
 use crate::source::SourceMap;
@@ -59,6 +59,39 @@ pub(super) fn table(
         nodes,
         probes,
         code: Vec::new(),
+    }
+}
+
+/// Makes `t` fit what the verifier accepts under `limits`, so the table never makes the
+/// lowering refuse a tree `check` accepted: a tree of more than `Limits::max_nodes` nodes gets
+/// no table; a name or file name past [`MAX_NODE_TEXT`] is cut (it is for display); a key past it
+/// (a deep path) becomes `hash:` and the FNV-1a 64 of the full key.
+pub(super) fn fit(t: &mut NodeTable, limits: &btvm::Limits) {
+    if t.nodes.len() > limits.max_nodes || t.files.len() > limits.max_nodes {
+        *t = NodeTable::default();
+        return;
+    }
+    for f in &mut t.files {
+        cut(f);
+    }
+    for n in &mut t.nodes {
+        if let Some(name) = &mut n.name {
+            cut(name);
+        }
+        if n.key.len() > MAX_NODE_TEXT {
+            n.key = format!("hash:{:016x}", btvm::program::fingerprint(n.key.as_bytes()));
+        }
+    }
+}
+
+/// Cuts `s` to at most [`MAX_NODE_TEXT`] bytes, on a character boundary.
+fn cut(s: &mut String) {
+    if s.len() > MAX_NODE_TEXT {
+        let mut at = MAX_NODE_TEXT;
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        s.truncate(at);
     }
 }
 
@@ -157,5 +190,62 @@ fn segment(tree: &Tree, id: NodeId, names: &[Option<String>]) -> String {
     match names.get(id.index()).and_then(Option::as_ref) {
         Some(n) => format!("{kind}:{}", escape(n)),
         None => kind.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    fn parse(src: &str) -> Tree {
+        crate::syntax::canonical::parse(FileId(0), src, &btvm::Limits::default()).unwrap()
+    }
+
+    /// Keys: a unique own name is the key; repeated names and unnamed nodes get paths, with
+    /// ordinals only between siblings that would collide; separators in names are escaped.
+    #[test]
+    fn keys_follow_ids_then_paths() {
+        let t = parse(
+            "btvm 1;\ndialect unvanquished;\nimport action a 0..0;\nimport action \"b/c\" 0..0;\n\
+             root main = sequence restart { action a() action a() condition (true) \
+             action \"b/c\"() }\n",
+        );
+        let table = table(&t, Vec::new(), None);
+        let keys: Vec<&str> = table.nodes.iter().map(|n| n.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "entry:main",
+                "entry:main/action:a#0",
+                "entry:main/action:a#1",
+                "entry:main/condition",
+                "entry:main/action:b\\/c",
+            ]
+        );
+        assert_eq!(table.nodes[1].parent, Some(0));
+        assert_eq!(table.nodes[1].name.as_deref(), Some("a"));
+    }
+
+    /// A table that would break a limit never makes the lowering refuse the tree.
+    #[test]
+    fn tables_fit_the_limits() {
+        let t = parse(
+            "btvm 1;\ndialect unvanquished;\nimport action a 0..0;\n\
+             root main = sequence restart { action a() action a() }\n",
+        );
+        let mut big = table(&t, Vec::new(), None);
+        big.nodes[2].key = "k".repeat(MAX_NODE_TEXT + 1);
+        big.nodes[2].name = Some("é".repeat(MAX_NODE_TEXT));
+        fit(&mut big, &btvm::Limits::default());
+        assert!(big.nodes[2].key.starts_with("hash:"));
+        assert!(big.nodes[2].name.as_ref().unwrap().len() <= MAX_NODE_TEXT);
+        let few = btvm::Limits {
+            max_nodes: 2,
+            ..btvm::Limits::default()
+        };
+        let mut t3 = table(&t, Vec::new(), None);
+        fit(&mut t3, &few);
+        assert!(t3.is_empty());
     }
 }
