@@ -614,7 +614,8 @@ fn write_snapshots(path: &Path, snaps: &[btvm::CursorSnapshot]) -> Result<(), St
 /// Loads and lowers a tree, rendering diagnostics on failure.
 fn compile_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<btvm::Program> {
     let (tree, sources) = load_tree(path, input, out)?;
-    match lower(&tree, &btvm::Limits::default()) {
+    // With source positions in the node table (`btvm run --dump-state`, tools).
+    match btvm_compiler::lower::lower_with_sources(&tree, &btvm::Limits::default(), &sources) {
         Ok(p) => Some(p),
         Err(diags) => {
             out.emit(&sources, &diags);

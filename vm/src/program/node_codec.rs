@@ -41,8 +41,22 @@ pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
         put_str(&mut body, &n.kind);
         body.push(u8::from(n.name.is_some()));
         put_str(&mut body, n.name.as_deref().unwrap_or(""));
-        put_str(&mut body, &n.key);
         put_opt(&mut body, n.parent);
+        // A path key repeats its parent's: only what follows `PARENT/` is written.
+        let parent_key = n
+            .parent
+            .and_then(|p| t.nodes.get(p as usize))
+            .map(|p| &p.key);
+        match parent_key.and_then(|pk| n.key.strip_prefix(pk.as_str())?.strip_prefix('/')) {
+            Some(rest) => {
+                body.push(1);
+                put_str(&mut body, rest);
+            }
+            None => {
+                body.push(0);
+                put_str(&mut body, &n.key);
+            }
+        }
         put_opt(&mut body, n.file);
         put_u32(&mut body, n.line);
         put_u32(&mut body, n.column);
@@ -111,12 +125,27 @@ fn opt(r: &mut Reader<'_>) -> Result<Option<u32>, ProgramError> {
 fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     let n = count(r, 4, "files")?;
     let files = (0..n).map(|_| string(r)).collect::<Result<_, _>>()?;
-    let n = count(r, 29, "nodes")?;
-    let mut nodes = Vec::with_capacity(n);
+    let n = count(r, 30, "nodes")?;
+    let mut nodes: Vec<NodeInfo> = Vec::with_capacity(n);
     for _ in 0..n {
         let kind = string(r)?;
         let named = r.u8()?;
         let name = string(r)?;
+        let parent = opt(r)?;
+        let key = match r.u8()? {
+            0 => string(r)?,
+            1 => {
+                let rest = string(r)?;
+                let Some(p) = parent.and_then(|p| nodes.get(p as usize)) else {
+                    return Err(r.error(K::BadOperand, "a path key without an earlier parent"));
+                };
+                if p.key.len().saturating_add(rest.len()) >= super::MAX_NODE_TEXT {
+                    return Err(r.error(K::TooLarge, "a node key past the text limit"));
+                }
+                format!("{}/{rest}", p.key)
+            }
+            b => return Err(r.error(K::BadOperand, format!("key form {b}"))),
+        };
         nodes.push(NodeInfo {
             kind,
             name: match named {
@@ -124,8 +153,8 @@ fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
                 1 => Some(name),
                 b => return Err(r.error(K::BadOperand, format!("{b} is not a flag"))),
             },
-            key: string(r)?,
-            parent: opt(r)?,
+            key,
+            parent,
             file: opt(r)?,
             line: r.u32()?,
             column: r.u32()?,
