@@ -215,3 +215,129 @@ fn node_info_is_plain_data() {
         "{kinds:?}"
     );
 }
+
+/// The program `p`'s file with `section` in place of its node table's section (the header
+/// checksum recomputed, so only the section's own checks can refuse it).
+fn with_section(p: &Program, section: &[u8]) -> Vec<u8> {
+    let mut bare = p.parts().clone();
+    bare.nodes = Default::default();
+    let mut bytes = Program::new(bare, &limits()).unwrap().encode();
+    bytes.truncate(bytes.len() - (8 + 4 + 16));
+    bytes.extend_from_slice(btvm::program::NODE_MAGIC);
+    bytes.extend_from_slice(&(section.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(section);
+    let sum = btvm::program::fingerprint(&bytes[18..]);
+    bytes[10..18].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+/// A node entry: kind "k", no name, `parent + 1`, the key form and key, no file, line, column.
+fn node_entry(parent1: u32, form: u8, key: &[u8]) -> Vec<u8> {
+    let mut e = Vec::new();
+    e.extend_from_slice(&1u32.to_le_bytes());
+    e.push(b'k');
+    e.push(0);
+    e.extend_from_slice(&0u32.to_le_bytes());
+    e.extend_from_slice(&parent1.to_le_bytes());
+    e.push(form);
+    e.extend_from_slice(&(key.len() as u32).to_le_bytes());
+    e.extend_from_slice(key);
+    e.extend_from_slice(&[0; 12]);
+    e
+}
+
+fn section(nodes: &[Vec<u8>], tail: &[u8]) -> Vec<u8> {
+    let mut s = 0u32.to_le_bytes().to_vec(); // no files
+    s.extend_from_slice(&(nodes.len() as u32).to_le_bytes());
+    for n in nodes {
+        s.extend_from_slice(n);
+    }
+    s.extend_from_slice(tail);
+    s
+}
+
+/// Hostile node-table sections: every one is refused with its kind, none allocates from a
+/// count it cannot back, none panics; a well-formed hand-written one loads.
+#[test]
+fn hostile_node_sections_are_refused() {
+    let p = program_all();
+    let zeros = [0u8; 8]; // no probes, no code map
+    let good = section(&[node_entry(0, 0, b"r"), node_entry(1, 1, b"c")], &zeros);
+    let q = Program::decode(&with_section(&p, &good), &limits()).expect("a good section loads");
+    assert_eq!(q.nodes().nodes[1].key, "r/c");
+    let huge_count = {
+        let mut s = 0u32.to_le_bytes().to_vec();
+        s.extend_from_slice(&u32::MAX.to_le_bytes());
+        s
+    };
+    let not_utf8 = section(&[node_entry(0, 0, &[0xff, 0xfe])], &zeros);
+    let orphan_path = section(&[node_entry(0, 1, b"c")], &zeros);
+    let later_parent = section(&[node_entry(2, 1, b"c"), node_entry(0, 0, b"r")], &zeros);
+    let bad_form = section(&[node_entry(0, 7, b"r")], &zeros);
+    let long = vec![b'x'; btvm::program::MAX_NODE_TEXT];
+    let too_long = section(&[node_entry(0, 0, &long), node_entry(1, 1, b"c")], &zeros);
+    let bad_probe = section(&[node_entry(0, 0, b"r")], &{
+        let mut t = 1u32.to_le_bytes().to_vec();
+        t.extend_from_slice(&0u32.to_le_bytes());
+        t.push(99);
+        t.extend_from_slice(&[0; 8]);
+        t.extend_from_slice(&0u32.to_le_bytes());
+        t
+    });
+    let short_len = {
+        let mut b = with_section(&p, &good);
+        let at = b.len() - good.len() - 4;
+        b[at..at + 4].copy_from_slice(&(good.len() as u32 - 1).to_le_bytes());
+        let sum = btvm::program::fingerprint(&b[18..]);
+        b[10..18].copy_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let cases: Vec<(&str, Vec<u8>, K)> = vec![
+        (
+            "a count past the bytes",
+            with_section(&p, &huge_count),
+            K::Truncated,
+        ),
+        (
+            "a key not UTF-8",
+            with_section(&p, &not_utf8),
+            K::BadOperand,
+        ),
+        (
+            "a path key without a parent",
+            with_section(&p, &orphan_path),
+            K::BadOperand,
+        ),
+        (
+            "a path key before its parent",
+            with_section(&p, &later_parent),
+            K::BadOperand,
+        ),
+        (
+            "an unknown key form",
+            with_section(&p, &bad_form),
+            K::BadOperand,
+        ),
+        (
+            "a path key past the limit",
+            with_section(&p, &too_long),
+            K::TooLarge,
+        ),
+        (
+            "an unknown probe",
+            with_section(&p, &bad_probe),
+            K::BadOperand,
+        ),
+        (
+            "a length shorter than the section",
+            short_len,
+            K::TrailingBytes,
+        ),
+    ];
+    for (what, bytes, kind) in cases {
+        match Program::decode(&bytes, &limits()) {
+            Ok(_) => panic!("{what}: decoded"),
+            Err(e) => assert_eq!(e.kind(), kind, "{what}: {e}"),
+        }
+    }
+}
