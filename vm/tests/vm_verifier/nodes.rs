@@ -331,7 +331,7 @@ fn hostile_node_sections_are_refused() {
         (
             "a length shorter than the section",
             short_len,
-            K::TrailingBytes,
+            K::Truncated,
         ),
     ];
     for (what, bytes, kind) in cases {
