@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use btvm_compiler::diag::escape_controls;
 use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
-use btvm_compiler::lower::lower;
+use btvm_compiler::lower::lower_with_sources;
 use btvm_compiler::scenario::{load_scenario, stream_session, EngineKind, Scenario, Session};
 use btvm_compiler::source::{read_file, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
@@ -439,7 +439,7 @@ fn run_cmd(
     };
     // `--dump-state` reads the node table (with source positions) of the tree's program.
     let table = if opts.dump_state {
-        match btvm_compiler::lower::lower_with_sources(&tree, &limits, &sources) {
+        match lower_with_sources(&tree, &limits, &sources) {
             Ok(p) => Some(p),
             Err(diags) => {
                 out.emit(&sources, &diags);
@@ -615,7 +615,7 @@ fn write_snapshots(path: &Path, snaps: &[btvm::CursorSnapshot]) -> Result<(), St
 fn compile_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<btvm::Program> {
     let (tree, sources) = load_tree(path, input, out)?;
     // With source positions in the node table (`btvm run --dump-state`, tools).
-    match btvm_compiler::lower::lower_with_sources(&tree, &btvm::Limits::default(), &sources) {
+    match lower_with_sources(&tree, &btvm::Limits::default(), &sources) {
         Ok(p) => Some(p),
         Err(diags) => {
             out.emit(&sources, &diags);

@@ -328,11 +328,7 @@ fn hostile_node_sections_are_refused() {
             with_section(&p, &bad_probe),
             K::BadOperand,
         ),
-        (
-            "a length shorter than the section",
-            short_len,
-            K::Truncated,
-        ),
+        ("a length shorter than the section", short_len, K::Truncated),
     ];
     for (what, bytes, kind) in cases {
         match Program::decode(&bytes, &limits()) {
