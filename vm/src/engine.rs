@@ -467,6 +467,7 @@ mod tests {
             code: vec![Instr::Finish {
                 status: Status::Success,
             }],
+            nodes: Default::default(),
         };
         Program::new(parts, &Limits::default()).expect("a valid program")
     }

@@ -51,6 +51,7 @@ pub use halt::Halt;
 pub use host::{Call, Host, Import, ImportKind, Phase, SlotClaims};
 pub use ids::{AgentId, EventId, ImportId, Millis, StrId, MAX_CLOCK};
 pub use limits::Limits;
+pub use model::active::ActiveNode;
 pub use model::lifecycle::scope_id;
 pub use prng::Prng;
 pub use program::{Program, ProgramError, ProgramErrorKind};

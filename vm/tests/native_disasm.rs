@@ -32,6 +32,7 @@ fn program() -> Program {
                 status: Status::Success,
             },
         ],
+        nodes: Default::default(),
     };
     Program::new(parts, &Limits::default()).expect("a valid program")
 }

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use btvm_compiler::diag::escape_controls;
 use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
-use btvm_compiler::lower::lower;
+use btvm_compiler::lower::lower_with_sources;
 use btvm_compiler::scenario::{
     load_scenario, stream_session, EngineKind, Saved, Scenario, Session,
 };
@@ -105,8 +105,9 @@ enum Command {
         /// Start at tick N instead of 0 (the scenario's times and schedules still count from 0).
         #[arg(long, value_name = "N", default_value_t = 0)]
         from: u32,
-        /// Decider (Spore) trees: after the run, print each agent's active path (decider names,
-        /// policies, active child indices, time in state), its decision flags and stimuli.
+        /// After the run, print each agent's active path (every dialect: kind, name and
+        /// file:line:column of each node it is running, root first); decider (Spore) trees add
+        /// policies, active child indices, time in state, decision flags and stimuli.
         #[arg(long)]
         dump_state: bool,
         /// Decider (Spore) trees: print the decision process on stderr. 0 nothing, 1-2 state
@@ -456,12 +457,18 @@ fn run_cmd(
             }
         },
     };
-    if opts.dump_state && !matches!(tree.config.model, btvm_compiler::ir::Model::Decider { .. }) {
-        out.error(
-            "`--dump-state` shows the active path of decider (Spore) trees; this tree is not one",
-        );
-        return ExitCode::FAILURE;
-    }
+    // `--dump-state` reads the node table (with source positions) of the tree's program.
+    let table = if opts.dump_state {
+        match lower_with_sources(&tree, &limits, &sources) {
+            Ok(p) => Some(p),
+            Err(diags) => {
+                out.emit(&sources, &diags);
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        None
+    };
     let session = Session {
         from: opts.from,
         save_at: opts.save_at,
@@ -516,8 +523,27 @@ fn run_cmd(
             summary.calls
         );
     }
-    if opts.dump_state {
-        dump_state(&tree, &scenario, &outcome.deciders, stdout);
+    if let Some(program) = &table {
+        // The reference keeps no state blocks: the vm, which makes the same decisions
+        // (`spec/semantics.md` §1), runs the scenario again for them.
+        let states = if outcome.states.is_empty() {
+            let mut quiet = output::Summary::default();
+            match stream_session(&tree, &scenario, EngineKind::Vm, &session, &mut quiet) {
+                Ok(o) => o.states,
+                Err(d) => {
+                    out.emit(&sources, &[d]);
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else {
+            outcome.states
+        };
+        let dump = Dump {
+            tree: &tree,
+            program,
+            scenario: &scenario,
+        };
+        dump.write(&states, &outcome.deciders, stdout);
     }
     ExitCode::SUCCESS
 }
@@ -539,23 +565,48 @@ fn read_scenario(
     load_scenario(path, bytes, sources, limits)
 }
 
-/// `--dump-state`: each decider agent's active path after the run.
-fn dump_state(
-    tree: &Tree,
-    scenario: &Scenario,
-    deciders: &[btvm::DeciderView],
-    stdout: &mut Output,
-) {
-    let last = scenario.ticks.saturating_sub(1);
-    let now = scenario.now(last);
-    for (agent, view) in deciders.iter().enumerate() {
-        writeln!(
-            stdout,
-            "state of agent {agent} after tick {last} (now {now})"
-        );
-        for line in btvm_compiler::debug::dump_state(tree, view, now).lines() {
-            // The names in it are the tree's: control characters escaped.
-            writeln!(stdout, "  {}", escape_controls(line));
+/// `--dump-state`: what each agent is running after the run.
+struct Dump<'a> {
+    tree: &'a Tree,
+    /// The tree's program, compiled with source positions.
+    program: &'a btvm::Program,
+    scenario: &'a Scenario,
+}
+
+impl Dump<'_> {
+    /// Per agent: its active path from the node table (one node per line, indented by depth
+    /// on the path, `*` on the nodes the state names itself), then for decider (Spore) trees
+    /// the decider view (decision flags, stimuli, time in state).
+    fn write(&self, states: &[Vec<u8>], deciders: &[btvm::DeciderView], stdout: &mut Output) {
+        let last = self.scenario.ticks.saturating_sub(1);
+        let now = self.scenario.now(last);
+        for (agent, state) in states.iter().enumerate() {
+            writeln!(
+                stdout,
+                "state of agent {agent} after tick {last} (now {now})"
+            );
+            let path = self.program.active_path(state);
+            writeln!(stdout, "  active path ({} nodes):", path.len());
+            let mut depth = vec![0usize; self.program.nodes().nodes.len()];
+            for n in &path {
+                let d = n
+                    .info
+                    .parent
+                    .map_or(0, |p| depth.get(p as usize).copied().unwrap_or(0) + 1);
+                if let Some(slot) = depth.get_mut(n.index as usize) {
+                    *slot = d;
+                }
+                let mark = if n.direct { "* " } else { "  " };
+                // The names in it are the tree's: control characters escaped.
+                let text = n.to_string();
+                let line = escape_controls(&text);
+                writeln!(stdout, "    {}{mark}{line}", "  ".repeat(d));
+            }
+            if let Some(view) = deciders.get(agent) {
+                for line in btvm_compiler::debug::dump_state(self.tree, view, now).lines() {
+                    writeln!(stdout, "  {}", escape_controls(line));
+                }
+            }
         }
     }
 }
@@ -577,7 +628,8 @@ fn write_snapshots(path: &Path, saved: &Saved) -> Result<(), String> {
 /// Loads and lowers a tree, rendering diagnostics on failure.
 fn compile_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<btvm::Program> {
     let (tree, sources) = load_tree(path, input, out)?;
-    match lower(&tree, &btvm::Limits::default()) {
+    // With source positions in the node table (`btvm run --dump-state`, tools).
+    match lower_with_sources(&tree, &btvm::Limits::default(), &sources) {
         Ok(p) => Some(p),
         Err(diags) => {
             out.emit(&sources, &diags);

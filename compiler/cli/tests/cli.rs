@@ -572,8 +572,7 @@ fn spore_runs_dump_state_and_debug_output() {
         err5.contains("Decide returned") && err5.contains("BTDBO(3)"),
         "{err5}"
     );
-    // Misuse is a clear error: debug output needs the reference; levels stop at 5; dumps need
-    // a decider tree.
+    // Misuse is a clear error: debug output needs the reference; levels stop at 5.
     let vm = btvm(&[
         "run",
         &tree,
@@ -592,7 +591,73 @@ fn spore_runs_dump_state_and_debug_output() {
     );
     let six = btvm(&["run", &tree, "--debug-level", "6"]);
     assert_eq!(six.status.code(), Some(2));
-    let bt = btvm(&["run", &spec("examples/guard.bt"), "--dump-state"]);
-    assert_eq!(bt.status.code(), Some(1));
-    assert!(text(&bt.stderr).contains("decider"), "{}", text(&bt.stderr));
+}
+
+/// `--dump-state` on every dialect: each agent's active path after the run, root first, with
+/// kinds, names and file:line:column, `*` on what the state names itself; the same whichever
+/// engine ran (the reference's path comes from a vm run of the same scenario).
+#[test]
+fn dump_state_shows_every_dialects_active_path() {
+    let guard = spec("examples/guard.bt");
+    let guard_scn = spec("examples/guard.scn");
+    let wanderer = spec("examples/wanderer/wanderer.debt");
+    let wanderer_scn = spec("examples/wanderer/wanderer.scn");
+    let spore = spec("examples/figure1.spore");
+    let spore_scn = spec("examples/figure1.scn");
+    let mbt = spec("examples/squad_soldier.xml");
+    let bst = spec("examples/grunt/grunt.xml");
+    // (arguments, lines the dump must hold): what each tree runs at the end of its scenario,
+    // read from the tree and the scenario.
+    let cases: [(Vec<&str>, &[&str]); 5] = [
+        (
+            // guard.bt, 10 ticks: hurt at tick 9 and alerted, heal runs under the cooldown.
+            vec![&guard, "-s", &guard_scn, "--ticks", "10"],
+            &["guard.bt:5:1", "* action \"heal\" @ ", "guard.bt:16:6"],
+        ),
+        (
+            // wanderer.debt, 14 ticks: the enemy is near from tick 12, the cursor rests on
+            // the flee sequence's `.run` rule, moving away.
+            vec![&wanderer, "-s", &wanderer_scn, "--ticks", "14"],
+            &[
+                "  selector \"wanderer\" @ ",
+                "* guard \"wanderer.flee.run\" @ ",
+                "* action \"move.to\" @ ",
+            ],
+        ),
+        (
+            // figure1.spore: the decider path and, as before, the decider view.
+            vec![&spore, "-s", &spore_scn],
+            &[
+                "* decider \"ROOT\" @ ",
+                "  *ROOT (group prioritized)",
+                "decision flags 0x",
+            ],
+        ),
+        (
+            // squad_soldier.xml: the soldier idles in its state machine, waiting for noise.
+            vec![&mbt, "--profile", "gamesdk", "--ticks", "3"],
+            &["state \"Idle\" @ ", "* waitevent \"OnNoiseHeard\" @ "],
+        ),
+        (
+            // grunt.xml: relaxed, no variable set: the Patrol leaf is selected.
+            vec![&bst, "--ticks", "2"],
+            &["priority \"Relaxed\" @ ", "* select \"Patrol\" @ "],
+        ),
+    ];
+    for (args, want) in &cases {
+        let mut run = vec!["run"];
+        run.extend(args.iter().copied());
+        run.push("--dump-state");
+        let out = btvm(&run);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let dump = &stdout[stdout.find("state of agent 0 after tick").expect("a dump")..];
+        assert!(dump.contains("  active path ("), "{dump}");
+        for w in *want {
+            assert!(dump.contains(w), "{args:?}: no `{w}` in\n{dump}");
+        }
+        let mut vm = run.clone();
+        vm.extend(["--engine", "vm"]);
+        assert_eq!(text(&btvm(&vm).stdout), stdout, "{args:?} on the vm");
+    }
 }

@@ -27,14 +27,14 @@ use super::{main_root, string_table, var_names, var_values, verified, Cont, Lowe
 use crate::diag::Diagnostic;
 use crate::ir::analysis::Rules;
 use crate::ir::{Composite, NodeId, NodeKind, Precision, Tree};
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
 
 /// Compiles a cursor-model tree.
 pub(super) fn lower(
     tree: &Tree,
     limits: &Limits,
     limit: u32,
-    span: Span,
+    (span, src): (Span, Option<&SourceMap>),
 ) -> Result<Program, Vec<Diagnostic>> {
     let root = main_root(tree, span)?;
     let strings = crate::ir::analysis::intern_strings(tree);
@@ -84,6 +84,7 @@ pub(super) fn lower(
             id: tree.node(top).name.clone(),
         })
         .collect();
+    let probes = cursor_probes(tree, &rules);
     let parts = ProgramParts {
         model: ProgramModel::Cursor { limit },
         single_precision: tree.config.precision == Precision::Single,
@@ -103,8 +104,36 @@ pub(super) fn lower(
         rules: rule_table,
         stimuli: 0,
         code,
+        nodes: super::nodes::table(tree, probes, src),
     };
     verified(parts, limits, span)
+}
+
+/// Where the cursor state shows a node active: the cursor rests on a rule, so its top node is
+/// active, and so is every action that rule runs (an action below the top, as a rule's
+/// conditions wrap it, belongs to the nearest rule top above it).
+fn cursor_probes(tree: &Tree, rules: &Rules) -> Vec<(u32, btvm::program::Probe)> {
+    use btvm::program::Probe;
+    let mut rule_of: Vec<Option<u32>> = vec![None; tree.nodes.len()];
+    let mut probes = Vec::new();
+    // Pre-order arena: a parent's rule is known before its children's.
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if let Some(r) = rules.index.get(i).copied().flatten() {
+            rule_of[i] = Some(r);
+            probes.push((i as u32, Probe::Rule(r)));
+        } else if matches!(node.kind, NodeKind::Action(_)) {
+            if let Some(r) = rule_of[i] {
+                probes.push((i as u32, Probe::Rule(r)));
+            }
+        }
+        let mine = rule_of[i];
+        for c in &node.children {
+            if let Some(slot) = rule_of.get_mut(c.index()) {
+                *slot = mine;
+            }
+        }
+    }
+    probes
 }
 
 /// The state of a cursor agent: the flags byte, the cursor, then the PRNG if used.

@@ -41,7 +41,7 @@
 //! before it is built.
 
 use btvm::program::{
-    Back, Field, Group, Imp, Instr, Label, Layout, ProgramModel, ProgramParts, Timer,
+    Back, Field, Group, Imp, Instr, Label, Layout, Probe, ProgramModel, ProgramParts, Timer,
     DECIDER_HEADER, GROUP_RECORD, STIMULUS_RECORD,
 };
 use btvm::{BinOp, Limits, Program, Status};
@@ -53,14 +53,14 @@ use crate::ir::{
     BehaviorRef, Decider, Expr, FlagTest, Group as GroupKnobs, NodeId, NodeKind, Policy, Precision,
     Tree,
 };
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
 
 /// Compiles a decider-model tree.
 pub(super) fn lower(
     tree: &Tree,
     limits: &Limits,
     limit: u32,
-    span: Span,
+    (span, src): (Span, Option<&SourceMap>),
 ) -> Result<Program, Vec<Diagnostic>> {
     let root = main_root(tree, span)?;
     let strings = crate::ir::analysis::intern_strings(tree);
@@ -108,8 +108,32 @@ pub(super) fn lower(
         rules: Vec::new(),
         stimuli: u32::try_from(tree.stimuli.len()).unwrap_or(u32::MAX),
         code,
+        nodes: super::nodes::table(tree, decider_probes(tree, root, &numbers), src),
     };
     verified(parts, limits, span)
+}
+
+/// Where the decider state shows a node active: the root decider's flag, and each group's
+/// active-child byte for the group's children (deciders, through includes).
+fn decider_probes(tree: &Tree, root: NodeId, numbers: &Numbers) -> Vec<(u32, Probe)> {
+    let mut probes = vec![(root.0, Probe::Root)];
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if let NodeKind::Group(_) = node.kind {
+            for (k, &c) in node.children.iter().enumerate() {
+                let probe = Probe::Child {
+                    group: numbers.group[i],
+                    child: k as u32,
+                };
+                // The include node (on the group's path) and the decider it names.
+                probes.push((c.0, probe));
+                let target = tree.through_includes(c);
+                if target != c {
+                    probes.push((target.0, probe));
+                }
+            }
+        }
+    }
+    probes
 }
 
 /// The state slots of the tree's nodes, and the layout they make.

@@ -19,6 +19,7 @@ mod decider;
 mod expr;
 mod layout;
 mod lifecycle;
+mod nodes;
 mod records;
 mod selection;
 mod stateful;
@@ -30,7 +31,7 @@ use btvm::{Limits, Program, Status, Value};
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Lit, Model, NodeId, NodeKind, Resume, Tree};
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
 use asm::Asm;
 use layout::Slots;
 
@@ -43,7 +44,18 @@ use layout::Slots;
 /// emitted code its own verifier refuses: a bug (the `compile` fuzz target looks for it).
 pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
     crate::check::check(tree, limits)?;
-    lower_checked(tree, limits)
+    lower_checked(tree, limits, None)
+}
+
+/// [`lower`], with the node table's source positions (file, line, column) read from `sources`,
+/// the map the tree was loaded with; [`lower`] leaves them unknown.
+pub fn lower_with_sources(
+    tree: &Tree,
+    limits: &Limits,
+    sources: &SourceMap,
+) -> Result<Program, Vec<Diagnostic>> {
+    crate::check::check(tree, limits)?;
+    lower_checked(tree, limits, Some(sources))
 }
 
 /// Whether the compiled engines run `tree` (already accepted by [`crate::check::check`]) under
@@ -54,7 +66,7 @@ pub fn lower(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
 /// once, by the verifier, never recomputed on the tree. Any other failure of the lowering is
 /// a bug the differential tests must see, so the reference runs the tree regardless.
 pub fn within_budget(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
-    match lower_checked(tree, limits) {
+    match lower_checked(tree, limits, None) {
         Err(diags) => match diags
             .into_iter()
             .find(|d| d.kind == ErrorKind::ProgramTooLarge)
@@ -67,18 +79,22 @@ pub fn within_budget(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
 }
 
 /// [`lower`] for a tree `check` accepted.
-fn lower_checked(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic>> {
+fn lower_checked(
+    tree: &Tree,
+    limits: &Limits,
+    src: Option<&SourceMap>,
+) -> Result<Program, Vec<Diagnostic>> {
     let span = tree.main_root().map_or(Span::DUMMY, |r| tree.node(r).span);
     let capacity = match tree.config.model {
         Model::RunningList { capacity } => capacity,
         Model::Cursor { runaway_limit } => {
-            return cursor::lower(tree, limits, runaway_limit, span);
+            return cursor::lower(tree, limits, runaway_limit, (span, src));
         }
         Model::Decider { redecide_limit } => {
-            return decider::lower(tree, limits, redecide_limit, span);
+            return decider::lower(tree, limits, redecide_limit, (span, src));
         }
-        Model::Lifecycle => return lifecycle::lower(tree, limits, span),
-        Model::Selection => return selection::lower(tree, limits, span),
+        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, src)),
+        Model::Selection => return selection::lower(tree, limits, (span, src)),
     };
     let strings = crate::ir::analysis::intern_strings(tree);
     let slots = Slots::new(tree, capacity);
@@ -95,14 +111,31 @@ fn lower_checked(tree: &Tree, limits: &Limits) -> Result<Program, Vec<Diagnostic
         lw.function(s.node, FunctionKind::Subtree);
         bounds.push((s.name.clone(), FunctionKind::Subtree, start, lw.asm.here()));
     }
+    let table = nodes::table(tree, running_list_probes(tree, &slots), src);
     stateful::finish(
         lw,
         bounds,
         ProgramModel::RunningList,
         (slots.layout, slots.temps),
         limits,
-        span,
+        (span, table),
     )
+}
+
+/// Where the running-list state shows a node active: its running-list bit, and for an action
+/// its ordinal in the current-action slot.
+fn running_list_probes(tree: &Tree, slots: &Slots) -> Vec<(u32, btvm::program::Probe)> {
+    use btvm::program::Probe;
+    let mut probes = Vec::new();
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if let Some(bit) = slots.bit(tree, NodeId(i as u32)) {
+            probes.push((i as u32, Probe::Listed(bit)));
+        }
+        if matches!(node.kind, NodeKind::Action(_)) {
+            probes.push((i as u32, Probe::Current(slots.action[i])));
+        }
+    }
+    probes
 }
 
 /// The names of the events `tree` uses, in the order of the lowered program's event functions
@@ -145,8 +178,13 @@ fn var_names(tree: &Tree) -> Vec<String> {
 }
 
 /// Runs the verifier over what the lowering produced.
-fn verified(parts: ProgramParts, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
+fn verified(
+    mut parts: ProgramParts,
+    limits: &Limits,
+    span: Span,
+) -> Result<Program, Vec<Diagnostic>> {
     use btvm::ProgramErrorKind as K;
+    nodes::fit(&mut parts.nodes, limits);
     Program::new(parts, limits).map_err(|e| {
         let d = match e.kind() {
             K::TooLarge | K::BudgetExceeded | K::StackOverflow => Diagnostic::new(

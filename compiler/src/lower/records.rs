@@ -379,6 +379,24 @@ impl Records {
         self.rec.get(id.index()).copied().unwrap_or_default()
     }
 
+    /// Where the state shows a node active (introspection): its record's *live* bit, and in
+    /// the selection model a `select` node's leaf ordinal in the current-leaf field.
+    pub fn probes(&self, tree: &Tree, selection: bool) -> Vec<(u32, btvm::program::Probe)> {
+        use btvm::program::Probe;
+        let mut probes = Vec::new();
+        for i in self.root.index()..=self.last.index().min(tree.nodes.len().saturating_sub(1)) {
+            if let Some(bit) = self.of(NodeId(i as u32)).live() {
+                probes.push((i as u32, Probe::Live(bit.0)));
+            }
+            if selection && matches!(tree.nodes[i].kind, NodeKind::Select(_)) {
+                if let Some(&leaf) = self.leaf.get(i) {
+                    probes.push((i as u32, Probe::Leaf(leaf)));
+                }
+            }
+        }
+        probes
+    }
+
     /// Whether `id` lies in the main root's subtree.
     pub fn in_main(&self, id: NodeId) -> bool {
         (self.root..=self.last).contains(&id)

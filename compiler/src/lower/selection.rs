@@ -32,10 +32,14 @@ use super::stateful::{self, Budget, Emit};
 use super::Lower;
 use crate::diag::Diagnostic;
 use crate::ir::{NodeId, NodeKind, SignalBinding, Tree, Trigger};
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
 
 /// Compiles a selection-model tree.
-pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
+pub(super) fn lower(
+    tree: &Tree,
+    limits: &Limits,
+    (span, src): (Span, Option<&SourceMap>),
+) -> Result<Program, Vec<Diagnostic>> {
     let root = super::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     let mut limit = 0u32;
@@ -91,13 +95,14 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
     if sl.budget.exceeded {
         return Err(vec![stateful::too_large(limits, span)]);
     }
+    let table = super::nodes::table(tree, recs.probes(tree, true), src);
     stateful::finish(
         lw,
         bounds,
         ProgramModel::Selection { limit },
         (recs.layout, 0),
         limits,
-        span,
+        (span, table),
     )
 }
 

@@ -111,7 +111,7 @@ pub(super) fn finish(
     model: ProgramModel,
     (layout, temps): (Layout, u32),
     limits: &Limits,
-    span: Span,
+    (span, nodes): (Span, btvm::program::NodeTable),
 ) -> Result<Program, Vec<Diagnostic>> {
     let (tree, strings) = (lw.tree, lw.strings);
     let (code, index) = lw.asm.finish();
@@ -138,6 +138,7 @@ pub(super) fn finish(
         rules: Vec::new(),
         stimuli: 0,
         code,
+        nodes,
     };
     verified(parts, limits, span)
 }

@@ -151,6 +151,9 @@ pub struct Outcome {
     pub saved: Option<Saved>,
     /// Decider trees: each agent's state after the run, one per agent.
     pub deciders: Vec<btvm::DeciderView>,
+    /// The compiled engines: each agent's state block after the run, for
+    /// [`btvm::Program::active_path`] (empty from the reference, which keeps no blocks).
+    pub states: Vec<Vec<u8>>,
     /// The debug lines of [`Session::debug_level`], in order (empty from [`stream_session`]).
     pub debug: Vec<String>,
     /// Why native code was asked for but the vm ran: only ever a program larger than native
@@ -240,6 +243,7 @@ pub fn stream_session(
                 trace: Trace::new(),
                 saved,
                 deciders: views(&engine, scenario),
+                states: Vec::new(),
                 debug: Vec::new(),
                 fallback: None,
             })
@@ -342,6 +346,9 @@ fn run_compiled(
         trace: Trace::new(),
         saved,
         deciders: views(&engine, scenario),
+        states: (0..engine.states.agents)
+            .filter_map(|a| engine.states.get(a).map(<[u8]>::to_vec))
+            .collect(),
         debug: Vec::new(),
         fallback,
     })

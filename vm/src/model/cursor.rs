@@ -240,3 +240,15 @@ pub(crate) fn restore(
     write(state, l.flags, u32::from(f));
     Ok(())
 }
+
+/// Introspection (`Program::active_path`): whether `probe` says its node is active in this
+/// model: the cursor rests on its rule (a fresh agent's cursor rests on the root rule) and
+/// the tree is neither halted nor without a current rule. Other probes are never active here.
+pub(crate) fn probe(state: &[u8], l: &Layout, rules: usize, probe: crate::program::Probe) -> bool {
+    match probe {
+        crate::program::Probe::Rule(r) => {
+            !halted(state, l) && !no_rule(state, l) && current(state, l, rules) == r as usize
+        }
+        _ => false,
+    }
+}

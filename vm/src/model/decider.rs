@@ -501,3 +501,18 @@ pub(crate) fn decider_view(program: &Program, state: &[u8]) -> Option<DeciderVie
 pub(crate) fn loop_guard(program: &Program, state: &[u8]) -> bool {
     decider_model(program) && flags(state, program.layout()) & FLAG_LOOP_GUARD != 0
 }
+
+/// Introspection (`Program::active_path`): whether `probe` says its node is active in this
+/// model: the root decider is active, or (under an active root) a group's active child is the
+/// probe's. Other probes are never active here.
+pub(crate) fn probe(state: &[u8], l: &Layout, probe: crate::program::Probe) -> bool {
+    use crate::program::Probe;
+    let root = flags(state, l) & FLAG_ROOT_ACTIVE != 0;
+    match probe {
+        Probe::Root => root,
+        Probe::Child { group, child } => {
+            root && group < l.group_count && active(state, l, group) == child.saturating_add(1)
+        }
+        _ => false,
+    }
+}

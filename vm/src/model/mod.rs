@@ -7,6 +7,7 @@
 //! during a tick and never panics (out-of-range accesses read zero and write nothing). It must
 //! never depend on the interpreter or the engines.
 
+pub(crate) mod active;
 pub(crate) mod check;
 pub(crate) mod cursor;
 pub(crate) mod decider;

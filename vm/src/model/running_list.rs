@@ -188,3 +188,17 @@ pub(crate) fn arm(state: &mut [u8], l: &Layout, now: Millis, timer: Timer, ms: u
     let until = now.saturating_add(i64::from(ms));
     write_u64(state, timer_at(l, timer), until as u64);
 }
+
+/// Introspection (`Program::active_path`): whether `probe` says its node is active in this
+/// model: its running-list bit is set (it returned running last tick), or the current-action
+/// slot holds its action ordinal. Other probes are never active here.
+pub(crate) fn probe(state: &[u8], l: &Layout, probe: crate::program::Probe) -> bool {
+    use crate::program::Probe;
+    match probe {
+        Probe::Listed(bit) => bit < l.bits && listed(state, l, bit),
+        Probe::Current(action) => {
+            action < l.actions && read(state, l.current) == action.saturating_add(1)
+        }
+        _ => false,
+    }
+}

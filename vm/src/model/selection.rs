@@ -70,3 +70,15 @@ pub(crate) fn select_leaf(state: &mut [u8], l: &Layout, leaf: u32) -> bool {
 pub(crate) fn select_none(state: &mut [u8], l: &Layout) {
     write(state, l.leaf, 0);
 }
+
+/// Introspection (`Program::active_path`): whether `probe` says its node is active in this
+/// model: its record's *live* bit is set (a state machine, its current state, a node with
+/// per-activation data), or it is the current leaf. Other probes are never active here.
+pub(crate) fn probe(state: &[u8], l: &Layout, probe: crate::program::Probe) -> bool {
+    use crate::program::Probe;
+    match probe {
+        Probe::Live(bit) => super::lifecycle::rec_bit(state, l, bit),
+        Probe::Leaf(leaf) => leaf < l.leaves && read(state, l.leaf) == leaf.saturating_add(1),
+        _ => false,
+    }
+}

@@ -43,9 +43,10 @@ impl Program {
         Program::new(parts, limits)
     }
 
-    /// The program file: magic, version, fingerprint, then the parts.
+    /// The program file: magic, version, a checksum of the rest, then the parts and the node
+    /// table (`spec/bytecode.md` §5).
     pub fn encode(&self) -> Vec<u8> {
-        codec::encode(&self.data.parts, self.data.fingerprint)
+        codec::encode(&self.data.parts)
     }
 
     /// The parts the program was built from.
@@ -394,5 +395,18 @@ impl Program {
     /// state block of the wrong size.
     pub fn set_var(&self, state: &mut [u8], index: u32, value: bool) -> Result<(), VmError> {
         lifecycle::set_var(self, state, index, value)
+    }
+
+    /// The nodes `state` (one agent's block) says are active, with their ancestors, root
+    /// first (table order: each node after its parent), with kind, name and source position
+    /// from the node table. Empty for a program without a node table or a block of the wrong
+    /// size; never panics, whatever the bytes. Not for the tick's path: it allocates.
+    pub fn active_path(&self, state: &[u8]) -> Vec<crate::ActiveNode<'_>> {
+        crate::model::active::active_path(self, state)
+    }
+
+    /// The program's node table (empty: absent).
+    pub fn nodes(&self) -> &super::NodeTable {
+        &self.data.parts.nodes
     }
 }

@@ -13,7 +13,9 @@ use crate::{Import, ImportKind, Limits, SlotClaims, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 8;
+pub const VERSION: u16 = 9;
+/// The oldest format version this build still reads (version 8 files have no node table).
+pub const OLDEST_VERSION: u16 = 8;
 
 /// A bounds-checked little-endian reader over a byte slice.
 #[derive(Debug)]
@@ -127,14 +129,18 @@ pub fn fingerprint(body: &[u8]) -> u64 {
     })
 }
 
-/// The whole file.
-pub fn encode(parts: &ProgramParts, fingerprint: u64) -> Vec<u8> {
-    let body = encode_body(parts);
-    let mut out = Vec::with_capacity(body.len() + 18);
+/// The whole file: the header's checksum is over everything after it (the body and the node
+/// table's section); the program's own fingerprint is over the body only (see
+/// [`crate::Program::fingerprint`]), so tables that differ (source positions) do not change
+/// it.
+pub fn encode(parts: &ProgramParts) -> Vec<u8> {
+    let mut rest = encode_body(parts);
+    super::node_codec::encode(&parts.nodes, &mut rest);
+    let mut out = Vec::with_capacity(rest.len() + 18);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&fingerprint.to_le_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(&fingerprint(&rest).to_le_bytes());
+    out.extend_from_slice(&rest);
     out
 }
 
@@ -290,15 +296,21 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
         ));
     }
     let version = r.u16()?;
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(ProgramError::new(
             ProgramErrorKind::BadVersion,
-            format!("program format version {version}; this btvm reads version {VERSION}"),
+            format!(
+                "program format version {version}; this btvm reads versions {OLDEST_VERSION} to {VERSION}"
+            ),
         ));
     }
     let stored = r.u64()?;
     let body_start = r.position();
-    let parts = decode_body(&mut r)?;
+    let mut parts = decode_body(&mut r)?;
+    // Version 8 files end with the code; from version 9 the node table's section follows.
+    if version >= 9 {
+        parts.nodes = super::node_codec::decode(&mut r)?;
+    }
     if r.remaining() != 0 {
         return Err(r.error(
             ProgramErrorKind::TrailingBytes,
@@ -309,7 +321,7 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
     if actual != stored {
         return Err(ProgramError::new(
             ProgramErrorKind::Fingerprint,
-            format!("stored fingerprint {stored:016x}, contents hash to {actual:016x}"),
+            format!("stored checksum {stored:016x}, contents hash to {actual:016x}"),
         ));
     }
     Ok(parts)
@@ -346,6 +358,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<ProgramParts, ProgramError> {
         rules,
         stimuli,
         code,
+        nodes: super::NodeTable::default(),
     })
 }
 

@@ -14,9 +14,11 @@ mod disasm;
 mod error;
 mod isa;
 mod layout;
+mod node_codec;
+mod nodes;
 mod verify;
 
-pub use codec::{fingerprint, Reader, MAGIC, VERSION};
+pub use codec::{fingerprint, Reader, MAGIC, OLDEST_VERSION, VERSION};
 pub use error::{ProgramError, ProgramErrorKind};
 pub use isa::{
     ActionNo, Back, Bit, Func, Group, Imp, Instr, Label, Operand, OperandRef, RBit, RuleNo, Stamp,
@@ -28,6 +30,8 @@ pub use layout::{
     FLAG_UNCHANGED, GROUP_RECORD, MAX_CHILDREN, MAX_STATES, STAMP_RECORD, STIMULUS_RECORD,
 };
 pub(crate) use layout::{read, read_u64, write, write_u64};
+pub use node_codec::NODE_MAGIC;
+pub use nodes::{NodeInfo, NodeTable, Probe, MAX_NODE_TEXT};
 
 use crate::{Import, Strings, Value};
 
@@ -130,6 +134,8 @@ pub struct ProgramParts {
     pub stimuli: u32,
     /// The code.
     pub code: Vec<Instr>,
+    /// The node table, for tools (empty: absent). Not part of the fingerprint.
+    pub nodes: NodeTable,
 }
 
 /// A verified program: immutable, `Send + Sync`, and a cheap clone (its contents are shared

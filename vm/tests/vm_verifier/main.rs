@@ -30,6 +30,7 @@ mod jumps;
 mod layouts;
 mod lifecycle;
 mod limits_and_tables;
+mod nodes;
 mod selection;
 mod stacks;
 

@@ -44,10 +44,14 @@ use super::stateful::{self, Budget, Emit};
 use super::{Cont, Lower};
 use crate::diag::Diagnostic;
 use crate::ir::{NodeId, NodeKind, Tree, Trigger};
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
 
 /// Compiles a lifecycle-model tree.
-pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program, Vec<Diagnostic>> {
+pub(super) fn lower(
+    tree: &Tree,
+    limits: &Limits,
+    (span, src): (Span, Option<&SourceMap>),
+) -> Result<Program, Vec<Diagnostic>> {
     let root = super::main_root(tree, span)?;
     let recs = Records::new(tree, root);
     let mut strings = crate::ir::analysis::intern_strings(tree);
@@ -134,13 +138,14 @@ pub(super) fn lower(tree: &Tree, limits: &Limits, span: Span) -> Result<Program,
     }
     bounds.extend(body_bounds);
     bounds.push(restart);
+    let table = super::nodes::table(tree, recs.probes(tree, false), src);
     stateful::finish(
         lw,
         bounds,
         ProgramModel::Lifecycle,
         (recs.layout, 0),
         limits,
-        span,
+        (span, table),
     )
 }
 

@@ -779,3 +779,13 @@ pub(crate) fn set_var(
 
 #[cfg(test)]
 mod tests;
+
+/// Introspection (`Program::active_path`): whether `probe` says its node is active in this
+/// model: its record's *live* bit is set (the node was entered and has not finished). Other
+/// probes are never active here.
+pub(crate) fn probe(state: &[u8], l: &Layout, probe: crate::program::Probe) -> bool {
+    match probe {
+        crate::program::Probe::Live(bit) => rec_bit(state, l, bit),
+        _ => false,
+    }
+}

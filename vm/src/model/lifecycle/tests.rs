@@ -66,6 +66,7 @@ fn program(model: ProgramModel) -> Program {
         rules: Vec::new(),
         stimuli: 0,
         code,
+        nodes: Default::default(),
     };
     Program::new(parts, &Limits::default()).expect("a valid program")
 }

@@ -33,7 +33,8 @@
 //!   (`FunctionKind::Restart`), which no `call` reaches; record instructions appear only in them, lifecycle instructions only in
 //!   lifecycle programs and selection instructions only in selection programs. A selection
 //!   program's only backward control flow is `sel.visit`, counted like `dec.redecide`;
-//! - the longest path through a tick (calls included) fits the per-tick instruction budget.
+//! - the longest path through a tick (calls included) fits the per-tick instruction budget;
+//! - the node table (`nodes`) is bounded and its indices and probes are in range (checked last).
 //!
 //! It never executes code and never panics, whatever the input.
 
@@ -106,6 +107,7 @@ pub fn verify(p: &ProgramParts, limits: &Limits) -> Result<Facts, ProgramError> 
         )?);
     }
     let (max_calls, tick_cost) = calls(p, limits)?;
+    super::nodes::verify(p, limits)?;
     Ok(Facts {
         max_stack,
         max_calls,

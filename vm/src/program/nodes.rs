@@ -1,0 +1,190 @@
+//! The node table: what a program remembers of the tree it was compiled from, for tools
+//! (`Program::active_path`, `btvm run --dump-state`, hot reload matching nodes between two
+//! versions of a tree).
+//!
+//! One [`NodeInfo`] per IR node, in the IR's arena order (pre-order: a node's parent comes
+//! before it), with its kind, name, source position, parent and stable identity key; the
+//! [`Probe`]s say where in an agent's state a node shows it is active, in the program's model's
+//! terms. The table is never read while ticking, and it is not part of the program's
+//! fingerprint: two programs that differ only in their tables are the same program for
+//! snapshots. This module only describes and checks the table; it never reads state (the
+//! model modules give probes their meaning).
+
+use super::error::{ProgramError, ProgramErrorKind as K};
+use super::ProgramParts;
+use crate::Limits;
+
+/// The longest string (kind, name, key, file name) a node table may hold, in bytes.
+pub const MAX_NODE_TEXT: usize = 4096;
+
+/// One node of the tree a program was compiled from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeInfo {
+    /// The node kind as the canonical syntax names it (`sequence`, `action`, `decider`, ...).
+    pub kind: String,
+    /// The node's name where it has one: the action or function called, the subtree included,
+    /// the Drag\[en\]gine rule id, the MBT/BST state or node name, the Spore decider name.
+    pub name: Option<String>,
+    /// The stable identity key for matching this node in another version of the tree: the
+    /// dialect's own id where one exists, otherwise a path of kinds and names from the root.
+    /// Distinct within a table.
+    pub key: String,
+    /// The parent node's index, `None` for an entry's or subtree's root (always before this
+    /// node: the table is in pre-order).
+    pub parent: Option<u32>,
+    /// The source file, an index into [`NodeTable::files`] (`None`: unknown).
+    pub file: Option<u32>,
+    /// 1-based line in that file (0: unknown).
+    pub line: u32,
+    /// 1-based column in that file (0: unknown).
+    pub column: u32,
+}
+
+/// Where an agent's state says a node is active. Each model module gives its probes their
+/// meaning; a probe of another model is never active.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Probe {
+    /// Running-list model: the node's running-list bit is set (it returned running last tick).
+    Listed(u32),
+    /// Running-list model: the current-action slot holds this action ordinal.
+    Current(u32),
+    /// Cursor model: the cursor rests on this rule.
+    Rule(u32),
+    /// Decider model: the root decider is active.
+    Root,
+    /// Decider model: group record `group`'s active child is `child`.
+    Child {
+        /// The group record.
+        group: u32,
+        /// The child's index among the group's children.
+        child: u32,
+    },
+    /// Lifecycle and selection models: this record bit (a node's *live* flag) is set.
+    Live(u32),
+    /// Selection model: the current leaf is this leaf ordinal.
+    Leaf(u32),
+}
+
+/// A program's node table (see the module docs). An empty table means "absent".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NodeTable {
+    /// The source files nodes name, by index.
+    pub files: Vec<String>,
+    /// The nodes, in the IR's arena order.
+    pub nodes: Vec<NodeInfo>,
+    /// Which node each probe speaks for: `(node index, probe)`.
+    pub probes: Vec<(u32, Probe)>,
+    /// The node each instruction was emitted for (one per instruction of the program's code,
+    /// `u32::MAX` for code of no node), or empty when the map is absent.
+    pub code: Vec<u32>,
+}
+
+impl NodeTable {
+    /// Whether the table is absent (no nodes).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+fn bad(what: impl Into<String>) -> ProgramError {
+    ProgramError::new(K::BadOperand, format!("node table: {}", what.into()))
+}
+
+fn text(s: &str, what: &str) -> Result<(), ProgramError> {
+    if s.len() > MAX_NODE_TEXT {
+        return Err(ProgramError::new(
+            K::TooLarge,
+            format!(
+                "node table: a {what} of {} bytes; the limit is {MAX_NODE_TEXT}",
+                s.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks `p`'s node table: at most `limits.max_nodes` nodes, bounded strings, parents before
+/// their children, files, probes and the code map in range. Never panics.
+pub(super) fn verify(p: &ProgramParts, limits: &Limits) -> Result<(), ProgramError> {
+    let t = &p.nodes;
+    if t.nodes.len() > limits.max_nodes || t.files.len() > limits.max_nodes {
+        return Err(ProgramError::new(
+            K::TooLarge,
+            format!(
+                "node table: {} nodes, {} files; the limit is {}",
+                t.nodes.len(),
+                t.files.len(),
+                limits.max_nodes
+            ),
+        ));
+    }
+    if t.probes.len() > t.nodes.len().saturating_mul(2) {
+        return Err(bad(format!(
+            "{} probes for {} nodes",
+            t.probes.len(),
+            t.nodes.len()
+        )));
+    }
+    for f in &t.files {
+        text(f, "file name")?;
+    }
+    for (i, n) in t.nodes.iter().enumerate() {
+        text(&n.kind, "kind")?;
+        text(&n.key, "key")?;
+        text(n.name.as_deref().unwrap_or(""), "name")?;
+        if n.parent.is_some_and(|q| q as usize >= i) {
+            return Err(bad(format!("node {i}'s parent does not come before it")));
+        }
+        if n.file.is_some_and(|f| f as usize >= t.files.len()) {
+            return Err(bad(format!("node {i} names a file out of range")));
+        }
+    }
+    let mut keys: Vec<&str> = t.nodes.iter().map(|n| n.key.as_str()).collect();
+    keys.sort_unstable();
+    if keys.windows(2).any(|w| w[0] == w[1]) {
+        return Err(bad("two nodes have the same key"));
+    }
+    for &(node, probe) in &t.probes {
+        if node as usize >= t.nodes.len() {
+            return Err(bad(format!(
+                "a probe names node {node} of {}",
+                t.nodes.len()
+            )));
+        }
+        probe_in_range(p, probe)?;
+    }
+    if !t.code.is_empty() && t.code.len() != p.code.len() {
+        return Err(bad(format!(
+            "a code map of {} entries for {} instructions",
+            t.code.len(),
+            p.code.len()
+        )));
+    }
+    if let Some(pc) = t
+        .code
+        .iter()
+        .position(|&n| n != u32::MAX && n as usize >= t.nodes.len())
+    {
+        return Err(bad(format!("instruction {pc} maps to a node out of range")));
+    }
+    Ok(())
+}
+
+/// Whether a probe's operand lies inside what the program's layout has.
+fn probe_in_range(p: &ProgramParts, probe: Probe) -> Result<(), ProgramError> {
+    let l = &p.layout;
+    let ok = match probe {
+        Probe::Listed(bit) => bit < l.bits,
+        Probe::Current(action) => action < l.actions,
+        Probe::Rule(rule) => (rule as usize) < p.rules.len(),
+        Probe::Root => true,
+        Probe::Child { group, child } => group < l.group_count && child < super::MAX_CHILDREN,
+        Probe::Live(bit) => u64::from(bit) < u64::from(l.records_len) * 8,
+        Probe::Leaf(leaf) => leaf < l.leaves,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(bad(format!("probe {probe:?} is out of range")))
+    }
+}

@@ -1,0 +1,339 @@
+//! The node table (introspection): the verifier refuses broken tables, version-8 files (no
+//! table) still load, and `Program::active_path` never panics on any state bytes.
+
+use super::*;
+use btvm::program::{NodeInfo, Probe};
+
+/// A program of every model, each lowered with its node table.
+fn tabled() -> Vec<(&'static str, ProgramParts)> {
+    let mut out = vec![("all", base())];
+    for (name, p) in programs() {
+        out.push((name, p.parts().clone()));
+    }
+    out
+}
+
+#[test]
+fn lowered_programs_carry_a_table_of_every_node() {
+    for (name, p) in tabled() {
+        assert!(!p.nodes.nodes.is_empty(), "{name}");
+        verify(p, &limits()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn broken_tables_are_refused() {
+    let p = base();
+    let n = p.nodes.nodes.len() as u32;
+    let last = n as usize - 1;
+    let cases: Vec<(&str, Mutation<'_, ProgramParts>, K)> = vec![
+        (
+            "parent out of range",
+            Box::new(move |p| p.nodes.nodes[1].parent = Some(n)),
+            K::BadOperand,
+        ),
+        (
+            "parent after the node",
+            Box::new(|p| p.nodes.nodes[1].parent = Some(1)),
+            K::BadOperand,
+        ),
+        (
+            "file out of range",
+            Box::new(|p| p.nodes.nodes[0].file = Some(0)),
+            K::BadOperand,
+        ),
+        (
+            "two nodes with one key",
+            Box::new(|p| p.nodes.nodes[1].key = p.nodes.nodes[0].key.clone()),
+            K::BadOperand,
+        ),
+        (
+            "probe of no node",
+            Box::new(move |p| p.nodes.probes.push((n, Probe::Root))),
+            K::BadOperand,
+        ),
+        (
+            "running-list bit out of range",
+            Box::new(|p| {
+                let bits = p.layout.bits;
+                p.nodes.probes.push((0, Probe::Listed(bits)))
+            }),
+            K::BadOperand,
+        ),
+        (
+            "action ordinal out of range",
+            Box::new(|p| {
+                let actions = p.layout.actions;
+                p.nodes.probes.push((0, Probe::Current(actions)))
+            }),
+            K::BadOperand,
+        ),
+        (
+            "rule out of range",
+            Box::new(|p| p.nodes.probes.push((0, Probe::Rule(0)))),
+            K::BadOperand,
+        ),
+        (
+            "record bit out of range",
+            Box::new(|p| p.nodes.probes.push((0, Probe::Live(u32::MAX)))),
+            K::BadOperand,
+        ),
+        (
+            "too many probes",
+            Box::new(move |p| p.nodes.probes = vec![(0, Probe::Root); 2 * n as usize + 1]),
+            K::BadOperand,
+        ),
+        (
+            "a code map of the wrong length",
+            Box::new(|p| p.nodes.code = vec![0; p.code.len() + 1]),
+            K::BadOperand,
+        ),
+        (
+            "a code map naming no node",
+            Box::new(move |p| p.nodes.code = vec![n; p.code.len()]),
+            K::BadOperand,
+        ),
+        (
+            "a name past the text limit",
+            Box::new(move |p| {
+                p.nodes.nodes[last].name = Some("x".repeat(btvm::program::MAX_NODE_TEXT + 1))
+            }),
+            K::TooLarge,
+        ),
+    ];
+    for (what, mutate, kind) in cases {
+        let mut q = p.clone();
+        mutate(&mut q);
+        match verify(q, &limits()) {
+            Ok(_) => panic!("{what}: the table verified"),
+            Err(e) => assert_eq!(e.kind(), kind, "{what}: {e}"),
+        }
+    }
+    // A code map of the right length naming nodes, and unknown code, verifies.
+    let mut q = p.clone();
+    q.nodes.code = (0..q.code.len() as u32)
+        .map(|i| if i % 2 == 0 { 0 } else { u32::MAX })
+        .collect();
+    verify(q, &limits()).expect("a good code map verifies");
+}
+
+#[test]
+fn tables_are_bounded_by_max_nodes() {
+    let p = base();
+    let n = p.nodes.nodes.len();
+    let at = |max_nodes| Limits {
+        max_nodes,
+        ..limits()
+    };
+    verify(p.clone(), &at(n)).expect("exactly at the limit");
+    expect_with(p.clone(), &at(n - 1), K::TooLarge);
+    let mut many = p.clone();
+    many.nodes.files = vec![String::new(); n + 1];
+    expect_with(many, &at(n), K::TooLarge);
+}
+
+/// A version-8 file (written before node tables) has no section after the code: it loads, with
+/// an empty table and the same fingerprint.
+#[test]
+fn version_8_files_load_without_a_table() {
+    for (name, p) in programs() {
+        let mut bare = p.parts().clone();
+        bare.nodes = Default::default();
+        let bare = Program::new(bare, &limits()).unwrap();
+        let mut bytes = bare.encode();
+        // The empty table's section: magic, length, then four zero counts.
+        let empty = 8 + 4 + 16;
+        assert_eq!(
+            &bytes[bytes.len() - empty..][..8],
+            btvm::program::NODE_MAGIC,
+            "{name}"
+        );
+        bytes.truncate(bytes.len() - empty);
+        bytes[8..10].copy_from_slice(&8u16.to_le_bytes());
+        let sum = btvm::program::fingerprint(&bytes[18..]);
+        bytes[10..18].copy_from_slice(&sum.to_le_bytes());
+        let old = Program::decode(&bytes, &limits()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(old.nodes().is_empty(), "{name}");
+        assert_eq!(old.fingerprint(), p.fingerprint(), "{name}");
+        assert!(old.active_path(&old.new_state()).is_empty(), "{name}");
+        // A version-9 file without its section is truncated.
+        bytes[8..10].copy_from_slice(&9u16.to_le_bytes());
+        let sum = btvm::program::fingerprint(&bytes[18..]);
+        bytes[10..18].copy_from_slice(&sum.to_le_bytes());
+        let e = Program::decode(&bytes, &limits()).unwrap_err();
+        assert_eq!(e.kind(), K::Truncated, "{name}: {e}");
+    }
+}
+
+/// Whatever the state bytes, `active_path` answers (each node after its parent) and never
+/// panics; a block of the wrong size gives an empty path.
+#[test]
+fn active_path_survives_any_state_bytes() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed as u8
+    };
+    for (name, p) in programs() {
+        let size = p.state_size();
+        let mut fills: Vec<Vec<u8>> = vec![vec![0; size], vec![0xff; size]];
+        for _ in 0..64 {
+            fills.push((0..size).map(|_| next()).collect());
+        }
+        for state in &fills {
+            let path = p.active_path(state);
+            let on: Vec<u32> = path.iter().map(|n| n.index).collect();
+            for n in &path {
+                if let Some(parent) = n.info.parent {
+                    assert!(
+                        on.contains(&parent),
+                        "{name}: {:?} without its parent",
+                        n.info
+                    );
+                }
+            }
+        }
+        assert!(p.active_path(&vec![0xff; size + 1]).is_empty(), "{name}");
+        assert!(p.active_path(&[]).is_empty() || size == 0, "{name}");
+    }
+}
+
+#[test]
+fn node_info_is_plain_data() {
+    // The table's entries are what tools read: kinds as the canonical syntax names them.
+    let p = base();
+    let kinds: Vec<&str> = p
+        .nodes
+        .nodes
+        .iter()
+        .map(|n: &NodeInfo| n.kind.as_str())
+        .collect();
+    assert!(
+        kinds.contains(&"action") && kinds.contains(&"parallel"),
+        "{kinds:?}"
+    );
+}
+
+/// The program `p`'s file with `section` in place of its node table's section (the header
+/// checksum recomputed, so only the section's own checks can refuse it).
+fn with_section(p: &Program, section: &[u8]) -> Vec<u8> {
+    let mut bare = p.parts().clone();
+    bare.nodes = Default::default();
+    let mut bytes = Program::new(bare, &limits()).unwrap().encode();
+    bytes.truncate(bytes.len() - (8 + 4 + 16));
+    bytes.extend_from_slice(btvm::program::NODE_MAGIC);
+    bytes.extend_from_slice(&(section.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(section);
+    let sum = btvm::program::fingerprint(&bytes[18..]);
+    bytes[10..18].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+/// A node entry: kind "k", no name, `parent + 1`, the key form and key, no file, line, column.
+fn node_entry(parent1: u32, form: u8, key: &[u8]) -> Vec<u8> {
+    let mut e = Vec::new();
+    e.extend_from_slice(&1u32.to_le_bytes());
+    e.push(b'k');
+    e.push(0);
+    e.extend_from_slice(&0u32.to_le_bytes());
+    e.extend_from_slice(&parent1.to_le_bytes());
+    e.push(form);
+    e.extend_from_slice(&(key.len() as u32).to_le_bytes());
+    e.extend_from_slice(key);
+    e.extend_from_slice(&[0; 12]);
+    e
+}
+
+fn section(nodes: &[Vec<u8>], tail: &[u8]) -> Vec<u8> {
+    let mut s = 0u32.to_le_bytes().to_vec(); // no files
+    s.extend_from_slice(&(nodes.len() as u32).to_le_bytes());
+    for n in nodes {
+        s.extend_from_slice(n);
+    }
+    s.extend_from_slice(tail);
+    s
+}
+
+/// Hostile node-table sections: every one is refused with its kind, none allocates from a
+/// count it cannot back, none panics; a well-formed hand-written one loads.
+#[test]
+fn hostile_node_sections_are_refused() {
+    let p = program_all();
+    let zeros = [0u8; 8]; // no probes, no code map
+    let good = section(&[node_entry(0, 0, b"r"), node_entry(1, 1, b"c")], &zeros);
+    let q = Program::decode(&with_section(&p, &good), &limits()).expect("a good section loads");
+    assert_eq!(q.nodes().nodes[1].key, "r/c");
+    let huge_count = {
+        let mut s = 0u32.to_le_bytes().to_vec();
+        s.extend_from_slice(&u32::MAX.to_le_bytes());
+        s
+    };
+    let not_utf8 = section(&[node_entry(0, 0, &[0xff, 0xfe])], &zeros);
+    let orphan_path = section(&[node_entry(0, 1, b"c")], &zeros);
+    let later_parent = section(&[node_entry(2, 1, b"c"), node_entry(0, 0, b"r")], &zeros);
+    let bad_form = section(&[node_entry(0, 7, b"r")], &zeros);
+    let long = vec![b'x'; btvm::program::MAX_NODE_TEXT];
+    let too_long = section(&[node_entry(0, 0, &long), node_entry(1, 1, b"c")], &zeros);
+    let bad_probe = section(&[node_entry(0, 0, b"r")], &{
+        let mut t = 1u32.to_le_bytes().to_vec();
+        t.extend_from_slice(&0u32.to_le_bytes());
+        t.push(99);
+        t.extend_from_slice(&[0; 8]);
+        t.extend_from_slice(&0u32.to_le_bytes());
+        t
+    });
+    let short_len = {
+        let mut b = with_section(&p, &good);
+        let at = b.len() - good.len() - 4;
+        b[at..at + 4].copy_from_slice(&(good.len() as u32 - 1).to_le_bytes());
+        let sum = btvm::program::fingerprint(&b[18..]);
+        b[10..18].copy_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let cases: Vec<(&str, Vec<u8>, K)> = vec![
+        (
+            "a count past the bytes",
+            with_section(&p, &huge_count),
+            K::Truncated,
+        ),
+        (
+            "a key not UTF-8",
+            with_section(&p, &not_utf8),
+            K::BadOperand,
+        ),
+        (
+            "a path key without a parent",
+            with_section(&p, &orphan_path),
+            K::BadOperand,
+        ),
+        (
+            "a path key before its parent",
+            with_section(&p, &later_parent),
+            K::BadOperand,
+        ),
+        (
+            "an unknown key form",
+            with_section(&p, &bad_form),
+            K::BadOperand,
+        ),
+        (
+            "a path key past the limit",
+            with_section(&p, &too_long),
+            K::TooLarge,
+        ),
+        (
+            "an unknown probe",
+            with_section(&p, &bad_probe),
+            K::BadOperand,
+        ),
+        ("a length shorter than the section", short_len, K::Truncated),
+    ];
+    for (what, bytes, kind) in cases {
+        match Program::decode(&bytes, &limits()) {
+            Ok(_) => panic!("{what}: decoded"),
+            Err(e) => assert_eq!(e.kind(), kind, "{what}: {e}"),
+        }
+    }
+}
