@@ -429,3 +429,60 @@ fn from_records_rebuilds_a_batch_with_its_ids() {
     let err = Batch::from_records(&p, EngineKind::Vm, twice).map(|_| ());
     assert_eq!(err, Err(VmError::DuplicateAgent(records[0].0)));
 }
+
+/// A batch saved in btvm's snapshot format and restored (through the bytes) on either engine
+/// continues exactly as the original: the same calls, statuses and states, and the MBT group
+/// scopes' counters rebuilt from the states (a holder keeps its place; no other agent of its
+/// group gets in past the scope's limit).
+#[test]
+fn a_batch_restored_from_its_snapshot_continues_as_the_original() {
+    let p = program(&format!("{HEADER_MBT}{MBT_SCOPE}"));
+    for &from in COMPILED {
+        for &to in COMPILED {
+            let mut batch = Batch::with_engine(&p, 12, from).expect("main entry");
+            for i in 0..12u32 {
+                batch.set_group(AgentId(i), i % 3).expect("alive");
+            }
+            let mut host = runner();
+            for t in 0..3i64 {
+                batch.tick(&mut host, t * 10);
+            }
+            batch.despawn(AgentId(4), &mut host, 30).expect("alive");
+            let bytes = batch.snapshot().encode();
+            let snapshot = btvm::Snapshot::decode(&bytes, &p, &Limits::default()).expect("own");
+            let mut copy = Batch::from_snapshot(&p, to, &snapshot).expect("fits");
+            assert_eq!(copy.ids(), batch.ids());
+            assert_eq!(copy.statuses(), batch.statuses());
+            for g in 0..3 {
+                assert_eq!(copy.scope_users(g, "gate"), batch.scope_users(g, "gate"));
+            }
+            let (mut h1, mut h2) = (runner(), runner());
+            for t in 4..8i64 {
+                batch.tick(&mut h1, t * 10);
+                copy.tick(&mut h2, t * 10);
+            }
+            assert_eq!(h1.log, h2.log, "{from} -> {to}");
+            let states = |b: &Batch| b.iter().map(|(_, _, s)| s.to_vec()).collect::<Vec<_>>();
+            assert_eq!(states(&copy), states(&batch), "{from} -> {to}");
+        }
+    }
+}
+
+/// A snapshot of another program, or a hand-built one whose state the model refuses, is an
+/// error, never a batch.
+#[test]
+fn a_snapshot_that_does_not_fit_is_refused() {
+    let p = program(&format!("{HEADER_MBT}{MBT_SCOPE}"));
+    let other = program(TREE_ALL);
+    let batch = Batch::new(&other, 2).expect("main entry");
+    let foreign = batch.snapshot();
+    let err = Batch::from_snapshot(&p, EngineKind::Vm, &foreign).map(|_| ());
+    assert!(
+        matches!(err, Err(VmError::Snapshot(btvm::SnapshotError::OtherProgram { .. }))),
+        "{err:?}"
+    );
+    let mut short = Batch::new(&p, 1).expect("main entry").snapshot();
+    short.agents[0].state.pop();
+    let err = Batch::from_snapshot(&p, EngineKind::Vm, &short).map(|_| ());
+    assert!(matches!(err, Err(VmError::StateSize { .. })), "{err:?}");
+}
