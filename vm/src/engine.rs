@@ -174,15 +174,21 @@ impl Code {
                 crate::native::BeforeTick::Call,
             ),
             _ => {
+                // One block, status and id per agent (the callers pass as many of each); a
+                // program with no state has empty blocks.
                 let size = program.state_size();
-                for (i, (status, &agent)) in statuses.iter_mut().zip(ids).enumerate() {
-                    *status = match states.get_mut(i * size..(i + 1) * size) {
-                        Some(state) => {
-                            host.before_tick(agent);
-                            exec::run(program, scratch, func, state, agent, host, now)
-                        }
-                        None => Status::Failure,
+                let mut empty = [0u8; 0];
+                let mut blocks = states.chunks_exact_mut(size.max(1));
+                for (status, &agent) in statuses.iter_mut().zip(ids) {
+                    let state = match size {
+                        0 => &mut empty[..],
+                        _ => match blocks.next() {
+                            Some(state) => state,
+                            None => break,
+                        },
                     };
+                    host.before_tick(agent);
+                    *status = exec::run(program, scratch, func, state, agent, host, now);
                 }
             }
         }
