@@ -818,7 +818,10 @@ mod tests {
             ("grunt", example("grunt/grunt.xml", None)),
             (
                 "squad soldier",
-                example("squad_soldier.xml", Some(Profile::GameSdk)),
+                example(
+                    "squad_soldier.xml",
+                    Some(Profile::builtin("gamesdk").unwrap()),
+                ),
             ),
         ]
     }

@@ -48,6 +48,9 @@ pub struct Limits {
     /// twice counts twice (default 64 MiB, four files at `max_source_bytes`; real trees are
     /// a few hundred KiB at most).
     pub max_load_bytes: u64,
+    /// Most entries (actions, functions, symbols, node tags, over every dialect) one game
+    /// profile file may declare (default 10,000; the built-in profiles hold a few hundred).
+    pub max_profile_entries: usize,
 }
 
 impl Default for Limits {
@@ -70,6 +73,7 @@ impl Default for Limits {
             max_agent_ticks: 100_000_000,
             max_load_files: 4096,
             max_load_bytes: 64 << 20,
+            max_profile_entries: 10_000,
         }
     }
 }

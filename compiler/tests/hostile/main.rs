@@ -25,6 +25,7 @@ use btvm_testkit::compare::{compare, Contenders};
 mod diagnostics;
 mod engines;
 mod files;
+mod profiles;
 mod scale;
 mod scenario;
 
