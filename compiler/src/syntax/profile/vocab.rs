@@ -82,6 +82,8 @@ pub struct Vocabulary {
     action_index: HashMap<String, usize>,
     /// Lower-cased function name to its index.
     function_index: HashMap<String, usize>,
+    /// Symbol name to its index.
+    symbol_index: HashMap<String, usize>,
 }
 
 impl Vocabulary {
@@ -109,9 +111,11 @@ impl Vocabulary {
 
     /// Adds a symbol; `false` (and nothing added) if one of exactly that name exists.
     pub(super) fn add_symbol(&mut self, sym: Symbol) -> bool {
-        if self.symbol(&sym.name).is_some() {
+        if self.symbol_index.contains_key(&sym.name) {
             return false;
         }
+        self.symbol_index
+            .insert(sym.name.clone(), self.symbols.len());
         self.symbols.push(sym);
         true
     }
@@ -145,10 +149,8 @@ impl Vocabulary {
 
     /// The value of the symbol called exactly `name`.
     pub fn symbol(&self, name: &str) -> Option<i32> {
-        self.symbols
-            .iter()
-            .find(|s| s.name == name)
-            .map(|s| s.value)
+        let i = *self.symbol_index.get(name)?;
+        self.symbols.get(i).map(|s| s.value)
     }
 }
 
@@ -166,6 +168,8 @@ pub enum MbtNode {
 pub struct MbtNodes {
     /// Every tag (case-sensitive) with what it is, in declaration order.
     tags: Vec<(String, MbtNode)>,
+    /// Tag to its index.
+    index: HashMap<String, usize>,
     /// Unknown attributes and sections are ignored instead of being errors (CRYENGINE's own
     /// leniency, `spec/mbt.md` section 1.4).
     pub lenient: bool,
@@ -174,16 +178,18 @@ pub struct MbtNodes {
 impl MbtNodes {
     /// Adds a tag; `false` (and nothing added) if it exists.
     pub(super) fn add(&mut self, tag: String, node: MbtNode) -> bool {
-        if self.lookup(&tag).is_some() {
+        if self.index.contains_key(&tag) {
             return false;
         }
+        self.index.insert(tag.clone(), self.tags.len());
         self.tags.push((tag, node));
         true
     }
 
     /// The tag called exactly `tag`, if declared.
     pub fn lookup(&self, tag: &str) -> Option<MbtNode> {
-        self.tags.iter().find(|(t, _)| t == tag).map(|&(_, n)| n)
+        let i = *self.index.get(tag)?;
+        self.tags.get(i).map(|&(_, n)| n)
     }
 
     /// Every tag with what it is, in declaration order.
