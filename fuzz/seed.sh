@@ -99,6 +99,9 @@ done
 for s in spec/examples/*.scn spec/examples/*/*.scn spec/scenarios/*.scn; do
   put parse_scenario "$s"
 done
+for p in compiler/profiles/*.toml; do
+  put profile "$p"
+done
 echo "seeded from $n conformance cases and ${#trees[@]} trees:"
 for d in "$corpus"/*/; do
   echo "  $(basename "$d"): $(find "$d" -type f | wc -l) inputs"

@@ -240,7 +240,7 @@ fn dialect_examples(c: &mut Criterion) {
         SyntheticHost
     });
     let gamesdk = LoadOptions {
-        profile: Some(Profile::GameSdk),
+        profile: Some(Profile::builtin("gamesdk").unwrap()),
         ..LoadOptions::default()
     };
     let soldier = load_with(&examples.join("squad_soldier.xml"), &gamesdk);

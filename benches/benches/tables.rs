@@ -133,7 +133,7 @@ fn tables(c: &mut Criterion) {
             let options = LoadOptions {
                 limits,
                 // MBT's GameSDK profile ignores unknown attributes, so `attributes` loads.
-                profile: (table == "attributes").then_some(Profile::GameSdk),
+                profile: (table == "attributes").then(|| Profile::builtin("gamesdk").unwrap()),
                 ..LoadOptions::default()
             };
             group.throughput(Throughput::Elements(n as u64));

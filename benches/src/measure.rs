@@ -881,7 +881,10 @@ mod tests {
             ("grunt", example("grunt/grunt.xml", None)),
             (
                 "squad soldier",
-                example("squad_soldier.xml", Some(Profile::GameSdk)),
+                example(
+                    "squad_soldier.xml",
+                    Some(Profile::builtin("gamesdk").unwrap()),
+                ),
             ),
         ]
     }

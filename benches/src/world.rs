@@ -907,15 +907,16 @@ mod tests {
 
     #[test]
     fn bindings_are_unique_and_spelled_as_the_profile() {
-        use btvm_compiler::syntax::unvanquished::profile;
+        let profile = btvm_compiler::syntax::Profile::builtin("unvanquished").unwrap();
+        let vocab = profile.unvanquished().unwrap();
         for (i, (name, kind, _)) in BINDINGS.iter().enumerate() {
             assert!(
                 BINDINGS[..i].iter().all(|(n, _, _)| n != name),
                 "{name} bound twice"
             );
             let known = match kind {
-                ImportKind::Action => profile::action(name).map(|a| a.name),
-                ImportKind::Function => profile::function(name).map(|f| f.name),
+                ImportKind::Action => vocab.action(name).map(|a| a.name.as_str()),
+                ImportKind::Function => vocab.function(name).map(|f| f.name.as_str()),
             };
             assert_eq!(known, Some(*name));
         }

@@ -248,7 +248,7 @@ fn the_example_mbt_and_bst_trees_get_events_and_every_engine_agrees() {
     let grunt = example("grunt/grunt.xml", None);
     let soldier = example(
         "squad_soldier.xml",
-        Some(btvm_compiler::load::Profile::GameSdk),
+        Some(btvm_compiler::load::Profile::builtin("gamesdk").unwrap()),
     );
     // The same Grunt without its signals: it has no events then, so it idles.
     let mut deaf = grunt.clone();

@@ -175,7 +175,10 @@ pub struct LoadOptions {
     pub format: Option<Format>,
     /// The limits every stage enforces.
     pub limits: Limits,
-    /// A game profile (MBT's GameSDK nodes); `None` loads the dialect's own nodes only.
+    /// A game profile: a built-in one ([`Profile::builtin`]) or one read from a file
+    /// ([`Profile::load`]). A dialect the profile declares nothing for keeps its default, as
+    /// with `None`: `.bt` trees get the built-in `unvanquished` vocabulary, MBT trees their
+    /// own nodes only (`spec/profiles.md`).
     pub profile: Option<Profile>,
     /// Make every warning an error: a tree the original loads with a logged complaint fails
     /// to load (`--deny-warnings`).
@@ -334,12 +337,12 @@ fn front_end(
     match format {
         Format::Canonical => syntax::canonical::load_in(path, files, sources),
         Format::Dialect(Dialect::Unvanquished) => {
-            syntax::unvanquished::load_in(path, files, sources, warnings)
+            syntax::unvanquished::load_in(path, files, options.profile.as_ref(), sources, warnings)
         }
         Format::Dialect(Dialect::Dragengine) => syntax::dragengine::load_in(path, files, sources),
         Format::Dialect(Dialect::Spore) => syntax::spore::load_in(path, files, sources),
         Format::Dialect(Dialect::Mbt) => {
-            syntax::mbt::load_in(path, files, options.profile, sources, warnings)
+            syntax::mbt::load_in(path, files, options.profile.as_ref(), sources, warnings)
         }
         Format::Dialect(Dialect::Bst) => syntax::bst::load_in(path, files, sources, warnings),
     }

@@ -112,7 +112,7 @@ fn every_case_tree_resumes_from_a_snapshot() {
         }
         let options = LoadOptions {
             format: Some(case.file.format),
-            profile: case.file.profile,
+            profile: case.file.profile.clone(),
             ..LoadOptions::default()
         };
         let mut sources = SourceMap::new();
@@ -159,7 +159,7 @@ fn every_example_resumes_from_a_snapshot() {
         (
             "examples/squad_soldier.xml",
             "scenarios/squad_soldier.scn",
-            Some(Profile::GameSdk),
+            Profile::builtin("gamesdk"),
         ),
         ("examples/grunt/grunt.xml", "scenarios/grunt.scn", None),
     ];

@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
     let mut fs = MemFs::new();
     fs.insert("/f/main.xml", data);
     let plain = load_as(&fs, None);
-    let gamesdk = load_as(&fs, Some(Profile::GameSdk));
+    let gamesdk = load_as(&fs, Some(Profile::builtin("gamesdk").unwrap()));
     if let Some(p) = &plain {
         assert_eq!(
             Some(p),

@@ -51,6 +51,9 @@ pub struct Limits {
     /// Most errors one load reports (default 100); past it the last one shown carries a
     /// "too many errors" note saying how many more were found.
     pub max_errors: usize,
+    /// Most entries (actions, functions, symbols, node tags, over every dialect) one game
+    /// profile file may declare (default 10,000; the built-in profiles hold a few hundred).
+    pub max_profile_entries: usize,
 }
 
 impl Default for Limits {
@@ -74,6 +77,7 @@ impl Default for Limits {
             max_load_files: 4096,
             max_load_bytes: 64 << 20,
             max_errors: 100,
+            max_profile_entries: 10_000,
         }
     }
 }

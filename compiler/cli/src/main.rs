@@ -159,10 +159,12 @@ struct InputArgs {
     /// SelectionTrees/SelectionTree/Blocks, else mbt).
     #[arg(long, value_parser = parse_format)]
     dialect: Option<Format>,
-    /// A game profile: `gamesdk` accepts CRYENGINE's GameSDK nodes (Move, Shoot, ...) in MBT
-    /// trees as host actions and loads them as leniently as CRYENGINE does.
-    #[arg(long, value_parser = parse_profile)]
-    profile: Option<Profile>,
+    /// A game profile: a built-in one (`unvanquished`, the default for .bt trees; `gamesdk`
+    /// accepts CRYENGINE's GameSDK nodes (Move, Shoot, ...) in MBT trees as host actions and
+    /// loads them as leniently as CRYENGINE does), or else a profile file (spec/profiles.md)
+    /// declaring a game's actions, functions, symbols and MBT nodes.
+    #[arg(long, value_name = "NAME|FILE")]
+    profile: Option<String>,
     /// Drag[en]gine: rule runs per step before the step is a run-away error (default 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     runaway_limit: Option<u32>,
@@ -204,13 +206,12 @@ fn parse_format(s: &str) -> Result<Format, String> {
     })
 }
 
-fn parse_profile(s: &str) -> Result<Profile, String> {
-    Profile::from_name(s).ok_or_else(|| {
-        format!(
-            "unknown profile `{s}`; expected one of: {}",
-            Profile::NAMES.join(", ")
-        )
-    })
+/// The profile `--profile` names: a built-in one by name, else the file at that path.
+fn profile_arg(s: &str, sources: &mut SourceMap) -> btvm_compiler::diag::Result<Profile> {
+    match Profile::builtin(s) {
+        Some(p) => Ok(p),
+        None => Profile::load(Path::new(s), &RealFs, &btvm::Limits::default(), sources),
+    }
 }
 
 /// `N` within `lo..=hi`, for numeric options.
@@ -317,9 +318,21 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
 
 fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree, SourceMap)> {
     let mut sources = SourceMap::new();
+    let profile = match input
+        .profile
+        .as_deref()
+        .map(|s| profile_arg(s, &mut sources))
+    {
+        Some(Ok(p)) => Some(p),
+        Some(Err(diags)) => {
+            out.emit(&sources, &diags);
+            return None;
+        }
+        None => None,
+    };
     let options = LoadOptions {
         format: input.dialect,
-        profile: input.profile,
+        profile,
         deny_warnings: input.deny_warnings,
         root: input.root.clone(),
         ..LoadOptions::default()

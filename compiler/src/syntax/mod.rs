@@ -13,7 +13,7 @@ pub mod cryexpr;
 pub mod dragengine;
 pub(crate) mod files;
 pub mod mbt;
-mod profile;
+pub mod profile;
 pub mod spore;
 pub mod unvanquished;
 pub(crate) mod xml;

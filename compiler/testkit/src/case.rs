@@ -93,8 +93,7 @@ impl CaseFile {
                     profile = match words.next() {
                         None => None,
                         Some(p) => Some(
-                            Profile::from_name(p)
-                                .ok_or_else(|| format!("unknown profile `{p}`"))?,
+                            Profile::builtin(p).ok_or_else(|| format!("unknown profile `{p}`"))?,
                         ),
                     };
                     tree = Some((format, body));
@@ -165,7 +164,7 @@ impl CaseFile {
         let mut sources = SourceMap::new();
         let options = LoadOptions {
             format: Some(self.format),
-            profile: self.profile,
+            profile: self.profile.clone(),
             ..LoadOptions::default()
         };
         let loaded = load_reporting(&self.main_path(), &fs, &options, &mut sources);

@@ -26,6 +26,7 @@ mod diag;
 mod diagnostics;
 mod engines;
 mod files;
+mod profiles;
 mod scale;
 mod scenario;
 

@@ -42,7 +42,7 @@ fn try_load_with(
     let options = LoadOptions {
         format,
         limits,
-        profile: gamesdk.then_some(Profile::GameSdk),
+        profile: gamesdk.then(|| Profile::builtin("gamesdk").unwrap()),
         deny_warnings: false,
         root: None,
     };

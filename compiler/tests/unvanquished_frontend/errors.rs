@@ -180,9 +180,19 @@ fn names_and_arity() {
         ErrorKind::UnknownName,
         "3:10",
     );
-    assert!(d.notes.is_empty());
+    // Nothing close: only the profile the name was checked against.
+    assert_eq!(
+        d.notes,
+        ["checked against the actions of the `unvanquished` profile"]
+    );
     let d = assert_err("action teleprot(1, 2, 3)", ErrorKind::UnknownName, "1:8");
-    assert_eq!(d.notes, ["did you mean `teleport`?"]);
+    assert_eq!(
+        d.notes,
+        [
+            "checked against the actions of the `unvanquished` profile",
+            "did you mean `teleport`?"
+        ]
+    );
     let d = assert_err("action distanceTo(1)", ErrorKind::UnknownName, "1:8");
     assert!(d.notes.iter().any(|n| n.contains("condition function")));
     let d = assert_err(
@@ -191,6 +201,10 @@ fn names_and_arity() {
         "1:11",
     );
     assert!(d.message.contains("isHappy"));
+    assert_eq!(
+        d.notes,
+        ["checked against the condition functions of the `unvanquished` profile"]
+    );
     let d = assert_err("condition roam", ErrorKind::UnknownName, "1:11");
     assert!(d.notes.iter().any(|n| n.contains("is an action")));
     let d = assert_err("condition E_SLEF == 1", ErrorKind::UnknownName, "1:11");

@@ -51,14 +51,16 @@ fn default_bt_includes_the_subroutines() {
     assert_eq!(tree.roots.len(), 2);
     assert_eq!(tree.roots[1].name, "selectClass");
     // Every import is in the profile, with the profile's spelling.
+    let profile = btvm_compiler::syntax::Profile::builtin("unvanquished").unwrap();
+    let profile = profile.unvanquished().unwrap();
     for imp in &tree.imports {
         let known = match imp.kind {
             ImportKind::Action => {
-                profile::action(&imp.name).map(|a| a.name) == Some(imp.name.as_str())
+                profile.action(&imp.name).map(|a| a.name.as_str()) == Some(imp.name.as_str())
                     || imp.name == "spawnAs"
             }
             ImportKind::Function => {
-                profile::function(&imp.name).map(|f| f.name) == Some(imp.name.as_str())
+                profile.function(&imp.name).map(|f| f.name.as_str()) == Some(imp.name.as_str())
             }
         };
         assert!(known, "{imp:?}");

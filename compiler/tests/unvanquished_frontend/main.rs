@@ -11,7 +11,7 @@ use btvm_compiler::ir::{
     Sharing, Tree,
 };
 use btvm_compiler::source::{MemFs, RealFs, SourceMap};
-use btvm_compiler::syntax::unvanquished::{load, profile};
+use btvm_compiler::syntax::unvanquished::load;
 
 use btvm_testkit::front;
 

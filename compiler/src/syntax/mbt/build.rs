@@ -34,7 +34,7 @@ const SECTIONS: [&str; 5] = [
 pub(super) fn load(
     path: &Path,
     files: &mut Files,
-    profile: Option<Profile>,
+    profile: Option<&Profile>,
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
     errors: &mut Vec<Diagnostic>,
@@ -44,11 +44,11 @@ pub(super) fn load(
     let src = files.read_main(sources, path)?;
     let (file, text) = (src.id, &*src.text);
     let doc = parse_document(text, file, limits)?;
-    let gamesdk = profile == Some(Profile::GameSdk);
+    let profile = profile.filter(|p| p.mbt().is_some());
     let src = Src {
         text,
         file,
-        lenient: gamesdk,
+        lenient: profile.and_then(|p| p.mbt()).is_some_and(|n| n.lenient),
     };
     let found = find_sections(&src, doc.root_element(), warnings)?;
     let section = |name: &str| {
@@ -91,7 +91,7 @@ pub(super) fn load(
     let mut nodes = Nodes {
         src,
         limits,
-        gamesdk,
+        profile,
         names: &names,
         tree: &mut tree,
         lua: Snippets::default(),

@@ -3,6 +3,7 @@
 //! each takes. This file is a table; it builds nothing.
 
 use super::profile::{self, ProfileNode};
+use crate::syntax::profile::MbtNodes;
 
 /// The attributes every node accepts: status log messages.
 pub(super) const LOG_ATTRS: [&str; 3] = ["_startLog", "_successLog", "_failureLog"];
@@ -83,9 +84,21 @@ pub(super) enum Lookup {
 
 impl Kind {
     /// The type called exactly `tag`, with or without the GameSDK profile.
-    pub fn lookup(tag: &str, gamesdk: bool) -> Lookup {
+    pub fn lookup(tag: &str, nodes: Option<&MbtNodes>) -> Lookup {
+        if let Some(kind) = Kind::own(tag) {
+            return Lookup::Found(kind);
+        }
+        match nodes.and_then(|n| profile::lookup(n, tag)) {
+            Some(p) => Lookup::Found(Kind::Profile(p)),
+            None if nodes.is_none() && profile::in_gamesdk(tag) => Lookup::NeedsProfile,
+            None => Lookup::Unknown,
+        }
+    }
+
+    /// MBT's own node type called exactly `tag` (no profile consulted).
+    pub fn own(tag: &str) -> Option<Kind> {
         use Kind::*;
-        let kind = match tag {
+        Some(match tag {
             "Sequence" => Sequence,
             "Selector" => Selector,
             "Parallel" => Parallel,
@@ -116,15 +129,8 @@ impl Kind {
             "LuaGate" => LuaGate,
             "LuaWrapper" => LuaWrapper,
             "GroupScope" => GroupScope,
-            _ => {
-                return match profile::lookup(tag) {
-                    Some(p) if gamesdk => Lookup::Found(Profile(p)),
-                    Some(_) => Lookup::NeedsProfile,
-                    None => Lookup::Unknown,
-                }
-            }
-        };
-        Lookup::Found(kind)
+            _ => return None,
+        })
     }
 
     /// The attributes the type accepts besides [`LOG_ATTRS`] and [`COMMENT`] (`None`: any, for
@@ -210,11 +216,18 @@ mod tests {
 
     #[test]
     fn lookup_depends_on_the_profile() {
-        assert_eq!(Kind::lookup("Wait", false), Lookup::Found(Kind::Wait));
-        assert_eq!(Kind::lookup("wait", true), Lookup::Unknown);
-        assert_eq!(Kind::lookup("Move", false), Lookup::NeedsProfile);
+        let sdk = crate::syntax::Profile::builtin("gamesdk").unwrap();
+        let sdk = sdk.mbt();
+        assert_eq!(Kind::lookup("Wait", None), Lookup::Found(Kind::Wait));
+        assert_eq!(Kind::lookup("wait", sdk), Lookup::Unknown);
+        assert_eq!(Kind::lookup("Move", None), Lookup::NeedsProfile);
+        assert_eq!(Kind::lookup("move", sdk), Lookup::Unknown);
         assert_eq!(
-            Kind::lookup("Move", true),
+            Kind::lookup("AnimationTagWrapper", sdk),
+            Lookup::Found(Kind::Profile(ProfileNode::Wrapper))
+        );
+        assert_eq!(
+            Kind::lookup("Move", sdk),
             Lookup::Found(Kind::Profile(ProfileNode::Leaf))
         );
         assert_eq!(Kind::Parallel.shape(), Shape::Composite(32));

@@ -30,7 +30,7 @@
 //! - `build`: reading the file, the sections, `<Root>`, assembling the tree.
 //! - `sections`: `<Variables>`, `<Timestamps>`, `<SignalVariables>` and the name lookups.
 //! - `kinds`: the node types (tags, attributes, child counts).
-//! - `profile`: the GameSDK node list.
+//! - `profile`: the lookup of game-registered nodes in the load's profile.
 //! - `nodes`: node elements to IR nodes, Priority cases and state-machine states.
 //! - `time`: numbers as CryXML and C read them (seconds to `CTimeValue` units, chances, counts,
 //!   booleans) and the time conditions.
@@ -72,6 +72,11 @@ use crate::ir::Tree;
 use crate::source::{FileSystem, SourceMap};
 use crate::syntax::Profile;
 
+/// Whether `tag` is one of MBT's own node types (a profile may not declare it).
+pub(crate) fn is_own_tag(tag: &str) -> bool {
+    kinds::Kind::own(tag).is_some()
+}
+
 /// Loads the MBT tree at `path` through `fs`, with the GameSDK nodes when `profile` says so.
 ///
 /// The file is added to `sources`, so diagnostics can be located even when loading fails. The
@@ -83,7 +88,7 @@ pub fn load(
     path: &Path,
     fs: &dyn FileSystem,
     limits: &Limits,
-    profile: Option<Profile>,
+    profile: Option<&Profile>,
     sources: &mut SourceMap,
 ) -> crate::diag::Result<Tree> {
     load_with_warnings(path, fs, limits, profile, sources, &mut Vec::new())
@@ -97,7 +102,7 @@ pub fn load_with_warnings(
     path: &Path,
     fs: &dyn FileSystem,
     limits: &Limits,
-    profile: Option<Profile>,
+    profile: Option<&Profile>,
     sources: &mut SourceMap,
     warnings: &mut Vec<crate::diag::Diagnostic>,
 ) -> crate::diag::Result<Tree> {
@@ -109,7 +114,7 @@ pub fn load_with_warnings(
 pub(crate) fn load_in(
     path: &Path,
     mut files: super::files::Files,
-    profile: Option<Profile>,
+    profile: Option<&Profile>,
     sources: &mut SourceMap,
     warnings: &mut Vec<crate::diag::Diagnostic>,
 ) -> crate::diag::Result<Tree> {

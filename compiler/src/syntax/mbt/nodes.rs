@@ -33,6 +33,7 @@ use crate::ir::{
 };
 use crate::source::Span;
 use crate::syntax::cryexpr::{self, Undeclared};
+use crate::syntax::profile::{checked_against, Profile};
 
 /// The node builder of one file.
 pub(super) struct Nodes<'a, 't> {
@@ -40,8 +41,8 @@ pub(super) struct Nodes<'a, 't> {
     pub src: Src<'t>,
     /// The limits.
     pub limits: &'a Limits,
-    /// Whether the GameSDK profile is on.
-    pub gamesdk: bool,
+    /// The load's profile, when it declares MBT nodes.
+    pub profile: Option<&'a Profile>,
     /// Declared variables and timestamps.
     pub names: &'a Names,
     /// The tree being built (for its import table).
@@ -185,7 +186,7 @@ impl<'t> Nodes<'_, 't> {
     fn shell<'a>(&mut self, el: Node<'a, 't>, parent_depth: u32) -> PResult<Shell<'a, 't>> {
         let span = self.src.start_tag(el);
         let tag = self.src.tag(el);
-        let lookup = Kind::lookup(tag, self.gamesdk);
+        let lookup = Kind::lookup(tag, self.profile.and_then(|p| p.mbt()));
         // Only nodes whose LoadFromXml reaches the base `Node::LoadFromXml` read the log
         // attributes (`Kind::reads_logs`). An empty message logs nothing, as `Node::Tick` tests
         // `!m_startLog.empty()`, so it is left out.
@@ -225,13 +226,20 @@ impl<'t> Nodes<'_, 't> {
                     )))
             }
             Lookup::Unknown => {
-                return Err(self
+                let d = self
                     .err(
                         ErrorKind::UnknownName,
                         span,
                         format!("unknown node type `{tag}`"),
                     )
-                    .with_note("node types are case-sensitive"))
+                    .with_note("node types are case-sensitive");
+                let d = match self.profile.and_then(|p| Some((p.name(), p.mbt()?))) {
+                    Some((name, nodes)) => {
+                        checked_against(d, "node tags", name, tag, nodes.tags().map(|(t, _)| t))
+                    }
+                    None => d,
+                };
+                return Err(d);
             }
         };
         if let Some(attrs) = kind.attrs() {

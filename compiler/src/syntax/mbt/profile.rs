@@ -1,75 +1,28 @@
-//! The GameSDK profile (`spec/mbt.md` section 1.4): the node types CRYENGINE's AI system,
-//! CryAction and the GameSDK game module register, which btvm turns into host actions.
+//! Game-registered MBT nodes (`spec/mbt.md` section 1.4): the lookup of a tag in the load's
+//! profile (`syntax::profile::MbtNodes`, e.g. the built-in `gamesdk` profile's CRYENGINE AI,
+//! CryAction and GameSDK nodes) and the host action such a node calls.
 //!
 //! A profile leaf is an action whose arguments are the element's attributes (named strings, in
 //! document order, the `_…Log` attributes left out); a profile wrapper calls its action with
 //! phase `enter` when initialised and `exit` when terminated, around its one child. This file
-//! only names the nodes; it builds nothing.
+//! only looks tags up; it builds nothing and holds no names (the profiles do).
 
 use btvm::{Import, ImportKind};
 
-/// The leaves: host actions that may return running.
-pub(super) const LEAVES: [&str; 37] = [
-    "GoalPipe",
-    "LuaBehavior",
-    "Bubble",
-    "Move",
-    "QueryTPS",
-    "AdjustCoverStance",
-    "SetAlertness",
-    "Communicate",
-    "Animate",
-    "Signal",
-    "SendTransitionSignal",
-    "Stance",
-    "Look",
-    "Aim",
-    "AimAroundWhileUsingAMachingGun",
-    "TurnBody",
-    "ClearTargets",
-    "StopMovement",
-    "CheckIfTargetCanBeReached",
-    "ShootFromCover",
-    "Shoot",
-    "ThrowGrenade",
-    "PullDownThreatLevel",
-    "TeleportStalker_Deprecated",
-    "AnimateFragment",
-    "HoldFormation",
-    "JoinFormation",
-    "Melee",
-    "KeepTargetAtADistance",
-    "SuppressHitReactions",
-    "InflateAgentCollisionRadiusUsingPhysicsTrick",
-    "Fly",
-    "FlyShoot",
-    "WaitAlignedWithAttentionTarget",
-    "Hover",
-    "FlyAimAtCombatTarget",
-    "FlyForceAttentionTarget",
-];
+pub(super) use crate::syntax::profile::MbtNode as ProfileNode;
+use crate::syntax::profile::{MbtNodes, Profile};
 
-/// The wrappers: decorators calling their action on entry and on exit.
-pub(super) const WRAPPERS: [&str; 2] = ["AnimationTagWrapper", "SmartObjectStatesWrapper"];
-
-/// What a profile tag is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum ProfileNode {
-    /// A leaf action.
-    Leaf,
-    /// A wrapper around one child.
-    Wrapper,
+/// The node called exactly `tag` in `nodes`, if any.
+pub(super) fn lookup(nodes: &MbtNodes, tag: &str) -> Option<ProfileNode> {
+    nodes.lookup(tag)
 }
 
-/// The profile node called exactly `tag`, if any.
-pub(super) fn lookup(tag: &str) -> Option<ProfileNode> {
-    if LEAVES.contains(&tag) {
-        Some(ProfileNode::Leaf)
-    } else if WRAPPERS.contains(&tag) {
-        Some(ProfileNode::Wrapper)
-    } else {
-        None
-    }
+/// Whether `tag` is a node of the built-in `gamesdk` profile (to hint at it when no profile
+/// with MBT nodes is loaded).
+pub(super) fn in_gamesdk(tag: &str) -> bool {
+    Profile::builtin("gamesdk")
+        .and_then(|p| p.mbt().map(|n| n.lookup(tag).is_some()))
+        .unwrap_or(false)
 }
 
 /// The action import of a profile node: any argument count a call can have, may run.
@@ -82,22 +35,5 @@ pub(super) fn import(tag: &str) -> Import {
         long_running: true,
         claims: btvm::SlotClaims::default(),
         script: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tags_are_matched_exactly() {
-        assert_eq!(lookup("Move"), Some(ProfileNode::Leaf));
-        assert_eq!(lookup("move"), None);
-        assert_eq!(lookup("AnimationTagWrapper"), Some(ProfileNode::Wrapper));
-        assert_eq!(lookup("Sequence"), None);
-        let mut all: Vec<_> = LEAVES.iter().chain(WRAPPERS.iter()).collect();
-        all.sort();
-        all.dedup();
-        assert_eq!(all.len(), LEAVES.len() + WRAPPERS.len());
     }
 }

@@ -15,12 +15,13 @@
 //! builds nodes.
 
 use super::params::box_number;
-use super::parser::{lit_arg, unknown, PResult, Parser};
-use super::profile;
+use super::parser::Game;
+use super::parser::{lit_arg, PResult, Parser};
 use super::token::{Punct, TokenKind};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{BinOp, CallExpr, Expr};
 use crate::source::Span;
+use crate::syntax::profile::{checked_against, closest};
 
 /// The limit that admits every binary operator (the game's `OP_NONE`).
 const TOP: u8 = 9;
@@ -179,10 +180,11 @@ impl Parser<'_> {
             }
             TokenKind::Name(name) => {
                 self.pos += 1;
-                let Some(def) = profile::function(name) else {
-                    return Err(unknown_function(tok.span, name));
+                let game = self.game;
+                let Some(def) = game.vocab.function(name) else {
+                    return Err(unknown_function(tok.span, name, game));
                 };
-                let params = self.call_params(tok, def.name, def.arity, def.arity)?;
+                let params = self.call_params(tok, &def.name, def.arity, def.arity)?;
                 let import = self.env.import(def.import());
                 Ok(Primary::Value(Expr::Call(CallExpr {
                     import,
@@ -221,14 +223,15 @@ enum Primary {
 }
 
 /// `UnknownName` for a name used as a condition function, with the most useful hint.
-fn unknown_function(span: Span, name: &str) -> Diagnostic {
-    let d = unknown(
+fn unknown_function(span: Span, name: &str, game: Game<'_>) -> Diagnostic {
+    let d = Diagnostic::new(
+        ErrorKind::UnknownName,
         span,
-        "condition function",
-        name,
-        profile::FUNCTIONS.iter().map(|f| f.name),
+        format!("unknown condition function `{name}`"),
     );
-    if let Some(a) = profile::action(name) {
+    let known = game.vocab.functions().iter().map(|f| f.name.as_str());
+    let d = checked_against(d, "condition functions", game.name, name, known);
+    if let Some(a) = game.vocab.action(name) {
         return d.with_note(format!(
             "`{}` is an action; actions run as `action {}` nodes",
             a.name, a.name
@@ -239,7 +242,8 @@ fn unknown_function(span: Span, name: &str) -> Diagnostic {
         let d = d.with_note(format!(
             "`{name}` is not a predefined symbol or a macro defined before this line either"
         ));
-        if let Some(s) = profile::closest(name, profile::SYMBOLS.iter().map(|s| s.name)) {
+        let symbols = game.vocab.symbols().iter().map(|s| s.name.as_str());
+        if let Some(s) = closest(name, symbols) {
             return d.with_note(format!("did you mean the symbol `{s}`?"));
         }
         return d;

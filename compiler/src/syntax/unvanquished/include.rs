@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use btvm::{Import, ImportId, Limits};
 
 use super::files::{read_source, Files, SourceText};
-use super::parser::{parse_file, Env, FileTree, PResult};
+use super::parser::{parse_file, Env, FileTree, Game, PResult};
 use super::preprocess::{preprocess, PpContext};
 use super::token::Token;
 use crate::diag::{Diagnostic, ErrorKind};
@@ -29,6 +29,8 @@ use crate::source::{SourceMap, Span};
 
 /// Loads trees; one loader per [`super::load`] call.
 pub(super) struct Loader<'a> {
+    /// The game's vocabulary.
+    game: Game<'a>,
     files: Files<'a>,
     limits: &'a Limits,
     sources: &'a mut SourceMap,
@@ -65,10 +67,12 @@ impl<'a> Loader<'a> {
     /// A loader reading through `files`.
     pub(super) fn new(
         files: Files<'a>,
+        game: Game<'a>,
         sources: &'a mut SourceMap,
         warnings: &'a mut Vec<Diagnostic>,
     ) -> Self {
         Loader {
+            game,
             limits: files.limits(),
             files,
             sources,
@@ -132,13 +136,15 @@ impl<'a> Loader<'a> {
             files: &self.files,
             limits: self.limits,
             sources: &mut *self.sources,
+            symbols: self.game.vocab.symbols(),
             include_depth: self.stack.len().saturating_sub(1) as u32,
             root: &root,
         };
         let mut pre = preprocess(ctx, file)?;
         self.warnings.append(&mut pre.warnings);
         let limits = *self.limits;
-        parse_file(&pre.tokens, pre.eof, base_depth, limits, self)
+        let game = self.game;
+        parse_file(&pre.tokens, pre.eof, base_depth, limits, game, self)
     }
 
     /// `recursive behavior NAME`, with the include chain.

@@ -14,10 +14,10 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::profile;
 use super::token::{Number, Punct, Token, TokenKind};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::source::Span;
+use crate::syntax::profile::Symbol;
 
 /// One macro.
 #[derive(Clone, Debug)]
@@ -38,13 +38,13 @@ pub(super) struct MacroTable {
 
 impl MacroTable {
     /// A table holding the game's predefined symbols, as every file starts with.
-    pub(super) fn with_profile() -> MacroTable {
+    pub(super) fn with_profile(symbols: &[Symbol]) -> MacroTable {
         let mut t = MacroTable {
             macros: HashMap::new(),
             ids: HashMap::new(),
         };
-        for s in profile::SYMBOLS {
-            t.define_int(s.name.into(), i64::from(s.value));
+        for s in symbols {
+            t.define_int(s.name.as_str().into(), i64::from(s.value));
         }
         t
     }

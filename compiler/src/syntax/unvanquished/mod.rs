@@ -29,7 +29,8 @@
 //! - `parser`, `expr`, `params`: tokens to IR nodes (node grammar, condition expressions,
 //!   parameter lists and literal typing).
 //! - `include`: the loader: `behavior` includes, the shared-subtree cache, the tree builder.
-//! - [`profile`]: the game's symbols, actions, condition functions and decorators.
+//! - `decorators`: the dialect's decorators; the game's actions, functions and symbols come
+//!   from the load's profile (`syntax::profile`).
 //!
 //! No stage recurses on its input: node nesting, expressions, `#if` expressions, conditionals
 //! and macro expansion all use explicit stacks and check their limits as they grow; only the
@@ -43,6 +44,7 @@
 //! include two branches; files that are not UTF-8.
 
 mod cond_expr;
+mod decorators;
 mod expr;
 mod files;
 mod include;
@@ -51,14 +53,14 @@ mod macros;
 mod params;
 mod parser;
 mod preprocess;
-pub mod profile;
 mod token;
 
 use std::path::Path;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
 use crate::source::{FileSystem, SourceMap};
+use crate::syntax::Profile;
 
 /// Loads the `.bt` file at `path` and every file it includes, through `fs`, dropping the
 /// warnings (see [`load_with_warnings`]).
@@ -84,15 +86,30 @@ pub fn load_with_warnings(
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    load_in(path, files::Files::new(fs, limits, None), sources, warnings)
+    let files = files::Files::new(fs, limits, None);
+    load_in(path, files, None, sources, warnings)
 }
 
-/// [`load_with_warnings`] within the reads of one load (its root and budgets).
+/// [`load_with_warnings`] within the reads of one load (its root and budgets), with the
+/// vocabulary of `profile` when it declares one, else the built-in `unvanquished` profile's.
 pub(crate) fn load_in(
     path: &Path,
     files: files::Files,
+    profile: Option<&Profile>,
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
-    include::Loader::new(files, sources, warnings).load_all(path)
+    let profile = match profile.filter(|p| p.unvanquished().is_some()) {
+        Some(p) => p.clone(),
+        None => Profile::builtin_or_error("unvanquished").map_err(|d| vec![d])?,
+    };
+    let Some(game) = parser::Game::of(&profile) else {
+        let msg = format!(
+            "profile `{}` declares no Unvanquished vocabulary",
+            profile.name()
+        );
+        let at = crate::source::Span::DUMMY;
+        return Err(vec![Diagnostic::new(ErrorKind::UnknownName, at, msg)]);
+    };
+    include::Loader::new(files, game, sources, warnings).load_all(path)
 }

@@ -23,8 +23,8 @@
 
 use btvm::{Import, ImportId, Limits, Status};
 
+use super::decorators::{self, DecoratorDef, DecoratorKind};
 use super::params::{Param, ParamList};
-use super::profile::{self, DecoratorDef, DecoratorKind};
 use super::token::{Punct, Token, TokenKind};
 use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::ir::{
@@ -32,6 +32,7 @@ use crate::ir::{
     Quorum, Resume, StatusMap, SubtreeId,
 };
 use crate::source::Span;
+use crate::syntax::profile::{checked_against, closest, Profile, Vocabulary};
 
 /// Results inside the front-end: an error that stops loading, as the game stops at its first.
 /// An unknown action or decorator name is reported through [`Env::error`] instead and the
@@ -58,6 +59,25 @@ pub(super) trait Env {
     fn error(&mut self, error: Diagnostic) -> PResult<()>;
 }
 
+/// The game vocabulary a load checks names against, and the profile it comes from.
+#[derive(Clone, Copy)]
+pub(super) struct Game<'p> {
+    /// The profile's name (for diagnostics).
+    pub name: &'p str,
+    /// Its Unvanquished vocabulary.
+    pub vocab: &'p Vocabulary,
+}
+
+impl<'p> Game<'p> {
+    /// The vocabulary of `profile`, if it declares one.
+    pub(super) fn of(profile: &'p Profile) -> Option<Game<'p>> {
+        Some(Game {
+            name: profile.name(),
+            vocab: profile.unvanquished()?,
+        })
+    }
+}
+
 /// One parsed file.
 pub(super) struct FileTree {
     /// The `selectClass` block's node, if the file starts with one.
@@ -74,9 +94,11 @@ pub(super) fn parse_file(
     eof: Span,
     base_depth: u32,
     limits: Limits,
+    game: Game<'_>,
     env: &mut dyn Env,
 ) -> PResult<FileTree> {
     let mut p = Parser {
+        game,
         toks,
         pos: 0,
         eof,
@@ -121,6 +143,8 @@ pub(super) fn parse_file(
 
 /// The parser state (shared with `expr.rs` and `params.rs`).
 pub(super) struct Parser<'t> {
+    /// The game's vocabulary.
+    pub(super) game: Game<'t>,
     /// The file's tokens.
     pub(super) toks: &'t [Token],
     /// Index of the next token.
@@ -330,7 +354,7 @@ impl<'t> Parser<'t> {
                     "`selectClass` is only allowed at the start of a file",
                 ))
             }
-            _ => return Err(not_a_node(tok)),
+            _ => return Err(not_a_node(tok, self.game)),
         };
         // A composite: its keyword, then `{`.
         self.pos += 1;
@@ -350,14 +374,16 @@ impl<'t> Parser<'t> {
         self.pos += 1;
         let (name_tok, name) = self.expect_name("an action name after `action`")?;
         let name = name.as_str();
-        let Some(def) = profile::action(name) else {
-            let mut d = unknown(
+        let game = self.game;
+        let Some(def) = game.vocab.action(name) else {
+            let d = Diagnostic::new(
+                ErrorKind::UnknownName,
                 name_tok.span,
-                "action",
-                name,
-                profile::ACTIONS.iter().map(|a| a.name),
+                format!("unknown action `{name}`"),
             );
-            if let Some(f) = profile::function(name) {
+            let known = game.vocab.actions().iter().map(|a| a.name.as_str());
+            let mut d = checked_against(d, "actions", game.name, name, known);
+            if let Some(f) = game.vocab.function(name) {
                 d = d.with_note(format!(
                     "`{}` is a condition function; use it in a `condition`",
                     f.name
@@ -371,7 +397,7 @@ impl<'t> Parser<'t> {
                 self.span_from(start),
             ));
         };
-        let params = self.call_params(name_tok, def.name, def.min_args, def.max_args)?;
+        let params = self.call_params(name_tok, &def.name, def.min_args, def.max_args)?;
         let import = self.env.import(def.import());
         let call = CallExpr {
             import,
@@ -509,13 +535,13 @@ impl<'t> Parser<'t> {
         self.pos += 1;
         let (name_tok, name) = self.expect_name("a decorator name after `decorator`")?;
         let name = name.as_str();
-        let Some(def) = profile::decorator(name) else {
+        let Some(def) = decorators::decorator(name) else {
             // The position is sound: report it, read its parameters and child, and go on.
             self.env.error(unknown(
                 name_tok.span,
                 "decorator",
                 name,
-                profile::DECORATORS.iter().map(|d| d.name),
+                decorators::DECORATORS.iter().map(|d| d.name),
             ))?;
             self.call_params(name_tok, name, 0, u8::MAX)?;
             self.expect(Punct::LBrace, &format!("after `decorator {name}(…)`"))?;
@@ -612,7 +638,7 @@ impl<'t> Parser<'t> {
                 "`spawnAs` needs an integer (a PCL_* class or WP_* weapon)",
             ));
         }
-        let import = self.env.import(profile::SPAWN_AS.import());
+        let import = self.env.import(decorators::spawn_as());
         let call = CallExpr {
             import,
             args: vec![lit_arg(lit)],
@@ -697,14 +723,14 @@ pub(super) fn unknown<'a>(
         span,
         format!("unknown {what} `{name}`"),
     );
-    match profile::closest(name, known) {
+    match closest(name, known) {
         Some(s) => d.with_note(format!("did you mean `{s}`?")),
         None => d,
     }
 }
 
 /// The error for a token that cannot start a node.
-fn not_a_node(tok: &Token) -> Diagnostic {
+fn not_a_node(tok: &Token, game: Game<'_>) -> Diagnostic {
     let mut d = Diagnostic::new(
         ErrorKind::Syntax,
         tok.span,
@@ -726,9 +752,9 @@ fn not_a_node(tok: &Token) -> Diagnostic {
             "spawnAs",
             "selectClass",
         ];
-        if let Some(a) = profile::action(name) {
+        if let Some(a) = game.vocab.action(name) {
             d = d.with_note(format!("to run the action, write `action {}`", a.name));
-        } else if let Some(k) = profile::closest(name, KEYWORDS) {
+        } else if let Some(k) = closest(name, KEYWORDS) {
             d = d.with_note(format!("did you mean `{k}`?"));
         }
     }

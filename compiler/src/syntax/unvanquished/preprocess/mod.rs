@@ -47,6 +47,7 @@ use super::macros::{pp_error, MacroTable};
 use super::token::{Punct, Token, TokenKind};
 use crate::diag::{Diagnostic, ErrorKind, Severity};
 use crate::source::{SourceMap, Span};
+use crate::syntax::profile::Symbol;
 
 /// What the preprocessor needs from its caller.
 pub(super) struct PpContext<'a> {
@@ -56,6 +57,8 @@ pub(super) struct PpContext<'a> {
     pub limits: &'a Limits,
     /// Where `#include`d files are registered.
     pub sources: &'a mut SourceMap,
+    /// The game's predefined symbols, which every file starts with.
+    pub symbols: &'a [Symbol],
     /// How many files include the file being preprocessed (behaviors and `#include`s).
     pub include_depth: u32,
     /// The game's file-system root, where `#include "F"` looks for `F`: the directory above the
@@ -88,9 +91,10 @@ pub(super) fn preprocess(
 ) -> Result<Preprocessed, Diagnostic> {
     let lexer = Lexer::new(file.id, file.text.clone());
     let eof = lexer.eof_span();
+    let macros = MacroTable::with_profile(ctx.symbols);
     let mut pp = Pp {
         ctx,
-        macros: MacroTable::with_profile(),
+        macros,
         files: vec![FileState {
             lexer,
             pushback: Vec::new(),

@@ -15,10 +15,12 @@ fn pp(src: &str) -> Result<Vec<String>, Diagnostic> {
         text: src.into(),
     };
     let files = crate::syntax::files::Files::new(&fs, &limits, None);
+    let profile = crate::syntax::Profile::builtin("unvanquished").unwrap();
     let ctx = PpContext {
         files: &files,
         limits: &limits,
         sources: &mut sources,
+        symbols: profile.unvanquished().unwrap().symbols(),
         include_depth: 0,
         root: Path::new("/"),
     };
