@@ -478,7 +478,10 @@ fn a_snapshot_that_does_not_fit_is_refused() {
     let foreign = batch.snapshot();
     let err = Batch::from_snapshot(&p, EngineKind::Vm, &foreign).map(|_| ());
     assert!(
-        matches!(err, Err(VmError::Snapshot(btvm::SnapshotError::OtherProgram { .. }))),
+        matches!(
+            err,
+            Err(VmError::Snapshot(btvm::SnapshotError::OtherProgram { .. }))
+        ),
         "{err:?}"
     );
     let mut short = Batch::new(&p, 1).expect("main entry").snapshot();

@@ -46,7 +46,9 @@ impl Batch {
         }
         for agent in &snapshot.agents {
             if agent.state.len() == program.state_size() {
-                program.check_state(&agent.state).map_err(VmError::Snapshot)?;
+                program
+                    .check_state(&agent.state)
+                    .map_err(VmError::Snapshot)?;
             }
         }
         let records = snapshot
