@@ -85,6 +85,27 @@ fn snapshots_round_trip_for_every_model() {
     }
 }
 
+/// Caught by the `snapshot_format` fuzz target: a snapshot with no agents was written with a
+/// state size of 0 (taken from the first record), so an empty batch's snapshot could not be
+/// read back (`StateSize`) and decoding then encoding an empty snapshot changed its bytes. The
+/// header now carries the program's state size whatever the records.
+#[test]
+fn an_empty_snapshot_round_trips() {
+    for src in TREES {
+        let p = program(src);
+        let bytes = Snapshot::new(&p).encode();
+        let snap = Snapshot::decode(&bytes, &p, &Limits::default()).expect(src);
+        assert!(snap.agents.is_empty());
+        assert_eq!(snap.state_size as usize, p.state_size(), "{src}");
+        assert_eq!(snap.encode(), bytes, "{src}");
+        let batch = btvm::Batch::new(&p, 0).expect("main entry");
+        let bytes = batch.snapshot().encode();
+        let snap = Snapshot::decode(&bytes, &p, &Limits::default()).expect(src);
+        let back = btvm::Batch::from_snapshot(&p, EngineKind::Vm, &snap).expect(src);
+        assert!(back.is_empty());
+    }
+}
+
 #[test]
 fn every_cut_and_every_flipped_byte_is_refused() {
     for src in TREES {

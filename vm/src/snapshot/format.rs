@@ -49,6 +49,9 @@ pub struct AgentRecord {
 pub struct Snapshot {
     /// The fingerprint of the program the agents run ([`Program::fingerprint`]).
     pub fingerprint: u64,
+    /// The program's state size ([`Program::state_size`]): the size of every record's state
+    /// block, written in the header even when there are no records.
+    pub state_size: u32,
     /// The agents, in the order they were saved.
     pub agents: Vec<AgentRecord>,
 }
@@ -63,6 +66,7 @@ impl Snapshot {
     pub fn new(program: &Program) -> Snapshot {
         Snapshot {
             fingerprint: program.fingerprint(),
+            state_size: len32(program.state_size()),
             agents: Vec::new(),
         }
     }
@@ -76,18 +80,19 @@ impl Snapshot {
         });
     }
 
-    /// The snapshot as bytes. Every record's state block is written as it is; records whose
-    /// blocks differ in size from the first one's cannot be decoded (a snapshot built with
-    /// [`Snapshot::push`] from one program's blocks always can).
+    /// The snapshot as bytes. The header carries [`Snapshot::state_size`] and every record's
+    /// state block is written as it is; records whose blocks differ from that size cannot be
+    /// decoded (a snapshot built with [`Snapshot::push`] from its program's blocks always can,
+    /// with or without records).
     pub fn encode(&self) -> Vec<u8> {
-        let size = self.agents.first().map_or(0, |a| a.state.len());
+        let size = self.state_size as usize;
         let mut out = Vec::with_capacity(
             HEADER + CHECK + self.agents.len().saturating_mul(RECORD_HEAD + size),
         );
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.fingerprint.to_le_bytes());
-        out.extend_from_slice(&len32(size).to_le_bytes());
+        out.extend_from_slice(&self.state_size.to_le_bytes());
         out.extend_from_slice(&len32(self.agents.len()).to_le_bytes());
         for a in &self.agents {
             out.extend_from_slice(&a.id.0.to_le_bytes());
@@ -152,6 +157,7 @@ impl Snapshot {
         let agents = records(&body[HEADER..], record, program)?;
         Ok(Snapshot {
             fingerprint,
+            state_size: len32(size),
             agents,
         })
     }
