@@ -398,6 +398,24 @@ impl Engine {
         Ok(())
     }
 
+    /// The calls the dialect makes when the agent's live nodes stop, without resetting it: in
+    /// the lifecycle (MBT) model the terminate walk of [`Engine::restart_agent`] (exit calls,
+    /// innermost first; scopes left), nothing in other models. Hot reload runs it on
+    /// [`Carried::stop`](crate::Carried::stop), the old state with only the nodes that do not
+    /// survive live.
+    pub fn stop_agent<H: Host + ?Sized>(
+        &mut self,
+        state: &mut [u8],
+        agent: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<(), VmError> {
+        match crate::model::lifecycle::restart_function(&self.program) {
+            Some(func) => self.run_function(func, state, agent, host, now).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
     /// Puts the agent whose state is `state` in AI group `group` (`spec/mbt.md` 2.6; every
     /// agent starts in group 0). Group scopes are per group: only agents of one group compete
     /// for a scope. If the group changes, the agent first leaves every scope it is a member of

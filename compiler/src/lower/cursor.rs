@@ -85,11 +85,12 @@ pub(super) fn lower(
         })
         .collect();
     let probes = cursor_probes(tree, &rules);
+    let layout = layout(tree, rules.tops.len());
     let parts = ProgramParts {
         model: ProgramModel::Cursor { limit },
         single_precision: tree.config.precision == Precision::Single,
         clock: tree.config.clock,
-        layout: layout(tree, rules.tops.len()),
+        layout,
         strings: string_table(&strings),
         imports: tree.imports.clone(),
         vars: var_values(tree, &strings),
@@ -104,7 +105,10 @@ pub(super) fn lower(
         rules: rule_table,
         stimuli: 0,
         code,
-        nodes: super::nodes::table(tree, probes, src),
+        nodes: btvm::program::NodeTable {
+            cells: super::cells::cursor(&layout),
+            ..super::nodes::table(tree, probes, src)
+        },
     };
     verified(parts, limits, span)
 }

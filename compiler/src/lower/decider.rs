@@ -108,7 +108,10 @@ pub(super) fn lower(
         rules: Vec::new(),
         stimuli: u32::try_from(tree.stimuli.len()).unwrap_or(u32::MAX),
         code,
-        nodes: super::nodes::table(tree, decider_probes(tree, root, &numbers), src),
+        nodes: btvm::program::NodeTable {
+            cells: super::cells::decider(tree, &numbers.layout, &numbers.group, &numbers.timer),
+            ..super::nodes::table(tree, decider_probes(tree, root, &numbers), src)
+        },
     };
     verified(parts, limits, span)
 }

@@ -14,6 +14,7 @@
 //! builds a program any other way. See `spec/bytecode.md`.
 
 mod asm;
+mod cells;
 mod cursor;
 mod decider;
 mod expr;
@@ -111,7 +112,8 @@ fn lower_checked(
         lw.function(s.node, FunctionKind::Subtree);
         bounds.push((s.name.clone(), FunctionKind::Subtree, start, lw.asm.here()));
     }
-    let table = nodes::table(tree, running_list_probes(tree, &slots), src);
+    let mut table = nodes::table(tree, running_list_probes(tree, &slots), src);
+    table.cells = cells::running_list(tree, &slots);
     stateful::finish(
         lw,
         bounds,

@@ -59,6 +59,7 @@ pub(super) fn table(
         nodes,
         probes,
         code: Vec::new(),
+        cells: Vec::new(),
     }
 }
 

@@ -95,7 +95,8 @@ pub(super) fn lower(
     if sl.budget.exceeded {
         return Err(vec![stateful::too_large(limits, span)]);
     }
-    let table = super::nodes::table(tree, recs.probes(tree, true), src);
+    let mut table = super::nodes::table(tree, recs.probes(tree, true), src);
+    table.cells = super::cells::stateful(tree, &recs, true);
     stateful::finish(
         lw,
         bounds,

@@ -15,6 +15,7 @@
 mod engines;
 mod host;
 mod parse;
+mod reload;
 mod run;
 mod saved;
 mod trace;
@@ -22,6 +23,7 @@ mod trace;
 pub use engines::{Engine, EngineKind};
 pub use host::ScriptedHost;
 pub use parse::{load_scenario, parse_scenario, parse_scenario_with};
+pub use reload::Reloaded;
 pub use run::{run, run_engines, run_session, run_taking_turns, stream_session, Outcome, Session};
 pub use saved::{SaveFormat, Saved};
 pub use trace::{Trace, TraceLine, TraceSink};

@@ -135,6 +135,10 @@ pub struct Session {
     pub save_format: Option<SaveFormat>,
     /// Restore these agents (one per agent) before the first tick.
     pub restore: Option<Saved>,
+    /// Hot reload: carry these agents, saved under another version of the tree, into this
+    /// tree's program before the first tick (compiled engines; instead of
+    /// [`Session::restore`]).
+    pub reload: Option<super::reload::Reloaded>,
     /// Decider trees: keep the debug output of this level (1 to 5; 0 none) in
     /// [`Outcome::debug`]. Only the reference engine reports it.
     pub debug_level: u8,
@@ -156,6 +160,8 @@ pub struct Outcome {
     pub states: Vec<Vec<u8>>,
     /// The debug lines of [`Session::debug_level`], in order (empty from [`stream_session`]).
     pub debug: Vec<String>,
+    /// With [`Session::reload`]: what each agent kept and lost, in agent order.
+    pub carried: Vec<btvm::Carried>,
     /// Why native code was asked for but the vm ran: only ever a program larger than native
     /// code is compiled for ([`btvm::FallbackKind::TooLarge`]; any other failure to produce
     /// native code is an error). `btvm run` prints it as a note.
@@ -222,6 +228,14 @@ pub fn stream_session(
     check_size(scenario, &session.limits)?;
     match engine {
         EngineKind::Reference => {
+            if session.reload.is_some() {
+                return Err(Diagnostic::new(
+                    ErrorKind::Unsupported,
+                    Span::DUMMY,
+                    "the reference engine cannot reload: hot reload carries state blocks",
+                )
+                .with_note("run it on the vm or native code"));
+            }
             saved::check_reference(
                 session.save_at.map(|_| save_format(tree, session)),
                 session.restore.as_ref(),
@@ -246,6 +260,7 @@ pub fn stream_session(
                 states: Vec::new(),
                 debug: Vec::new(),
                 fallback: None,
+                carried: Vec::new(),
             })
         }
         EngineKind::Vm => run_compiled(tree, scenario, &[btvm::EngineKind::Vm], session, sink),
@@ -340,6 +355,28 @@ fn run_compiled(
     } else {
         Vec::new()
     };
+    let mut carried = Vec::new();
+    let reloaded;
+    let session = match &session.reload {
+        Some(r) => {
+            let (saved, c) = super::reload::carry(
+                r,
+                &program,
+                base.kind(),
+                (scenario, session.from),
+                sink,
+                &session.limits,
+            )?;
+            carried = c;
+            reloaded = Session {
+                restore: Some(saved),
+                reload: None,
+                ..session.clone()
+            };
+            &reloaded
+        }
+        None => session,
+    };
     let mut engine = compiled_engine(&program, scenario, base, turns)?;
     let saved = drive(&mut engine, tree, scenario, session, &mut host, sink)?;
     Ok(Outcome {
@@ -351,6 +388,7 @@ fn run_compiled(
             .collect(),
         debug: Vec::new(),
         fallback,
+        carried,
     })
 }
 

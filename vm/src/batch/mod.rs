@@ -21,6 +21,7 @@
 mod agents;
 #[cfg(feature = "rayon")]
 mod par;
+mod reload;
 mod schedule;
 mod snapshot;
 

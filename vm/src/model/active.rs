@@ -36,7 +36,7 @@ impl std::fmt::Display for ActiveNode<'_> {
 }
 
 /// Whether `probe` is active in `state` under `program`'s model.
-fn probe_active(program: &Program, state: &[u8], probe: Probe) -> bool {
+pub(crate) fn probe_active(program: &Program, state: &[u8], probe: Probe) -> bool {
     let l = program.layout();
     match program.model() {
         ProgramModel::RunningList => running_list::probe(state, l, probe),

@@ -47,6 +47,15 @@ pub(crate) fn no_rule(state: &[u8], l: &Layout) -> bool {
     flags(state, l) & FLAG_NO_RULE != 0
 }
 
+/// Hot reload: the rule the cursor rested on is gone from the new tree. The context has no
+/// current rule, as when a restored record names a rule id the tree lacks (`spec/semantics.md`
+/// §4.2): the next step fails and stops the tree.
+pub(crate) fn lose_rule(state: &mut [u8], l: &Layout) {
+    write(state, l.cursor, 0);
+    let f = flags(state, l);
+    set_flags(state, l, f | FLAG_NO_RULE);
+}
+
 /// `move(rule)` without the jump: the cursor becomes `rule`, `first_run` true.
 #[inline]
 pub(crate) fn set(state: &mut [u8], l: &Layout, rule: u32) {

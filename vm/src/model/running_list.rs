@@ -126,6 +126,16 @@ pub(crate) fn climb(
     }
 }
 
+/// Sets the running list's length to the number of listed bits (hot reload carries bits, not
+/// the count), at most the list's capacity.
+pub(crate) fn recount(state: &mut [u8], l: &Layout) {
+    let at = l.list as usize;
+    let n: u32 = state
+        .get(at..at + l.list_bytes() as usize)
+        .map_or(0, |b| b.iter().map(|x| x.count_ones()).sum());
+    write(state, l.count, n.min(l.capacity));
+}
+
 /// [`Program::reset`](crate::Program::reset) in this model: the current-action slot and the
 /// running list are cleared; the cooldown timers survive.
 pub(crate) fn reset(state: &mut [u8], l: &Layout) {

@@ -7,7 +7,7 @@
 
 use super::codec::Reader;
 use super::error::{ProgramError, ProgramErrorKind as K};
-use super::nodes::{NodeInfo, NodeTable, Probe};
+use super::nodes::{Cell, CellKind, NodeInfo, NodeTable, Probe};
 
 /// The first bytes of the node-table section.
 pub const NODE_MAGIC: &[u8; 8] = b"BTVMNODE";
@@ -81,9 +81,60 @@ pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
     for &n in &t.code {
         put_u32(&mut body, n);
     }
+    put_cells(&mut body, &t.cells);
     out.extend_from_slice(NODE_MAGIC);
     put_len(out, body.len());
     out.extend_from_slice(&body);
+}
+
+/// The cells (version 10 on; a version-9 section ends before them).
+fn put_cells(body: &mut Vec<u8>, cells: &[Cell]) {
+    put_len(body, cells.len());
+    for c in cells {
+        put_opt(body, c.node);
+        put_str(body, &c.key);
+        put_u32(body, c.bit);
+        put_u32(body, c.bits);
+        let (tag, a, b) = match c.kind {
+            CellKind::Data => (0, 0, 0),
+            CellKind::Child { bias } => (1, bias, 0),
+            CellKind::Children => (2, 0, 0),
+            CellKind::Named { probe, bias } => (3, probe, bias),
+            CellKind::ListCount => (4, 0, 0),
+        };
+        body.extend_from_slice(&[tag, a, b]);
+    }
+}
+
+fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
+    // A version-9 section ends with the code map.
+    if r.remaining() == 0 {
+        return Ok(Vec::new());
+    }
+    let n = count(r, 19, "cells")?;
+    let mut cells = Vec::with_capacity(n);
+    for _ in 0..n {
+        let node = opt(r)?;
+        let key = string(r)?;
+        let (bit, bits) = (r.u32()?, r.u32()?);
+        let (tag, a, b) = (r.u8()?, r.u8()?, r.u8()?);
+        let kind = match tag {
+            0 => CellKind::Data,
+            1 => CellKind::Child { bias: a },
+            2 => CellKind::Children,
+            3 => CellKind::Named { probe: a, bias: b },
+            4 => CellKind::ListCount,
+            t => return Err(r.error(K::BadOperand, format!("cell kind {t}"))),
+        };
+        cells.push(Cell {
+            node,
+            key,
+            bit,
+            bits,
+            kind,
+        });
+    }
+    Ok(cells)
 }
 
 /// Reads the section at `r`.
@@ -180,10 +231,12 @@ fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     }
     let n = count(r, 4, "code map entries")?;
     let code = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
+    let cells = cell_list(r)?;
     Ok(NodeTable {
         files,
         nodes,
         probes,
         code,
+        cells,
     })
 }

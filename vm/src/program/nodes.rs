@@ -65,6 +65,78 @@ pub enum Probe {
     Leaf(u32),
 }
 
+/// How hot reload carries a [`Cell`]'s value into the other version of a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CellKind {
+    /// The bits as they are.
+    Data,
+    /// The index of one of the cell's node's children plus `bias` (values below `bias` are
+    /// copied as they are): carried as the index of the same child in the other version.
+    Child {
+        /// What is added to the child's index (0 or 1: 0 = none).
+        bias: u8,
+    },
+    /// A set of the node's children, bit `k` for child `k`: each set bit is carried to the same
+    /// child's bit in the other version.
+    Children,
+    /// A number that names a node through the table's probes of one kind, plus `bias` (values
+    /// below `bias` copied as they are): [`Probe::Current`] (`probe` 1), [`Probe::Rule`] (2) or
+    /// [`Probe::Leaf`] (6), the tags of [`Probe::tag`]. Carried as the number the other
+    /// version's probe of the same node has.
+    Named {
+        /// The probe kind's tag.
+        probe: u8,
+        /// What is added to the probe's number.
+        bias: u8,
+    },
+    /// The running list's length: recounted from the carried list bits.
+    ListCount,
+}
+
+/// A piece of an agent's state that hot reload carries between two versions of a program
+/// (`spec/bytecode.md` §5.2): a node's (matched through the node's key) or the agent's
+/// (matched by its own key). Together a program's cells cover every bit of its agents' state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// The node whose state this is (an index into [`NodeTable::nodes`]), or `None` for the
+    /// agent's own (variables, timestamps, the PRNG, the model's flags).
+    pub node: Option<u32>,
+    /// Names the cell: among its node's cells, or among the agent's. Whatever changes the
+    /// meaning of the bits is part of the key (a variable's default, the declared names a
+    /// bit set is indexed by), so a cell whose meaning changed finds no match and starts fresh.
+    pub key: String,
+    /// The first bit, counted from bit 0 of byte 0 (bit `k % 8` of byte `k / 8`).
+    pub bit: u32,
+    /// How many bits.
+    pub bits: u32,
+    /// How its value is carried.
+    pub kind: CellKind,
+}
+
+impl Probe {
+    /// The probe's kind as a number (the program file's tag; [`CellKind::Named`] uses it).
+    pub fn tag(self) -> u8 {
+        match self {
+            Probe::Listed(_) => 0,
+            Probe::Current(_) => 1,
+            Probe::Rule(_) => 2,
+            Probe::Root => 3,
+            Probe::Child { .. } => 4,
+            Probe::Live(_) => 5,
+            Probe::Leaf(_) => 6,
+        }
+    }
+
+    /// The number a probe of kind [`CellKind::Named`] stands for (the action ordinal, rule or
+    /// leaf), if it has one.
+    pub fn number(self) -> Option<u32> {
+        match self {
+            Probe::Current(x) | Probe::Rule(x) | Probe::Leaf(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
 /// A program's node table (see the module docs). An empty table means "absent".
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NodeTable {
@@ -77,6 +149,9 @@ pub struct NodeTable {
     /// The node each instruction was emitted for (one per instruction of the program's code,
     /// `u32::MAX` for code of no node), or empty when the map is absent.
     pub code: Vec<u32>,
+    /// The cells of the agents' state, for hot reload (empty: the program cannot be reloaded
+    /// into or out of except by an identical program).
+    pub cells: Vec<Cell>,
 }
 
 impl NodeTable {
@@ -166,6 +241,31 @@ pub(super) fn verify(p: &ProgramParts, limits: &Limits) -> Result<(), ProgramErr
         .position(|&n| n != u32::MAX && n as usize >= t.nodes.len())
     {
         return Err(bad(format!("instruction {pc} maps to a node out of range")));
+    }
+    cells(p)
+}
+
+/// Checks the cells: nodes in range, bits inside the state, bounded keys, at most a few per
+/// node.
+fn cells(p: &ProgramParts) -> Result<(), ProgramError> {
+    let t = &p.nodes;
+    let most = t.nodes.len().saturating_add(64).saturating_mul(4);
+    if t.cells.len() > most {
+        return Err(bad(format!(
+            "{} cells for {} nodes",
+            t.cells.len(),
+            t.nodes.len()
+        )));
+    }
+    let size = u64::from(p.layout.size) * 8;
+    for c in &t.cells {
+        text(&c.key, "cell key")?;
+        if c.node.is_some_and(|n| n as usize >= t.nodes.len()) {
+            return Err(bad(format!("cell {:?} names a node out of range", c.key)));
+        }
+        if c.bits == 0 || u64::from(c.bit) + u64::from(c.bits) > size {
+            return Err(bad(format!("cell {:?} lies outside the state", c.key)));
+        }
     }
     Ok(())
 }

@@ -138,7 +138,8 @@ pub(super) fn lower(
     }
     bounds.extend(body_bounds);
     bounds.push(restart);
-    let table = super::nodes::table(tree, recs.probes(tree, false), src);
+    let mut table = super::nodes::table(tree, recs.probes(tree, false), src);
+    table.cells = super::cells::stateful(tree, &recs, false);
     stateful::finish(
         lw,
         bounds,

@@ -1,0 +1,87 @@
+//! Hot reload in a scenario run (`btvm run OLD --reload-at N NEW`): the agents of a run of
+//! the old tree, saved before tick N, carried into the new tree's program ([`btvm::Reload`])
+//! before the new tree's run goes on from tick N.
+//!
+//! The stop calls of running nodes that do not survive (the lifecycle model's exit calls) are
+//! made by the old program, through a scripted host of the old program's imports, and appear
+//! in the trace after a `reload` line (`reload agent K` with several agents), before tick N.
+//! A reload that stops nothing adds no line. This module never ticks; it only carries.
+
+use btvm::{AgentId, Carried, Program, Reload, Snapshot};
+
+use super::host::ScriptedHost;
+use super::saved::{snapshot_error, Saved};
+use super::trace::TraceSink;
+use super::Scenario;
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::source::Span;
+
+/// Agents saved under another version of the tree, to carry into this one before the first
+/// tick (see [`Session::reload`](super::Session::reload)).
+#[derive(Clone, Debug)]
+pub struct Reloaded {
+    /// The program the agents were saved under.
+    pub old: Program,
+    /// Their btvm snapshot ([`Saved::Btvm`]).
+    pub saved: Saved,
+    /// Carry node by node even when the programs are the same ([`Reload::cell_by_cell`]).
+    pub cell_by_cell: bool,
+}
+
+/// Carries `r`'s agents into `new`, making the stop calls through a host of the old program's
+/// imports on `kind`'s engine at tick `from`; the carried agents as a snapshot of `new`, and
+/// what each agent kept and lost.
+pub(super) fn carry(
+    r: &Reloaded,
+    new: &Program,
+    kind: btvm::EngineKind,
+    (scenario, from): (&Scenario, u32),
+    sink: &mut dyn TraceSink,
+    limits: &btvm::Limits,
+) -> Result<(Saved, Vec<Carried>), Diagnostic> {
+    let Saved::Btvm(bytes) = &r.saved else {
+        return Err(Diagnostic::new(
+            ErrorKind::Unsupported,
+            Span::DUMMY,
+            "a reload carries agents saved as a btvm snapshot, not as cursor records",
+        ));
+    };
+    let old = Snapshot::decode(bytes, &r.old, limits).map_err(|e| snapshot_error(None, e))?;
+    let mut plan = Reload::new(&r.old, new);
+    if r.cell_by_cell {
+        plan = plan.cell_by_cell();
+    }
+    let mut engine = btvm::Engine::new(&r.old, kind);
+    let mut host = ScriptedHost::new(scenario, r.old.imports());
+    host.set_tick(from);
+    let now = scenario.now(from);
+    let several = old.agents.len() > 1;
+    let mut out = Snapshot::new(new);
+    let mut report = Vec::with_capacity(old.agents.len());
+    for agent in &old.agents {
+        let mut state = vec![0u8; new.state_size()];
+        let mut carried = plan.carry(&agent.state, &mut state);
+        if let Some(mut stopped) = carried.stop.take() {
+            host.note(match several {
+                true => format!("reload agent {}", agent.id.0),
+                false => "reload".to_string(),
+            });
+            engine
+                .stop_agent(&mut stopped, AgentId(agent.id.0), &mut host, now)
+                .map_err(|e| {
+                    Diagnostic::new(ErrorKind::InvalidValue, Span::DUMMY, e.to_string())
+                })?;
+            plan.finish(&agent.state, &stopped, &mut state);
+        }
+        host.flush_to(sink).map_err(|e| {
+            Diagnostic::new(
+                ErrorKind::Io,
+                Span::DUMMY,
+                format!("cannot write the trace: {e}"),
+            )
+        })?;
+        out.push(agent.id, agent.status, &state);
+        report.push(carried);
+    }
+    Ok((Saved::Btvm(out.encode()), report))
+}

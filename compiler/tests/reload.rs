@@ -1,0 +1,254 @@
+//! Hot reload, every dialect (`btvm::Reload`, `spec/bytecode.md` §5.2).
+//!
+//! - Every case tree of `spec/cases/` and every example runs to half its ticks, is carried
+//!   node by node (`Reload::cell_by_cell`, no byte-for-byte shortcut) into the same tree's
+//!   program, and goes on: the two halves must equal the uninterrupted run. A cell missing from
+//!   a model's cell list, or carried wrongly, shows up as a different trace.
+//! - Every program's cells cover every byte of its state and never overlap, and the node
+//!   table's children are the IR's children in order (child indices are carried by them).
+//!
+//! `BTVM_CASE=substr` filters. Answers that count calls are dropped from the scenarios, as
+//! in `snapshot_resume.rs` (the scripted host's counters are the game's, not the agent's).
+
+use std::path::{Path, PathBuf};
+
+use btvm::program::CellKind;
+use btvm_compiler::ir::Tree;
+use btvm_compiler::load::{load, load_reporting, LoadOptions, Profile};
+use btvm_compiler::scenario::TraceSink;
+use btvm_compiler::scenario::{
+    parse_scenario, run_session, Answer, EngineKind, Reloaded, SaveFormat, Scenario, Session,
+};
+use btvm_compiler::source::{MemFs, RealFs, SourceMap};
+use btvm_testkit::case::{Case, CaseExpectation};
+
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files(&path, ext, out);
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+}
+
+fn without_counting(mut scn: Scenario) -> Scenario {
+    scn.answers
+        .retain(|a| !matches!(a.answer, Answer::Seq(_) | Answer::Cycle(_)));
+    scn
+}
+
+fn program(tree: &Tree) -> Option<btvm::Program> {
+    btvm_compiler::lower::lower(tree, &btvm::Limits::default()).ok()
+}
+
+/// `old` runs to tick `at`, its agents are carried into `new`'s program, and `new` runs on:
+/// the joined trace and what the agents kept.
+pub fn reload_run(
+    old: &Tree,
+    new: &Tree,
+    scn: &Scenario,
+    at: u32,
+    (before, after): (EngineKind, EngineKind),
+    cell_by_cell: bool,
+) -> Result<(btvm_compiler::scenario::Trace, Vec<btvm::Carried>), String> {
+    let save = Session {
+        save_at: Some(at),
+        save_format: Some(SaveFormat::Btvm),
+        ..Session::default()
+    };
+    let first = run_session(old, scn, before, &save).map_err(|d| d.message.clone())?;
+    let reload = Session {
+        from: at,
+        reload: Some(Reloaded {
+            old: program(old).ok_or("the old tree does not lower")?,
+            saved: first.saved.clone().ok_or("nothing saved")?,
+            cell_by_cell,
+        }),
+        ..Session::default()
+    };
+    let second = run_session(new, scn, after, &reload).map_err(|d| d.message.clone())?;
+    let mut joined = first.trace.clone();
+    for line in second.trace.lines() {
+        joined.line(line).map_err(|e| e.to_string())?;
+    }
+    Ok((joined, second.carried))
+}
+
+/// Runs `tree` whole and reloaded into itself at half time; `Ok(false)`: it does not run on
+/// the vm.
+fn check_self(tree: &Tree, scn: &Scenario) -> Result<bool, String> {
+    let Ok(full) = run_session(tree, scn, EngineKind::Vm, &Session::default()) else {
+        return Ok(false);
+    };
+    let at = scn.ticks / 2;
+    let mut pairs = vec![(EngineKind::Vm, EngineKind::Vm)];
+    if cfg!(feature = "jit") {
+        pairs.push((EngineKind::Native, EngineKind::Vm));
+    }
+    for pair in pairs {
+        let (joined, carried) = reload_run(tree, tree, scn, at, pair, true)?;
+        if let Some(d) = full.trace.diff(&joined) {
+            return Err(format!("reloaded at tick {at} ({pair:?}): {d}"));
+        }
+        if let Some(c) = carried.iter().find(|c| !c.reset.is_empty()) {
+            return Err(format!("reloading the same tree reset nodes {:?}", c.reset));
+        }
+    }
+    Ok(true)
+}
+
+/// Every state byte is in some cell, no bit in two; table children are the IR's, in order.
+fn check_cells(tree: &Tree) -> Result<(), String> {
+    let Some(p) = program(tree) else {
+        return Ok(());
+    };
+    let t = p.nodes();
+    if t.is_empty() {
+        return Ok(());
+    }
+    let mut owner = vec![None; p.state_size() * 8];
+    for (k, c) in t.cells.iter().enumerate() {
+        for b in c.bit..c.bit + c.bits {
+            match owner.get_mut(b as usize) {
+                Some(o @ None) => *o = Some(k),
+                Some(Some(j)) => {
+                    return Err(format!("bit {b} in cells {:?} and {:?}", t.cells[*j], c))
+                }
+                None => return Err(format!("cell {c:?} past the state")),
+            }
+        }
+        if matches!(c.kind, CellKind::Child { .. } | CellKind::Children) && c.node.is_none() {
+            return Err(format!("a child cell of no node: {c:?}"));
+        }
+    }
+    for byte in 0..p.state_size() {
+        if owner[byte * 8..byte * 8 + 8].iter().all(Option::is_none) {
+            return Err(format!(
+                "state byte {byte} of {} is in no cell",
+                p.state_size()
+            ));
+        }
+    }
+    for (i, node) in tree.nodes.iter().enumerate() {
+        let kids: Vec<u32> = (0..t.nodes.len() as u32)
+            .filter(|&k| t.nodes[k as usize].parent == Some(i as u32))
+            .collect();
+        let ir: Vec<u32> = node.children.iter().map(|c| c.0).collect();
+        if kids != ir {
+            return Err(format!(
+                "node {i}: table children {kids:?}, IR children {ir:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn filtered(path: &Path) -> bool {
+    std::env::var("BTVM_CASE").is_ok_and(|f| !path.to_string_lossy().contains(f.as_str()))
+}
+
+#[test]
+fn every_case_tree_reloads_into_itself_cell_by_cell() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/cases");
+    let mut paths = Vec::new();
+    files(&root, "case", &mut paths);
+    paths.sort();
+    let (mut ran, mut failures) = (0, Vec::new());
+    for path in paths.iter().filter(|p| !filtered(p)) {
+        let case = Case::read(path).expect("a case file");
+        let mut fs = MemFs::new();
+        fs.insert(case.file.main_path(), case.file.tree.as_bytes());
+        for (name, text) in &case.file.files {
+            fs.insert(case.file.dir().join(name), text.as_bytes());
+        }
+        let options = LoadOptions {
+            format: Some(case.file.format),
+            profile: case.file.profile.clone(),
+            ..LoadOptions::default()
+        };
+        let mut sources = SourceMap::new();
+        let Ok(loaded) = load_reporting(&case.file.main_path(), &fs, &options, &mut sources) else {
+            continue;
+        };
+        if let Err(e) = check_cells(&loaded.tree) {
+            failures.push(format!("{}: {e}", path.display()));
+            continue;
+        }
+        let CaseExpectation::Trace { scenario, .. } = &case.file.expect else {
+            continue;
+        };
+        let file = sources.add("/case/scenario", scenario.clone());
+        let scn = without_counting(parse_scenario(file, scenario).expect("a case's scenario"));
+        if scn.ticks < 2 {
+            continue;
+        }
+        match check_self(&loaded.tree, &scn) {
+            Ok(true) => ran += 1,
+            Ok(false) => {}
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    for f in &failures {
+        eprintln!("FAILED {f}\n");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed",
+        failures.len(),
+        ran + failures.len()
+    );
+    if std::env::var("BTVM_CASE").is_err() {
+        assert!(ran >= 100, "only {ran} cases reloaded");
+    }
+}
+
+/// The examples and their scenarios, as `snapshot_resume.rs` pairs them.
+pub fn examples() -> Vec<(&'static str, &'static str, Option<Profile>)> {
+    vec![
+        ("examples/figure1.spore", "examples/figure1.scn", None),
+        ("examples/guard.bt", "examples/guard.scn", None),
+        (
+            "examples/wanderer/wanderer.debt",
+            "examples/wanderer/wanderer.scn",
+            None,
+        ),
+        (
+            "examples/squad_soldier.xml",
+            "scenarios/squad_soldier.scn",
+            Profile::builtin("gamesdk"),
+        ),
+        ("examples/grunt/grunt.xml", "scenarios/grunt.scn", None),
+    ]
+}
+
+/// Loads a tree of `spec/` and a scenario.
+pub fn load_spec(tree: &str, scenario: &str, profile: Option<Profile>) -> (Tree, Scenario) {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+    let path = spec.join(tree);
+    let options = LoadOptions {
+        root: Some(path.parent().expect("a folder").to_path_buf()),
+        profile,
+        ..LoadOptions::default()
+    };
+    let mut sources = SourceMap::new();
+    let loaded = load(&path, &RealFs, &options, &mut sources)
+        .unwrap_or_else(|d| panic!("{tree}: {}", d[0].display(&sources)));
+    let text = std::fs::read_to_string(spec.join(scenario)).expect("a scenario");
+    let file = sources.add(scenario, text.clone());
+    let scn = without_counting(parse_scenario(file, &text).expect("a scenario"));
+    (loaded, scn)
+}
+
+#[test]
+fn every_example_reloads_into_itself_cell_by_cell() {
+    for (tree, scenario, profile) in examples() {
+        let (loaded, scn) = load_spec(tree, scenario, profile);
+        assert_eq!(check_cells(&loaded), Ok(()), "{tree}");
+        assert_eq!(check_self(&loaded, &scn), Ok(true), "{tree}");
+    }
+}
