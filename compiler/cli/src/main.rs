@@ -7,6 +7,7 @@ mod clip;
 mod fight;
 mod hints;
 mod output;
+mod reload;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -105,6 +106,13 @@ enum Command {
         /// Start at tick N instead of 0 (the scenario's times and schedules still count from 0).
         #[arg(long, value_name = "N", default_value_t = 0)]
         from: u32,
+        /// Hot reload: run FILE until tick N, carry every agent into the NEW tree's program
+        /// (running nodes still in the tree keep running; what cannot be carried starts
+        /// fresh, after its exit calls in MBT trees) and run NEW from tick N on. What each
+        /// agent kept and lost goes to stderr. `--engine vm` or `native`.
+        #[arg(long, num_args = 2, value_names = ["N", "NEW"],
+              conflicts_with_all = ["save_at", "restore", "dump_state", "summary", "from"])]
+        reload_at: Vec<String>,
         /// After the run, print each agent's active path (every dialect: kind, name and
         /// file:line:column of each node it is running, root first); decider (Spore) trees add
         /// policies, active child indices, time in state, decision flags and stimuli.
@@ -276,6 +284,7 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             snapshot_format,
             restore,
             from,
+            reload_at,
             dump_state,
             debug_level,
         } => {
@@ -292,6 +301,7 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
                 snapshot_format,
                 restore,
                 from,
+                reload_at,
             };
             run_cmd(&file, &input, &opts, stdout, out)
         }
@@ -426,6 +436,8 @@ struct RunOpts {
     snapshot_format: Option<SnapshotArg>,
     restore: Option<PathBuf>,
     from: u32,
+    /// `--reload-at N NEW`, as given.
+    reload_at: Vec<String>,
 }
 
 fn run_cmd(
@@ -460,6 +472,24 @@ fn run_cmd(
         EngineArg::Vm => EngineKind::Vm,
         EngineArg::Native => EngineKind::Native,
     };
+    if let [n, new] = &opts.reload_at[..] {
+        let Ok(at) = n.parse::<u32>() else {
+            out.error(&format!("`--reload-at {n}`: the tick must be a number"));
+            return ExitCode::from(2);
+        };
+        let Some((new_tree, new_sources)) = load_tree(Path::new(new), input, out) else {
+            return ExitCode::FAILURE;
+        };
+        let old = reload::Version {
+            tree: &tree,
+            sources: &sources,
+        };
+        let new = reload::Version {
+            tree: &new_tree,
+            sources: &new_sources,
+        };
+        return reload::run((old, new), &scenario, engine, at, stdout, out);
+    }
     let restore = match &opts.restore {
         None => None,
         Some(p) => match read_snapshots(p) {
@@ -490,6 +520,7 @@ fn run_cmd(
             SnapshotArg::Btvm => btvm_compiler::scenario::SaveFormat::Btvm,
         }),
         restore,
+        reload: None,
         debug_level: opts.debug_level,
         limits,
     };

@@ -5,8 +5,10 @@
 //! Identity keys (`spec/bytecode.md` §5.1) are what hot reload matches nodes by: `id:NAME` for a
 //! node whose dialect names it (Drag\[en\]gine rule ids, MBT/BST node and state names, Spore
 //! decider names) when no other node has that name; otherwise the parent's key, `/`, then
-//! `kind` or `kind:NAME`, with `#k` (k-th such sibling) only where siblings would collide; an
-//! entry's or subtree's root is `entry:NAME` / `subtree:NAME`. This module reads the tree only;
+//! `kind` or `kind:NAME`; where siblings would collide, each gets `~` and a hash of its
+//! *leftmost path* (its own canonical line, its first child's, and so on down), and `#k` (k-th
+//! such sibling) only if those are the same too, so a branch added beside them changes no
+//! existing key; an entry's or subtree's root is `entry:NAME` / `subtree:NAME`. This module reads the tree only;
 //! it never emits code.
 
 use std::collections::HashMap;
@@ -152,8 +154,9 @@ fn keys(tree: &Tree, parent: &[Option<NodeId>], names: &[Option<String>]) -> Vec
     let segs: Vec<String> = (0..tree.nodes.len())
         .map(|i| segment(tree, NodeId(i as u32), names))
         .collect();
-    // Each child's ordinal among its siblings with the same segment, where there are several.
-    let mut ordinal: Vec<Option<usize>> = vec![None; tree.nodes.len()];
+    // Siblings with the same segment tell themselves apart by their leftmost paths, then by
+    // their ordinal among those with the same path too.
+    let mut ordinal: Vec<Option<String>> = vec![None; tree.nodes.len()];
     for node in &tree.nodes {
         let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
         for c in &node.children {
@@ -162,8 +165,13 @@ fn keys(tree: &Tree, parent: &[Option<NodeId>], names: &[Option<String>]) -> Vec
             }
         }
         for same in seen.values().filter(|v| v.len() > 1) {
+            let paths: Vec<u64> = same.iter().map(|&c| leftmost(tree, c)).collect();
             for (k, &c) in same.iter().enumerate() {
-                ordinal[c] = Some(k);
+                let twins: Vec<usize> = (0..same.len()).filter(|&j| paths[j] == paths[k]).collect();
+                ordinal[c] = Some(match twins.iter().position(|&j| j == k) {
+                    Some(n) if twins.len() > 1 => format!("~{:08x}#{n}", paths[k] as u32),
+                    _ => format!("~{:08x}", paths[k] as u32),
+                });
             }
         }
     }
@@ -176,13 +184,30 @@ fn keys(tree: &Tree, parent: &[Option<NodeId>], names: &[Option<String>]) -> Vec
                 .get(&(i as u32))
                 .cloned()
                 .unwrap_or_else(|| format!("node:{i}")),
-            (_, Some(p)) => match ordinal[i] {
-                Some(k) => format!("{}/{}#{k}", keys[p.index()], segs[i]),
+            (_, Some(p)) => match &ordinal[i] {
+                Some(k) => format!("{}/{}{k}", keys[p.index()], segs[i]),
                 None => format!("{}/{}", keys[p.index()], segs[i]),
             },
         };
     }
     keys
+}
+
+/// The FNV-1a 64 of node `i`'s leftmost path: its canonical line, its first child's, and so
+/// on down (at most 32 levels).
+fn leftmost(tree: &Tree, i: usize) -> u64 {
+    let mut text = String::new();
+    let mut at = Some(NodeId(i as u32));
+    for _ in 0..32 {
+        let Some(id) = at else { break };
+        text.push_str(&crate::syntax::canonical::node_text(tree, id));
+        text.push('\n');
+        at = tree
+            .nodes
+            .get(id.index())
+            .and_then(|n| n.children.first().copied());
+    }
+    btvm::program::fingerprint(text.as_bytes())
 }
 
 /// One path segment: `kind` or `kind:NAME`.
@@ -214,18 +239,43 @@ mod tests {
         );
         let table = table(&t, Vec::new(), None);
         let keys: Vec<&str> = table.nodes.iter().map(|n| n.key.as_str()).collect();
+        // The two `action a()` have the same leftmost path: its hash, then their ordinals.
+        let twin = leftmost(&t, 1) as u32;
+        assert_eq!(leftmost(&t, 1), leftmost(&t, 2));
         assert_eq!(
             keys,
             [
                 "entry:main",
-                "entry:main/action:a#0",
-                "entry:main/action:a#1",
+                &format!("entry:main/action:a~{twin:08x}#0"),
+                &format!("entry:main/action:a~{twin:08x}#1"),
                 "entry:main/condition",
                 "entry:main/action:b\\/c",
             ]
         );
         assert_eq!(table.nodes[1].parent, Some(0));
         assert_eq!(table.nodes[1].name.as_deref(), Some("a"));
+    }
+
+    /// A branch added before siblings of the same kind changes none of their keys: they are
+    /// told apart by what they hold (their leftmost paths), not by position.
+    #[test]
+    fn a_branch_added_before_keeps_every_key() {
+        let head = "btvm 1;\ndialect unvanquished;\nimport action a 0..0;\nimport action b 0..0;\n\
+                    import function f 0..0;\nimport function g 0..0;\n";
+        let old = parse(&format!(
+            "{head}root main = selector restart {{ guard every-tick (f() > 1) {{ action a() }} \
+             guard every-tick (g() > 1) {{ action b() }} }}\n"
+        ));
+        let new = parse(&format!(
+            "{head}root main = selector restart {{ guard every-tick (g() > 9) {{ action a() }} \
+             guard every-tick (f() > 1) {{ action a() }} guard every-tick (g() > 1) {{ action b() }} }}\n"
+        ));
+        let (old, new) = (table(&old, Vec::new(), None), table(&new, Vec::new(), None));
+        let new_keys: Vec<&str> = new.nodes.iter().map(|n| n.key.as_str()).collect();
+        for n in &old.nodes {
+            assert!(new_keys.contains(&n.key.as_str()), "{} is gone", n.key);
+        }
+        assert_eq!(old.nodes.len() + 2, new.nodes.len());
     }
 
     /// A table that would break a limit never makes the lowering refuse the tree.

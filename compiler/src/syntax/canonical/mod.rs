@@ -54,6 +54,12 @@ pub fn print(tree: &Tree) -> String {
     printer::print(tree)
 }
 
+/// One node's own line in canonical syntax (keyword, name, knobs; no children): what the
+/// node is, independent of where it sits (node identity keys use it).
+pub fn node_text(tree: &Tree, id: crate::ir::NodeId) -> String {
+    printer::node_text(tree, id)
+}
+
 /// Reads `path` through `fs`, adds it to `sources`, and parses it.
 ///
 /// Fails with [`ErrorKind::Io`](crate::diag::ErrorKind::Io) if the file cannot be read

@@ -51,6 +51,25 @@ pub(super) fn print(tree: &Tree) -> String {
     p.out
 }
 
+/// Node `id`'s own text, as [`print`] writes its line: keyword, name and knobs (expressions,
+/// the action called, ...), without its children. Empty for a node that does not exist.
+pub(super) fn node_text(tree: &Tree, id: NodeId) -> String {
+    let mut p = Printer {
+        tree,
+        out: String::new(),
+        printed: Vec::new(),
+    };
+    if let Some(node) = tree.nodes.get(id.index()) {
+        p.out.push_str(node.kind.keyword());
+        if let Some(n) = &node.name {
+            p.out.push_str(" @");
+            quote(n, &mut p.out);
+        }
+        p.knobs(&node.kind);
+    }
+    p.out
+}
+
 struct Printer<'a> {
     tree: &'a Tree,
     out: String,
