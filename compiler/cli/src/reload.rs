@@ -54,7 +54,7 @@ pub(crate) fn run(
     let first = Session {
         save_at: Some(at),
         save_format: Some(SaveFormat::Btvm),
-        limits: limits.clone(),
+        limits,
         ..Session::default()
     };
     let saved = match stream_session(old.tree, scenario, engine, &first, &mut TraceOut(stdout)) {
