@@ -8,7 +8,7 @@ use btvm::Limits;
 use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, LoadOptions, Profile};
 use btvm_compiler::lower::lower_with_sources;
-use btvm_compiler::source::{MemFs, RealFs, SourceMap};
+use btvm_compiler::source::{RealFs, SourceMap};
 use btvm_testkit::case::{Case, CaseExpectation};
 
 fn spec() -> PathBuf {
@@ -26,15 +26,7 @@ fn trees() -> Vec<(String, Tree, SourceMap)> {
         ("examples/grunt/grunt.xml", None),
     ];
     for (tree, profile) in examples {
-        let path = spec().join(tree);
-        let options = LoadOptions {
-            root: Some(path.parent().expect("a folder").to_path_buf()),
-            profile,
-            ..LoadOptions::default()
-        };
-        let mut sources = SourceMap::new();
-        let t = load(&path, &RealFs, &options, &mut sources)
-            .unwrap_or_else(|d| panic!("{tree}: {}", d[0].display(&sources)));
+        let (t, sources) = load_example(tree, profile);
         out.push((tree.to_string(), t, sources));
     }
     let mut paths = Vec::new();
@@ -55,19 +47,12 @@ fn trees() -> Vec<(String, Tree, SourceMap)> {
         if !matches!(case.file.expect, CaseExpectation::Trace { .. }) {
             continue;
         }
-        let mut fs = MemFs::new();
-        fs.insert(case.file.main_path(), case.file.tree.as_bytes());
-        for (name, text) in &case.file.files {
-            fs.insert(case.file.dir().join(name), text.as_bytes());
-        }
-        let options = LoadOptions {
-            format: Some(case.file.format),
-            profile: case.file.profile.clone(),
-            ..LoadOptions::default()
-        };
         let mut sources = SourceMap::new();
-        let t = load(&case.file.main_path(), &fs, &options, &mut sources)
-            .unwrap_or_else(|d| panic!("{}: {}", path.display(), d[0].display(&sources)));
+        let t = case
+            .file
+            .load(&mut sources)
+            .unwrap_or_else(|d| panic!("{}: {}", path.display(), d[0].display(&sources)))
+            .tree;
         let name = path
             .strip_prefix(spec())
             .unwrap_or(path)
@@ -165,8 +150,8 @@ fn every_instruction_maps_to_a_node_of_the_table() {
     }
 }
 
-/// The program of the example `rel` (under `spec/`), lowered with its sources.
-fn example(rel: &str, profile: Option<Profile>) -> btvm::Program {
+/// The example `rel` (under `spec/`) loaded from its folder with `profile`.
+fn load_example(rel: &str, profile: Option<Profile>) -> (Tree, SourceMap) {
     let path = spec().join(rel);
     let options = LoadOptions {
         root: Some(path.parent().expect("a folder").to_path_buf()),
@@ -174,7 +159,14 @@ fn example(rel: &str, profile: Option<Profile>) -> btvm::Program {
         ..LoadOptions::default()
     };
     let mut sources = SourceMap::new();
-    let tree = load(&path, &RealFs, &options, &mut sources).expect("the example loads");
+    let tree = load(&path, &RealFs, &options, &mut sources)
+        .unwrap_or_else(|d| panic!("{rel}: {}", d[0].display(&sources)));
+    (tree, sources)
+}
+
+/// The program of the example `rel` (under `spec/`), lowered with its sources.
+fn example(rel: &str, profile: Option<Profile>) -> btvm::Program {
+    let (tree, sources) = load_example(rel, profile);
     lower_with_sources(&tree, &Limits::default(), &sources).expect("the example compiles")
 }
 
