@@ -13,8 +13,6 @@ use btvm::{
     AgentId, Batch, Call, Engine, EngineKind, Host, Limits, ParTick, Phase, Program, Status, Value,
     Vm, VmError,
 };
-use btvm_compiler::source::SourceMap;
-use btvm_compiler::syntax::canonical;
 use btvm_testkit::compare::COMPILED;
 use btvm_testkit::fixtures::HEADER_MBT;
 
@@ -31,14 +29,7 @@ root main = selector remember {
 "#;
 
 fn program(text: &str) -> Program {
-    let limits = Limits::default();
-    let mut sources = SourceMap::new();
-    let file = sources.add("t.btn", text.to_string());
-    let tree = match canonical::parse(file, text, &limits) {
-        Ok(t) => t,
-        Err(d) => panic!("does not parse: {}", d[0].display(&sources)),
-    };
-    btvm_compiler::lower::lower(&tree, &limits).expect("lowers")
+    btvm_testkit::front::compile(text)
 }
 
 /// One host call as seen: (agent, now, import, phase); `before_tick` is import `u32::MAX`.

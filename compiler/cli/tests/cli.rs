@@ -244,6 +244,23 @@ fn compile_writes_a_program_that_disasm_reads_back() {
     let listing = text(&from_tree.stdout);
     assert!(listing.contains("fn0 entry"), "{listing}");
     assert!(listing.contains("act import"), "{listing}");
+    // The code map heads each node's run of instructions: guard.bt writes `action moveTo(...)`
+    // on line 24, so the `act` calling moveTo comes under that node's heading (its two
+    // arguments pushed first, in the same run).
+    let lines: Vec<&str> = listing.lines().collect();
+    let act = lines
+        .iter()
+        .position(|l| l.contains(" act ") && l.ends_with("; moveTo"))
+        .expect("moveTo's act");
+    let heading = lines[..act]
+        .iter()
+        .rev()
+        .find(|l| l.trim_start().starts_with("; node ") || l.trim() == "; (no node)")
+        .expect("a heading before the act");
+    assert!(
+        heading.contains("action \"moveTo\" at ") && heading.ends_with("guard.bt:24"),
+        "{heading}"
+    );
     // A damaged program is rejected with a message, not run or printed.
     let mut bad = bytes.clone();
     bad.truncate(bytes.len() / 2);

@@ -18,7 +18,7 @@
 //!
 //! This module never builds a program without the verifier.
 
-use btvm::program::{Field, Instr, Label, Layout, ProgramModel, ProgramParts, RuleNo};
+use btvm::program::{Field, Instr, Label, Layout, NodeTable, ProgramModel, ProgramParts, RuleNo};
 use btvm::{Limits, Program, Status};
 
 use super::asm::Asm;
@@ -73,7 +73,11 @@ pub(super) fn lower(
         status: Status::Running,
     });
     let fn_end = asm.here();
-    let (code, index) = lw.asm.finish();
+    let super::asm::Assembled {
+        code,
+        index,
+        nodes: map,
+    } = lw.asm.finish();
     let at = |pos: u32| index[pos as usize];
     let rule_table = rules
         .tops
@@ -105,8 +109,9 @@ pub(super) fn lower(
         rules: rule_table,
         stimuli: 0,
         code,
-        nodes: btvm::program::NodeTable {
+        nodes: NodeTable {
             cells: super::cells::cursor(&layout),
+            code: map,
             ..super::nodes::table(tree, probes, src)
         },
     };
@@ -194,8 +199,15 @@ impl CursorLower<'_, '_> {
         self.chain(top, me, k);
     }
 
-    /// A node of rule `me`'s decorator chain, or its leaf or list.
+    /// [`Self::chain_in`], its instructions mapped to `id` in the code map.
     fn chain(&mut self, id: NodeId, me: u32, k: Cont) {
+        let previous = self.lw.asm.enter(id.0);
+        self.chain_in(id, me, k);
+        self.lw.asm.leave(previous);
+    }
+
+    /// A node of rule `me`'s decorator chain, or its leaf or list.
+    fn chain_in(&mut self, id: NodeId, me: u32, k: Cont) {
         let tree = self.lw.tree;
         let node = tree.node(id);
         let child = node.children.first().copied();

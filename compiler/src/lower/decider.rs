@@ -88,7 +88,11 @@ pub(super) fn lower(
         .with_note("a smaller tree, fewer uses of large shared deciders or larger `Limits` fit")]);
     }
     let end = lw.asm.here();
-    let (code, index) = lw.asm.finish();
+    let super::asm::Assembled {
+        code,
+        index,
+        nodes: map,
+    } = lw.asm.finish();
     let parts = ProgramParts {
         model: ProgramModel::Decider { limit },
         single_precision: tree.config.precision == Precision::Single,
@@ -110,6 +114,7 @@ pub(super) fn lower(
         code,
         nodes: btvm::program::NodeTable {
             cells: super::cells::decider(tree, &numbers.layout, &numbers.group, &numbers.timer),
+            code: map,
             ..super::nodes::table(tree, decider_probes(tree, root, &numbers), src)
         },
     };
@@ -389,9 +394,16 @@ impl DeciderLower<'_, '_> {
         }
     }
 
+    /// `decide(d)`, its instructions mapped to `d` in the code map.
+    fn decide(&mut self, d: NodeId, reject: Label, mode: Mode) {
+        let previous = self.lw.asm.enter(d.0);
+        self.decide_in(d, reject, mode);
+        self.lw.asm.leave(previous);
+    }
+
     /// `decide(d)` (2.3): falls through when `d` accepts (feeding `mode`), else jumps to
     /// `reject`.
-    fn decide(&mut self, d: NodeId, reject: Label, mode: Mode) {
+    fn decide_in(&mut self, d: NodeId, reject: Label, mode: Mode) {
         let Some(k) = self.knobs(d).cloned() else {
             return self.jump(reject);
         };
@@ -447,6 +459,7 @@ impl DeciderLower<'_, '_> {
         let Some(k) = self.knobs(d).cloned() else {
             return;
         };
+        let previous = self.lw.asm.enter(d.0);
         if let Some(ms) = k.pre.every_ms {
             let timer = Timer(self.numbers.timer[d.index()]);
             self.emit(Instr::DecStamp { timer, ms });
@@ -454,16 +467,26 @@ impl DeciderLower<'_, '_> {
         if let Some(e) = &k.decide {
             self.score_test(e, reject);
         }
+        self.lw.asm.leave(previous);
+    }
+
+    /// The body of decider `d`, its instructions mapped to `d` in the code map (what it runs,
+    /// a behavior's calls or a group's code, to that node).
+    fn body(&mut self, d: NodeId, e: Entries, s: Label, f: Label) {
+        let previous = self.lw.asm.enter(d.0);
+        self.body_in(d, e, s, f);
+        self.lw.asm.leave(previous);
     }
 
     /// The body of decider `d`, entered at `e`, leaving at `s` (it worked) or `f` (it failed).
-    fn body(&mut self, d: NodeId, e: Entries, s: Label, f: Label) {
+    fn body_in(&mut self, d: NodeId, e: Entries, s: Label, f: Label) {
         if self.full() {
             return;
         }
         let t = self.target(d);
         match self.tree().node(t).kind.clone() {
             NodeKind::Behavior(b) => {
+                self.lw.asm.enter(t.0);
                 self.place(e.activate);
                 self.behave(b, 0, f);
                 self.behave(b, 1, f);
@@ -472,7 +495,10 @@ impl DeciderLower<'_, '_> {
                 self.behave(b, 1, f);
                 self.jump(s);
             }
-            NodeKind::Group(g) => self.group(d, t, g, e, s, f),
+            NodeKind::Group(g) => {
+                self.lw.asm.enter(t.0);
+                self.group(d, t, g, e, s, f)
+            }
             // `check` makes every decider run a behavior or a group.
             _ => {
                 self.place(e.activate);
@@ -725,15 +751,27 @@ impl DeciderLower<'_, '_> {
         });
     }
 
-    /// Deactivates decider `d` (2.5), innermost first.
+    /// Deactivates decider `d`, its instructions mapped to `d` in the code map (what it runs to
+    /// that node).
     fn deactivate(&mut self, d: NodeId) {
+        let previous = self.lw.asm.enter(d.0);
+        self.deactivate_in(d);
+        self.lw.asm.leave(previous);
+    }
+
+    /// Deactivates decider `d` (2.5), innermost first.
+    fn deactivate_in(&mut self, d: NodeId) {
         if self.full() {
             return;
         }
         let t = self.target(d);
         match self.tree().node(t).kind.clone() {
-            NodeKind::Behavior(b) => self.behave_exit(b),
+            NodeKind::Behavior(b) => {
+                self.lw.asm.enter(t.0);
+                self.behave_exit(b);
+            }
             NodeKind::Group(knobs) => {
+                self.lw.asm.enter(t.0);
                 let grp = Group(self.numbers.group[t.index()]);
                 let kids = self.children(t);
                 let end = self.label();

@@ -284,9 +284,16 @@ impl Lower<'_> {
         self.asm.emit(Instr::Jump { to });
     }
 
+    /// `evaluate(node)`, its instructions mapped to `id` in the code map.
+    fn node(&mut self, id: NodeId, k: Cont) {
+        let previous = self.asm.enter(id.0);
+        self.evaluate(id, k);
+        self.asm.leave(previous);
+    }
+
     /// `evaluate(node)`: the node's run, with its running-list bookkeeping on the success and
     /// running edges (actions do theirs inside `act`).
-    fn node(&mut self, id: NodeId, k: Cont) {
+    fn evaluate(&mut self, id: NodeId, k: Cont) {
         let node = self.tree.node(id);
         if let NodeKind::Action(call) = &node.kind {
             let (import, argc) = self.call_args(call);

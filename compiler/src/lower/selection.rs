@@ -156,8 +156,15 @@ impl SelLower<'_, '_> {
         });
     }
 
-    /// `eval(n)` (2.3): continues at `found` once a leaf was selected, else at `none`.
+    /// [`Self::eval_in`], its instructions mapped to `id` in the code map.
     fn eval(&mut self, id: NodeId, found: Label, none: Label) {
+        let previous = self.lw.asm.enter(id.0);
+        self.eval_in(id, found, none);
+        self.lw.asm.leave(previous);
+    }
+
+    /// `eval(n)` (2.3): continues at `found` once a leaf was selected, else at `none`.
+    fn eval_in(&mut self, id: NodeId, found: Label, none: Label) {
         if self.full() {
             return self.jump(none);
         }
@@ -228,7 +235,9 @@ impl SelLower<'_, '_> {
         let node = self.lw.tree.node(id);
         match &node.kind {
             NodeKind::Case(cond) => {
+                let previous = self.lw.asm.enter(id.0);
                 self.lw.branch(cond, none, false);
+                self.lw.asm.leave(previous);
                 match node.children.first() {
                     Some(&c) => self.eval(c, found, none),
                     None => self.jump(none),

@@ -111,10 +111,15 @@ pub(super) fn finish(
     model: ProgramModel,
     (layout, temps): (Layout, u32),
     limits: &Limits,
-    (span, nodes): (Span, btvm::program::NodeTable),
+    (span, mut nodes): (Span, btvm::program::NodeTable),
 ) -> Result<Program, Vec<Diagnostic>> {
     let (tree, strings) = (lw.tree, lw.strings);
-    let (code, index) = lw.asm.finish();
+    let super::asm::Assembled {
+        code,
+        index,
+        nodes: map,
+    } = lw.asm.finish();
+    nodes.code = map;
     let functions = bounds
         .into_iter()
         .map(|(name, kind, start, end)| btvm::program::Function {

@@ -7,7 +7,7 @@ use btvm_compiler::scenario::{parse_scenario, Trace};
 
 use crate::compare::Contender;
 use btvm_compiler::diag::Diagnostic;
-use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
+use btvm_compiler::load::{load_reporting, Format, LoadOptions, Loaded, Profile};
 use btvm_compiler::source::{MemFs, SourceMap};
 
 /// What a case expects.
@@ -154,20 +154,26 @@ impl CaseFile {
         self.dir().join(format!("main.{ext}"))
     }
 
-    /// Runs the case on `engine`; `Err` describes the mismatch.
-    pub fn run(&self, engine: Contender) -> Result<(), String> {
+    /// Loads the case's tree (its files in a memory file system, its format and profile),
+    /// with the warnings loading gave, its sources in `sources`.
+    pub fn load(&self, sources: &mut SourceMap) -> btvm_compiler::diag::Result<Loaded> {
         let mut fs = MemFs::new();
         fs.insert(self.main_path(), self.tree.as_bytes());
         for (name, text) in &self.files {
             fs.insert(self.dir().join(name), text.as_bytes());
         }
-        let mut sources = SourceMap::new();
         let options = LoadOptions {
             format: Some(self.format),
             profile: self.profile.clone(),
             ..LoadOptions::default()
         };
-        let loaded = load_reporting(&self.main_path(), &fs, &options, &mut sources);
+        load_reporting(&self.main_path(), &fs, &options, sources)
+    }
+
+    /// Runs the case on `engine`; `Err` describes the mismatch.
+    pub fn run(&self, engine: Contender) -> Result<(), String> {
+        let mut sources = SourceMap::new();
+        let loaded = self.load(&mut sources);
         let render = |ds: &[Diagnostic], sources: &SourceMap| {
             ds.iter()
                 .map(|d| format!("{:?}: {}", d.kind, d.display(sources)))

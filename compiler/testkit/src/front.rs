@@ -54,3 +54,19 @@ pub fn load_ok(load: Loader, files: &[(&str, &str)]) -> Tree {
         Err(d) => panic!("load failed: {}", d[0].display(&sources)),
     }
 }
+
+/// The verified program of a canonical-syntax tree under the default limits; the tree must
+/// parse and lower (a failure panics with the first diagnostic).
+pub fn compile(text: &str) -> btvm::Program {
+    let limits = Limits::default();
+    let mut sources = SourceMap::new();
+    let file = sources.add("t.btn", text.to_string());
+    let tree = match btvm_compiler::syntax::canonical::parse(file, text, &limits) {
+        Ok(t) => t,
+        Err(d) => panic!("does not parse: {}", d[0].display(&sources)),
+    };
+    match btvm_compiler::lower::lower(&tree, &limits) {
+        Ok(p) => p,
+        Err(d) => panic!("does not lower: {}", d[0].display(&sources)),
+    }
+}

@@ -110,7 +110,8 @@ impl Batch {
     /// Stops agent `id`'s tree as its dialect does when a tree is stopped, at time `now`, then
     /// removes the agent: in the lifecycle (MBT) model the running nodes are terminated with
     /// their host calls, innermost first (as [`Batch::restart_agent`] does), and the group
-    /// scopes it is a member of are left; other models make no call. The last slot's agent
+    /// scopes it is a member of are left; other models make no call, as their originals make
+    /// none (`spec/semantics.md` §4.6). The last slot's agent
     /// moves into the freed slot (so [`Batch::ids`] changes order; ids do not change). An
     /// agent not alive is [`VmError::NoAgent`].
     pub fn despawn<H: Host + ?Sized>(
@@ -119,9 +120,7 @@ impl Batch {
         host: &mut H,
         now: Millis,
     ) -> Result<(), VmError> {
-        let slot = self.slot(id)?;
-        self.stop_slot(slot, host, now)?;
-        self.reset_slot(slot);
+        let slot = self.restart_slot(id, host, now)?;
         let size = self.size;
         let last = self.statuses.len() - 1;
         self.states

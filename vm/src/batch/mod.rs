@@ -318,10 +318,20 @@ impl Batch {
         host: &mut H,
         now: Millis,
     ) -> Result<(), VmError> {
+        self.restart_slot(id, host, now).map(|_| ())
+    }
+
+    /// Restarts agent `id`'s tree (its dialect's stop calls, then a reset); returns its slot.
+    fn restart_slot<H: Host + ?Sized>(
+        &mut self,
+        id: AgentId,
+        host: &mut H,
+        now: Millis,
+    ) -> Result<usize, VmError> {
         let slot = self.slot(id)?;
         self.stop_slot(slot, host, now)?;
         self.reset_slot(slot);
-        Ok(())
+        Ok(slot)
     }
 
     /// What the dialect does when the tree of the agent in `slot` is stopped: the lifecycle

@@ -1,7 +1,10 @@
 //! The disassembler: a program as readable text (`btvm disasm`).
 //!
 //! Every instruction is printed by [`Instr::asm`], which the instruction table generates, so the
-//! listing always matches the encoder and decoder.
+//! listing always matches the encoder and decoder. Where the program has a code map
+//! ([`NodeTable::code`](super::NodeTable::code)), each run of instructions emitted for one node
+//! is headed by a comment naming the node (kind, name, file:line). The listing is only text:
+//! it never changes or checks the program.
 
 use std::fmt;
 
@@ -130,8 +133,14 @@ impl fmt::Display for Program {
                 FunctionKind::Restart => "restart",
             };
             writeln!(f, "\nfn{i} {kind} {}:", Quoted(&func.name))?;
+            let mut node = NO_NODE;
             for pc in func.start..func.end {
                 let ins = &p.code[pc as usize];
+                let here = p.nodes.code.get(pc as usize).copied().unwrap_or(NO_NODE);
+                if here != node {
+                    node = here;
+                    writeln!(f, "          ; {}", NodeNote(self, node))?;
+                }
                 write!(f, "  {pc:>6}  {}", ins.asm())?;
                 let mut note = None;
                 ins.operands(|o| match o {
@@ -156,6 +165,29 @@ impl fmt::Display for Program {
                     None => writeln!(f)?,
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+/// The code-map entry of glue code (no node).
+const NO_NODE: u32 = u32::MAX;
+
+/// A code-map run's heading: `node N KIND "NAME" at FILE:LINE`, or `(no node)`.
+struct NodeNote<'a>(&'a Program, u32);
+
+impl fmt::Display for NodeNote<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = &self.0.parts().nodes;
+        let Some(n) = t.nodes.get(self.1 as usize) else {
+            return f.write_str("(no node)");
+        };
+        write!(f, "node {} {}", self.1, n.kind.escape_debug())?;
+        if let Some(name) = &n.name {
+            write!(f, " {}", Quoted(name))?;
+        }
+        if let Some(file) = n.file.and_then(|i| t.files.get(i as usize)) {
+            write!(f, " at {}:{}", file.escape_debug(), n.line)?;
         }
         Ok(())
     }

@@ -129,7 +129,8 @@ fn bad_continuations() {
     // its end.
     let mut p = base();
     let start = p.code.len() as u32;
-    p.code.push(call_to(func(&p, "sub") as u32, start + 1));
+    let call = call_to(func(&p, "sub") as u32, start + 1);
+    push_code(&mut p, call);
     p.functions.push(Function {
         name: "callonly".into(),
         kind: FunctionKind::Subtree,

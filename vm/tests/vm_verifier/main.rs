@@ -440,13 +440,13 @@ fn edit(
 }
 
 /// Appends a subtree function named `name` whose labels are relative to its first
-/// instruction; returns its index.
+/// instruction (code of no node in the code map, where there is one); returns its index.
 fn append_subtree(parts: &mut ProgramParts, name: &str, code: &[Instr]) -> usize {
     let base = parts.code.len() as u32;
     for ins in code {
         let mut ins = *ins;
         rebase(&mut ins, base);
-        parts.code.push(ins);
+        push_code(parts, ins);
     }
     parts.functions.push(Function {
         name: name.to_string(),
@@ -455,6 +455,15 @@ fn append_subtree(parts: &mut ProgramParts, name: &str, code: &[Instr]) -> usize
         end: parts.code.len() as u32,
     });
     parts.functions.len() - 1
+}
+
+/// Appends `ins` to the code, as code of no node in the code map where there is one (so the
+/// map keeps its length and only the instruction is under test).
+fn push_code(parts: &mut ProgramParts, ins: Instr) {
+    parts.code.push(ins);
+    if !parts.nodes.code.is_empty() {
+        parts.nodes.code.push(u32::MAX);
+    }
 }
 
 fn rebase(ins: &mut Instr, base: u32) {

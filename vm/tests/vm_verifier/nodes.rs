@@ -337,3 +337,72 @@ fn hostile_node_sections_are_refused() {
         }
     }
 }
+
+/// A node section of one node whose code map has `entries`.
+fn with_code_map(entries: &[u32]) -> Vec<u8> {
+    let mut tail = 0u32.to_le_bytes().to_vec(); // no probes
+    tail.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    for e in entries {
+        tail.extend_from_slice(&e.to_le_bytes());
+    }
+    section(&[node_entry(0, 0, b"r")], &tail)
+}
+
+/// A program file's code map is checked like the rest of the table: one entry per instruction,
+/// each the one node or none (`u32::MAX`); a map of the wrong length, a node out of range or a
+/// count past the bytes is refused with an error saying so, never a panic.
+#[test]
+fn hostile_code_maps_are_refused() {
+    let p = program_all();
+    let n = p.parts().code.len();
+    let ok = with_section(&p, &with_code_map(&vec![u32::MAX; n]));
+    let q = Program::decode(&ok, &limits()).expect("a map of the right length loads");
+    assert_eq!(q.nodes().code.len(), n);
+    let mut one = vec![u32::MAX; n];
+    one[0] = 0;
+    let q = Program::decode(&with_section(&p, &with_code_map(&one)), &limits()).unwrap();
+    assert_eq!(q.nodes().code[0], 0);
+    let mut past = vec![0u32; n];
+    past[n - 1] = 1;
+    let huge = {
+        let mut s = with_code_map(&[]);
+        let at = s.len() - 4;
+        s[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        s
+    };
+    let cases: Vec<(&str, Vec<u8>, K, &str)> = vec![
+        (
+            "one entry too many",
+            with_section(&p, &with_code_map(&vec![0; n + 1])),
+            K::BadOperand,
+            "code map of",
+        ),
+        (
+            "one entry too few",
+            with_section(&p, &with_code_map(&vec![0; n - 1])),
+            K::BadOperand,
+            "code map of",
+        ),
+        (
+            "a node out of range",
+            with_section(&p, &with_code_map(&past)),
+            K::BadOperand,
+            "out of range",
+        ),
+        (
+            "a count past the bytes",
+            with_section(&p, &huge),
+            K::Truncated,
+            "",
+        ),
+    ];
+    for (what, bytes, kind, says) in cases {
+        match Program::decode(&bytes, &limits()) {
+            Ok(_) => panic!("{what}: decoded"),
+            Err(e) => {
+                assert_eq!(e.kind(), kind, "{what}: {e}");
+                assert!(e.to_string().contains(says), "{what}: {e}");
+            }
+        }
+    }
+}

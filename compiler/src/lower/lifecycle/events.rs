@@ -88,10 +88,15 @@ impl LcLower<'_, '_> {
         self.event_stamps(event);
         let touched = self.touched;
         for target in touched.nodes.get(event).into_iter().flatten() {
+            let id = match target {
+                Target::Machine(id, _) | Target::Wait(id) => *id,
+            };
+            let previous = self.lw.asm.enter(id.0);
             match target {
                 Target::Machine(id, targets) => self.event_machine(*id, targets),
                 Target::Wait(id) => self.event_wait(*id),
             }
+            self.lw.asm.leave(previous);
         }
         self.place(done);
         self.emit(Instr::Return {

@@ -14,8 +14,15 @@ use super::LcLower;
 use crate::ir::{CallExpr, LogStatus, NodeId, NodeKind};
 
 impl LcLower<'_, '_> {
-    /// `tick(n)`, through the transparent kinds (`case`, `state`, `logstatus`).
+    /// [`Self::tick_in`], its instructions mapped to `id` in the code map.
     pub(super) fn tick(&mut self, id: NodeId, k: Cont) {
+        let previous = self.lw.asm.enter(id.0);
+        self.tick_in(id, k);
+        self.lw.asm.leave(previous);
+    }
+
+    /// `tick(n)`, through the transparent kinds (`case`, `state`, `logstatus`).
+    fn tick_in(&mut self, id: NodeId, k: Cont) {
         if self.full() {
             return self.jump(k.f);
         }
@@ -27,6 +34,8 @@ impl LcLower<'_, '_> {
             NodeKind::LogStatus(l) => match node.children.first() {
                 Some(&c) => {
                     let l = l.clone();
+                    // The child's code is the child's; the messages are part of it.
+                    self.lw.asm.enter(c.0);
                     self.tick_node(c, k, Some(&l))
                 }
                 None => self.jump(k.f),
@@ -259,7 +268,8 @@ impl LcLower<'_, '_> {
         }
     }
 
-    /// The terminate effects in `id`'s subtree, innermost first.
+    /// The terminate effects in `id`'s subtree, innermost first, each node's mapped to it in
+    /// the code map.
     fn terminate_walk(&mut self, id: NodeId) {
         if self.full() {
             return;
@@ -269,6 +279,15 @@ impl LcLower<'_, '_> {
         for &c in &node.children {
             self.terminate_walk(c);
         }
+        let previous = self.lw.asm.enter(id.0);
+        self.terminate_node(id);
+        self.lw.asm.leave(previous);
+    }
+
+    /// `id`'s own terminate effects.
+    fn terminate_node(&mut self, id: NodeId) {
+        let tree = self.lw.tree;
+        let node = tree.node(id);
         let rec = self.recs.of(id);
         match &node.kind {
             NodeKind::Action(c) => {
