@@ -43,7 +43,6 @@ pub(in crate::syntax) use atoms::{int_tok, kw, lit, words};
 pub(in crate::syntax) use body::finish;
 pub(in crate::syntax) use expr::{deep_operators, deepen, OpTree, Unary};
 pub(in crate::syntax) use plumbing::{custom, parse_result, Deep, Lbl, Mx, PErr, P};
-#[allow(unused_imports)] // Spore uses them.
 pub(in crate::syntax) use recover::{is_word, never, skip, Resync};
 
 /// The words that are always literals inside expressions; a function import with one of these

@@ -8,9 +8,10 @@
 //! unknown name met before the syntax error, so a skipped statement never adds a follow-on
 //! error), emits the statement's furthest error, and runs [`skip`] from the statement's first
 //! token. [`skip`] consumes at least one token and takes every parenthesized or braced group
-//! whole; it stops before the `}` or `)` that closes the enclosing group, before a token where
-//! a new statement begins ([`Resync::begins`]), after a `;` ending the statement, or after a
-//! braced group at the statement's level ([`Resync::ends`]). It fails, consuming nothing, where
+//! whole; it stops before the `}` or `)` that closes the enclosing group (a `}` even inside a
+//! `(` the statement left open), before a token where a new statement begins
+//! ([`Resync::begins`]), after a `;` ending the statement ([`Resync::semi`]), or after a
+//! braced group at the statement's level ([`Resync::block`]). It fails, consuming nothing, where
 //! the failed parser legitimately ended a repetition (a closing `}`, the end of the file, a
 //! [`Resync::refuses`] token), so a list's normal end is never an error.
 //!
@@ -69,14 +70,16 @@ where
                 found: first,
             });
         }
-        let mut depth = 0usize;
+        // Braces opened by the statement, and parentheses opened at its level (outside its
+        // braces): a `}` the statement did not open ends it even inside an unclosed `(`.
+        let (mut braces, mut parens) = (0usize, 0usize);
         let mut prev: Option<Tok<'s>> = None;
         while let Some(tok) = inp.peek() {
-            if depth == 0 {
-                if matches!(tok, Tok::RBrace | Tok::RParen) {
+            if braces == 0 {
+                if tok == Tok::RBrace || (tok == Tok::RParen && parens == 0) {
                     break;
                 }
-                if let Some(p) = prev {
+                if let (Some(p), 0) = (prev, parens) {
                     let mark = inp.save();
                     inp.skip();
                     let next = inp.peek();
@@ -89,17 +92,19 @@ where
             inp.skip();
             prev = Some(tok);
             match tok {
-                Tok::LBrace | Tok::LParen => depth += 1,
-                Tok::RBrace | Tok::RParen => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 && tok == Tok::RBrace && r.block {
+                Tok::LBrace => braces += 1,
+                Tok::LParen if braces == 0 => parens += 1,
+                Tok::RParen if braces == 0 => parens = parens.saturating_sub(1),
+                Tok::RBrace => {
+                    braces = braces.saturating_sub(1);
+                    if braces == 0 && r.block {
                         if r.semi && inp.peek() == Some(Tok::Semi) {
                             inp.skip();
                         }
                         break;
                     }
                 }
-                Tok::Semi if depth == 0 && r.semi => break,
+                Tok::Semi if braces == 0 && r.semi => break,
                 _ => {}
             }
         }
