@@ -134,6 +134,25 @@ fn the_first_error_alone_is_the_first_of_all() {
     }
 }
 
+#[test]
+fn a_subtree_files_errors_are_all_reported_at_their_site() {
+    // Drag[en]gine: the errors are in the subtree file, each labelled with the `<subtree>`
+    // that includes it (line 10 of uses.debt).
+    let (diags, sources) = errors_of(
+        &many_errors().join("subtree/uses.debt"),
+        &LoadOptions::default(),
+    );
+    assert_eq!(diags.len(), 3);
+    for d in &diags {
+        let file = sources.get(d.span.file).expect("positioned");
+        assert!(file.path.ends_with("parts.debt"), "{}", file.path.display());
+        let site = d.labels.first().expect("the include site");
+        let uses = sources.get(site.span.file).expect("positioned");
+        assert!(uses.path.ends_with("uses.debt"), "{}", uses.path.display());
+        assert_eq!(uses.line_col(site.span.start).0, 10);
+    }
+}
+
 /// `n` unknown actions in Unvanquished sequences of up to 20 (the game's most children) in
 /// one selector, and `n` unknown nodes in MBT sequences of up to 200 (MBT's most: 255).
 fn floods(n: usize) -> [(&'static str, String); 2] {
