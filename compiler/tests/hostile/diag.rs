@@ -202,6 +202,58 @@ fn errors_are_bounded() {
     }
 }
 
+/// `n` syntax errors in the canonical syntax (one per node), in Spore (one per item) and `n`
+/// unknown node types in a BST Priority.
+fn syntax_floods(n: usize) -> [(&'static str, String); 3] {
+    let btn = format!(
+        "btvm 1;\ndialect unvanquished;\nimport action a 0..0 long;\n\
+         root main = sequence restart {{\n{}}}\n",
+        "action a(,)\n".repeat(n)
+    );
+    let spore = format!("spore 1;\n{}", "behavior 7;\n".repeat(n));
+    let bst = format!(
+        "<SelectionTrees><SelectionTree name='T' type='t'><Priority name='P'>\n{}\
+         </Priority></SelectionTree></SelectionTrees>",
+        "<Nope name='x'/>\n".repeat(n)
+    );
+    [("main.btn", btn), ("main.spore", spore), ("main.xml", bst)]
+}
+
+#[test]
+fn recovered_errors_are_bounded() {
+    let bound = LoadOptions::default().limits.max_errors;
+    for ((name, flood), (_, few)) in syntax_floods(5_000).into_iter().zip(syntax_floods(7)) {
+        let (result, sources) = try_load(&[(name, flood.as_bytes())]);
+        let diags = result.expect_err("a flood of errors fails");
+        assert_eq!(diags.len(), bound, "{name}: {:?}", diags.first());
+        // One error per broken line, in order, from the first broken line (5, 2 and 2: the
+        // lines after each flood's header).
+        let first = [5, 2, 2]
+            [usize::from(name.ends_with(".spore")) + 2 * usize::from(name.ends_with(".xml"))];
+        for (i, d) in diags.iter().enumerate() {
+            let at = sources.get(d.span.file).expect("positioned");
+            assert_eq!(
+                at.line_col(d.span.start).0,
+                first + i,
+                "{name}: {}",
+                d.message
+            );
+        }
+        let last = diags.last().expect("errors");
+        assert!(
+            last.notes.iter().any(|n| n.contains("too many errors")),
+            "{name}"
+        );
+        // Below the bound every error is there, and no note says otherwise.
+        let (result, _) = try_load(&[(name, few.as_bytes())]);
+        let diags = result.expect_err("broken statements fail");
+        assert_eq!(diags.len(), 7, "{name}: {diags:?}");
+        assert!(diags
+            .iter()
+            .all(|d| d.notes.iter().all(|n| !n.contains("too many"))));
+    }
+}
+
 #[test]
 fn a_report_shows_the_snippet() {
     let path = many_errors().join("bots/names.bt");
