@@ -255,6 +255,58 @@ fn recovered_errors_are_bounded() {
 }
 
 #[test]
+fn recovery_survives_unbalanced_and_stray_delimiters() {
+    // Recovery skips by braces and parentheses; input where they do not pair must still fail
+    // with a few positioned errors, the same each time, never hang, panic or load.
+    let head = "btvm 1;\ndialect unvanquished;\nimport action a 0..0 long;\n";
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "main.btn",
+            format!("{head}root m = sequence restart {{ action a( }}\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = sequence restart {{ ) ) action a() }}\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = sequence restart {{ action a() }} }} }}\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = {{ {{ action a()\nroot n = action a()\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = action a() ) root n = (\n"),
+        ),
+        (
+            "main.spore",
+            "spore 1;\nroot R => prioritized { A => ( ; } }\n".to_string(),
+        ),
+        (
+            "main.spore",
+            "spore 1;\nbehavior a tick;\n} ) decider X => a;\n".to_string(),
+        ),
+        (
+            "main.spore",
+            "spore 1;\nroot R => prioritized { A => a; { B => a; }\n".to_string(),
+        ),
+    ];
+    for (name, text) in cases {
+        let (first, _) = try_load(&[(name, text.as_bytes())]);
+        let (again, _) = try_load(&[(name, text.as_bytes())]);
+        let diags = first.expect_err("broken input fails");
+        assert!(!diags.is_empty() && diags.len() <= 4, "{text}: {diags:?}");
+        assert!(
+            diags.iter().all(|d| d.span.end as usize <= text.len()),
+            "{text}"
+        );
+        assert_eq!(Some(diags), again.err(), "{text}");
+    }
+}
+
+#[test]
 fn a_report_shows_the_snippet() {
     let path = many_errors().join("bots/names.bt");
     let report = load_path(&path, &LoadOptions::default()).expect_err("three unknown names");
