@@ -147,21 +147,7 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             translations: Translations::default(),
         };
         let children = self.children(el, &scope.local, 0)?;
-        // The original reads LeafTranslations only once a root is loaded.
-        let sections = ["Blocks", "Variables", "SignalVariables", "LeafTranslations"];
-        let has_root = children
-            .iter()
-            .any(|c| !sections.iter().any(|t| c.el.is(t)));
-        let translations = children
-            .iter()
-            .filter(|c| has_root && c.el.is("LeafTranslations"));
-        for c in translations {
-            self.keep(c.el.only_attributes(&[]))?;
-            scope.translations.begin_section();
-            for m in self.children(c.el, &scope.local, 1 + c.levels)? {
-                self.keep(scope.translations.add(m.el))?;
-            }
-        }
+        self.leaf_translations(&children, &mut scope)?;
         // SelectionTreeTemplate::LoadFromXML (SelectionTreeTemplate.cpp, 8b63f61c) reads
         // `<Variables>` wherever it comes, and a condition names a variable by the hash of its
         // lower-cased name (SelectionVariableDeclarations::GetVariableID), so a variable
@@ -169,55 +155,7 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         for c in children.iter().filter(|c| c.el.is("Variables")) {
             self.variables(*c, &mut scope, name.value, is_main)?;
         }
-        let mut root: Option<(NodeBuf, Span)> = None;
-        let mut signals = Vec::new();
-        // Whether an unknown element was read past: it may be the root node misspelt, so a
-        // missing root is then no further error.
-        let mut unknown = false;
-        for c in &children {
-            let el = c.el;
-            if el.is("Blocks") {
-                // SelectionTreeTemplate::LoadFromXML skips every `<Blocks>`; only those written
-                // in the tree itself were discovered (CSelectionTreeManager::DiscoverBlocks).
-                if c.levels > 0 {
-                    self.warnings.push(Diagnostic::warning(
-                        ErrorKind::InvalidValue,
-                        el.start_tag(),
-                        "this `<Blocks>` comes from a Ref and is ignored: only a `<Blocks>` \
-                         written in the `<SelectionTree>` itself defines blocks",
-                    ));
-                }
-            } else if el.is("LeafTranslations") {
-            } else if el.is("SignalVariables") {
-                signals.push(*c);
-            } else if el.is("Variables") {
-            } else if is_node_tag(el) {
-                if let Some((_, at)) = &root {
-                    self.keep::<()>(Err(Diagnostic::new(
-                        ErrorKind::Arity,
-                        el.start_tag(),
-                        "a `<SelectionTree>` has exactly one root node",
-                    )
-                    .with_label(*at, "the root node")))?;
-                    continue;
-                }
-                let mut ancestors = Vec::new();
-                let node = self.node(&scope, el, 1 + c.levels, false, &mut ancestors);
-                let node = self.keep(node)?.unwrap_or_else(|| placeholder(el));
-                root = Some((node, el.start_tag()));
-            } else {
-                unknown = true;
-                self.keep::<()>(Err(Diagnostic::new(
-                    ErrorKind::UnknownName,
-                    el.start_tag(),
-                    format!("unknown element `<{}>` in `<SelectionTree>`", el.tag()),
-                )
-                .with_note(format!(
-                    "a `<SelectionTree>` holds `<Blocks>`, `<Variables>`, `<SignalVariables>`, \
-                     `<LeafTranslations>`, `<Ref>` and one root node ({NODE_TYPES})"
-                ))))?;
-            }
-        }
+        let (root, signals, unknown) = self.elements(&children, &scope)?;
         let Some((root, _)) = root else {
             let d = |d: Diagnostic| d.with_note(format!("add one of {NODE_TYPES}"));
             if unknown {
@@ -250,6 +188,89 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         }
         self.b.root(name.value, root);
         Ok(true)
+    }
+
+    /// A tree's `<LeafTranslations>`, read only when it has a root node (as the original
+    /// reads them only once a root is loaded).
+    fn leaf_translations(
+        &mut self,
+        children: &[Child<'a, 't>],
+        scope: &mut TreeScope<'a, 't>,
+    ) -> Result<(), Diagnostic> {
+        let sections = ["Blocks", "Variables", "SignalVariables", "LeafTranslations"];
+        let has_root = children
+            .iter()
+            .any(|c| !sections.iter().any(|t| c.el.is(t)));
+        let translations = children
+            .iter()
+            .filter(|c| has_root && c.el.is("LeafTranslations"));
+        for c in translations {
+            self.keep(c.el.only_attributes(&[]))?;
+            scope.translations.begin_section();
+            for m in self.children(c.el, &scope.local, 1 + c.levels)? {
+                self.keep(scope.translations.add(m.el))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A tree's elements other than its declarations: its root node, its `<SignalVariables>`
+    /// (read later) and whether an unknown element was read past.
+    fn elements(
+        &mut self,
+        children: &[Child<'a, 't>],
+        scope: &TreeScope<'a, 't>,
+    ) -> Result<Elements<'a, 't>, Diagnostic> {
+        let mut root: Option<(NodeBuf, Span)> = None;
+        let mut signals = Vec::new();
+        // Whether an unknown element was read past: it may be the root node misspelt, so a
+        // missing root is then no further error.
+        let mut unknown = false;
+        for c in children {
+            let el = c.el;
+            if el.is("Blocks") {
+                // SelectionTreeTemplate::LoadFromXML skips every `<Blocks>`; only those written
+                // in the tree itself were discovered (CSelectionTreeManager::DiscoverBlocks).
+                if c.levels > 0 {
+                    self.warnings.push(Diagnostic::warning(
+                        ErrorKind::InvalidValue,
+                        el.start_tag(),
+                        "this `<Blocks>` comes from a Ref and is ignored: only a `<Blocks>` \
+                         written in the `<SelectionTree>` itself defines blocks",
+                    ));
+                }
+            } else if el.is("LeafTranslations") {
+            } else if el.is("SignalVariables") {
+                signals.push(*c);
+            } else if el.is("Variables") {
+            } else if is_node_tag(el) {
+                if let Some((_, at)) = &root {
+                    self.keep::<()>(Err(Diagnostic::new(
+                        ErrorKind::Arity,
+                        el.start_tag(),
+                        "a `<SelectionTree>` has exactly one root node",
+                    )
+                    .with_label(*at, "the root node")))?;
+                    continue;
+                }
+                let mut ancestors = Vec::new();
+                let node = self.node(scope, el, 1 + c.levels, false, &mut ancestors);
+                let node = self.keep(node)?.unwrap_or_else(|| placeholder(el));
+                root = Some((node, el.start_tag()));
+            } else {
+                unknown = true;
+                self.keep::<()>(Err(Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    el.start_tag(),
+                    format!("unknown element `<{}>` in `<SelectionTree>`", el.tag()),
+                )
+                .with_note(format!(
+                    "a `<SelectionTree>` holds `<Blocks>`, `<Variables>`, `<SignalVariables>`, \
+                     `<LeafTranslations>`, `<Ref>` and one root node ({NODE_TYPES})"
+                ))))?;
+            }
+        }
+        Ok((root, signals, unknown))
     }
 
     fn variables(
@@ -756,6 +777,10 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         })
     }
 }
+
+/// A tree's root node (with its start tag), its `<SignalVariables>` sections and whether an
+/// unknown element was read past.
+type Elements<'a, 't> = (Option<(NodeBuf, Span)>, Vec<Child<'a, 't>>, bool);
 
 /// A StateMachine's states by lower-cased name: index and name span.
 type StateIndex = HashMap<String, (u32, Span)>;
