@@ -134,6 +134,25 @@ fn the_first_error_alone_is_the_first_of_all() {
     }
 }
 
+#[test]
+fn a_subtree_files_errors_are_all_reported_at_their_site() {
+    // Drag[en]gine: the errors are in the subtree file, each labelled with the `<subtree>`
+    // that includes it (line 10 of uses.debt).
+    let (diags, sources) = errors_of(
+        &many_errors().join("subtree/uses.debt"),
+        &LoadOptions::default(),
+    );
+    assert_eq!(diags.len(), 3);
+    for d in &diags {
+        let file = sources.get(d.span.file).expect("positioned");
+        assert!(file.path.ends_with("parts.debt"), "{}", file.path.display());
+        let site = d.labels.first().expect("the include site");
+        let uses = sources.get(site.span.file).expect("positioned");
+        assert!(uses.path.ends_with("uses.debt"), "{}", uses.path.display());
+        assert_eq!(uses.line_col(site.span.start).0, 10);
+    }
+}
+
 /// `n` unknown actions in Unvanquished sequences of up to 20 (the game's most children) in
 /// one selector, and `n` unknown nodes in MBT sequences of up to 200 (MBT's most: 255).
 fn floods(n: usize) -> [(&'static str, String); 2] {
@@ -180,6 +199,110 @@ fn errors_are_bounded() {
         assert!(diags
             .iter()
             .all(|d| d.notes.iter().all(|n| !n.contains("too many"))));
+    }
+}
+
+/// `n` syntax errors in the canonical syntax (one per node), in Spore (one per item) and `n`
+/// unknown node types in a BST Priority.
+fn syntax_floods(n: usize) -> [(&'static str, String); 3] {
+    let btn = format!(
+        "btvm 1;\ndialect unvanquished;\nimport action a 0..0 long;\n\
+         root main = sequence restart {{\n{}}}\n",
+        "action a(,)\n".repeat(n)
+    );
+    let spore = format!("spore 1;\n{}", "behavior 7;\n".repeat(n));
+    let bst = format!(
+        "<SelectionTrees><SelectionTree name='T' type='t'><Priority name='P'>\n{}\
+         </Priority></SelectionTree></SelectionTrees>",
+        "<Nope name='x'/>\n".repeat(n)
+    );
+    [("main.btn", btn), ("main.spore", spore), ("main.xml", bst)]
+}
+
+#[test]
+fn recovered_errors_are_bounded() {
+    let bound = LoadOptions::default().limits.max_errors;
+    for ((name, flood), (_, few)) in syntax_floods(5_000).into_iter().zip(syntax_floods(7)) {
+        let (result, sources) = try_load(&[(name, flood.as_bytes())]);
+        let diags = result.expect_err("a flood of errors fails");
+        assert_eq!(diags.len(), bound, "{name}: {:?}", diags.first());
+        // One error per broken line, in order, from the first broken line (5, 2 and 2: the
+        // lines after each flood's header).
+        let first = [5, 2, 2]
+            [usize::from(name.ends_with(".spore")) + 2 * usize::from(name.ends_with(".xml"))];
+        for (i, d) in diags.iter().enumerate() {
+            let at = sources.get(d.span.file).expect("positioned");
+            assert_eq!(
+                at.line_col(d.span.start).0,
+                first + i,
+                "{name}: {}",
+                d.message
+            );
+        }
+        let last = diags.last().expect("errors");
+        assert!(
+            last.notes.iter().any(|n| n.contains("too many errors")),
+            "{name}"
+        );
+        // Below the bound every error is there, and no note says otherwise.
+        let (result, _) = try_load(&[(name, few.as_bytes())]);
+        let diags = result.expect_err("broken statements fail");
+        assert_eq!(diags.len(), 7, "{name}: {diags:?}");
+        assert!(diags
+            .iter()
+            .all(|d| d.notes.iter().all(|n| !n.contains("too many"))));
+    }
+}
+
+#[test]
+fn recovery_survives_unbalanced_and_stray_delimiters() {
+    // Recovery skips by braces and parentheses; input where they do not pair must still fail
+    // with a few positioned errors, the same each time, never hang, panic or load.
+    let head = "btvm 1;\ndialect unvanquished;\nimport action a 0..0 long;\n";
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "main.btn",
+            format!("{head}root m = sequence restart {{ action a( }}\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = sequence restart {{ ) ) action a() }}\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = sequence restart {{ action a() }} }} }}\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = {{ {{ action a()\nroot n = action a()\n"),
+        ),
+        (
+            "main.btn",
+            format!("{head}root m = action a() ) root n = (\n"),
+        ),
+        (
+            "main.spore",
+            "spore 1;\nroot R => prioritized { A => ( ; } }\n".to_string(),
+        ),
+        (
+            "main.spore",
+            "spore 1;\nbehavior a tick;\n} ) decider X => a;\n".to_string(),
+        ),
+        (
+            "main.spore",
+            "spore 1;\nroot R => prioritized { A => a; { B => a; }\n".to_string(),
+        ),
+    ];
+    for (name, text) in cases {
+        let (first, _) = try_load(&[(name, text.as_bytes())]);
+        let (again, _) = try_load(&[(name, text.as_bytes())]);
+        let diags = first.expect_err("broken input fails");
+        assert!(!diags.is_empty() && diags.len() <= 4, "{text}: {diags:?}");
+        assert!(
+            diags.iter().all(|d| d.span.end as usize <= text.len()),
+            "{text}"
+        );
+        assert_eq!(Some(diags), again.err(), "{text}");
     }
 }
 

@@ -83,7 +83,15 @@ pub(crate) fn load_in(
     warnings: &mut Vec<Diagnostic>,
 ) -> crate::diag::Result<Tree> {
     files.default_root(path.parent().unwrap_or(Path::new("")));
-    load_tree(path, &files, sources, warnings).map_err(|d| vec![d])
+    let mut errors = Vec::new();
+    match load_tree(path, &files, sources, warnings, &mut errors) {
+        Ok(Some(tree)) => Ok(tree),
+        Ok(None) => Err(errors),
+        Err(d) => {
+            errors.push(d);
+            Err(errors)
+        }
+    }
 }
 
 /// `d` as a warning, with `note`.
@@ -95,12 +103,15 @@ fn demote(d: Diagnostic, note: &str) -> Diagnostic {
     .with_note(note)
 }
 
+/// Loads the main file's trees: `None` when the main tree has errors read past (recorded in
+/// `errors`, in document order); `Err` for the error that stopped loading.
 fn load_tree(
     path: &Path,
     files: &files::Files,
     sources: &mut SourceMap,
     warnings: &mut Vec<Diagnostic>,
-) -> Result<Tree, Diagnostic> {
+    errors: &mut Vec<Diagnostic>,
+) -> Result<Option<Tree>, Diagnostic> {
     let limits = files.limits();
     let main = files.read_main(sources, path)?;
     let main_xml = xml::parse(main.id, &main.text, limits)?;
@@ -187,24 +198,31 @@ fn load_tree(
         }
         let r = loader.tree(t, i == 0, scope);
         warnings.append(&mut loader.warnings);
-        match r {
-            Ok(_) => {}
-            Err(d) if i == 0 => return Err(d),
+        let mut found = std::mem::take(&mut loader.errors);
+        found.extend(r.err());
+        // Document order (a condition is read after the node it guards); stable, so the
+        // error that stopped the tree, if any, stays last of its position.
+        found.sort_by_key(|d| (d.span.file, d.span.start));
+        if i == 0 {
+            if !found.is_empty() {
+                errors.append(&mut found);
+                return Ok(None);
+            }
+        } else if let Some(d) = found.into_iter().next() {
             // The trees loaded before stay registered and the first one runs; this one and
             // the ones after it are not loaded (CSelectionTreeManager::LoadFileNode stops at
-            // the first tree whose LoadTreeTemplate fails).
-            Err(d) => {
-                warnings.push(demote(
-                    d,
-                    "this selection tree fails to load: the trees before it are loaded, this \
-                     one and the ones after it are not",
-                ));
-                break;
-            }
+            // the first tree whose LoadTreeTemplate fails): its first error says why.
+            warnings.push(demote(
+                d,
+                "this selection tree fails to load: the trees before it are loaded, this \
+                 one and the ones after it are not",
+            ));
+            break;
         }
     }
     loader
         .into_builder()
         .finish()
+        .map(Some)
         .map_err(|msg| Diagnostic::new(ErrorKind::InvalidValue, root.start_tag(), msg))
 }

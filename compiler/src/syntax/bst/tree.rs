@@ -12,6 +12,14 @@
 //! any recursion, counting the IR's levels (a `Case` or `State` is a level) plus every Ref
 //! level; nodes are counted against `Limits::max_nodes`. This file never reads files and
 //! never panics on input.
+//!
+//! Errors are collected as MBT's are: an element with an error (an unknown node type or
+//! element, a bad attribute, a condition that does not parse, a transition to no state) is
+//! recorded in [`Loader::errors`] and read past at its natural boundary (the node, the
+//! `<Transition>`, the `<State>`, the `<Variable>` or `<Signal>`: what is inside it is not
+//! read), so every independent error is reported, up to `Limits::max_errors`; a limit (depth,
+//! node count, Ref expansion) stops the file. A broken `<Variable>` with a name still declares
+//! it, so its uses are no further error.
 
 use std::collections::HashMap;
 
@@ -63,6 +71,8 @@ pub(super) struct Loader<'s, 'a, 't> {
     var_names: HashMap<String, Span>,
     /// What the original logs while loading the trees anyway, in document order.
     pub warnings: Vec<Diagnostic>,
+    /// The errors of elements read past (see [`Loader::keep`]), in the order found.
+    pub errors: Vec<Diagnostic>,
 }
 
 impl<'s, 'a, 't> Loader<'s, 'a, 't> {
@@ -76,6 +86,24 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             trees: HashMap::new(),
             var_names: HashMap::new(),
             warnings: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// `r`'s value; or, for an error reading goes on after (not a limit, and fewer than
+    /// `Limits::max_errors` recorded), `None` with the error recorded in [`Loader::errors`];
+    /// any other error is returned, to stop.
+    fn keep<T>(&mut self, r: Result<T, Diagnostic>) -> Result<Option<T>, Diagnostic> {
+        match r {
+            Ok(v) => Ok(Some(v)),
+            Err(d)
+                if !matches!(d.kind, ErrorKind::NestTooDeep | ErrorKind::TooManyNodes)
+                    && self.errors.len() < self.limits.max_errors =>
+            {
+                self.errors.push(d);
+                Ok(None)
+            }
+            Err(d) => Err(d),
         }
     }
 
@@ -97,9 +125,10 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         is_main: bool,
         local: Scope<'a, 't>,
     ) -> Result<bool, Diagnostic> {
-        el.only_attributes(&["name", "type"])?;
+        let errors_before = self.errors.len();
+        self.keep(el.only_attributes(&["name", "type"]))?;
         let name = el.required("name")?;
-        el.required("type")?;
+        self.keep(el.required("type"))?;
         if let Some(first) = self.trees.get(&name.value.to_lowercase()) {
             return Err(Diagnostic::new(
                 ErrorKind::InvalidValue,
@@ -118,7 +147,56 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             translations: Translations::default(),
         };
         let children = self.children(el, &scope.local, 0)?;
-        // The original reads LeafTranslations only once a root is loaded.
+        self.leaf_translations(&children, &mut scope)?;
+        // SelectionTreeTemplate::LoadFromXML (SelectionTreeTemplate.cpp, 8b63f61c) reads
+        // `<Variables>` wherever it comes, and a condition names a variable by the hash of its
+        // lower-cased name (SelectionVariableDeclarations::GetVariableID), so a variable
+        // declared after the root is the one the root's conditions read.
+        for c in children.iter().filter(|c| c.el.is("Variables")) {
+            self.variables(*c, &mut scope, name.value, is_main)?;
+        }
+        let (root, signals, unknown) = self.elements(&children, &scope)?;
+        let Some((root, _)) = root else {
+            let d = |d: Diagnostic| d.with_note(format!("add one of {NODE_TYPES}"));
+            if unknown {
+                return Ok(false);
+            }
+            if is_main {
+                self.keep::<()>(Err(d(Diagnostic::new(
+                    ErrorKind::Arity,
+                    el.start_tag(),
+                    format!("selection tree `{}` has no root node", name.value),
+                ))))?;
+                return Ok(false);
+            }
+            self.warnings.push(d(Diagnostic::warning(
+                ErrorKind::Arity,
+                el.start_tag(),
+                format!(
+                    "selection tree `{}` has no root node: it is never valid and is left out",
+                    name.value
+                ),
+            )));
+            return Ok(false);
+        };
+        for c in signals {
+            self.signals(c, &scope, is_main)?;
+        }
+        if self.errors.len() > errors_before {
+            // Read past errors: the load fails (main tree) or this tree is left out.
+            return Ok(false);
+        }
+        self.b.root(name.value, root);
+        Ok(true)
+    }
+
+    /// A tree's `<LeafTranslations>`, read only when it has a root node (as the original
+    /// reads them only once a root is loaded).
+    fn leaf_translations(
+        &mut self,
+        children: &[Child<'a, 't>],
+        scope: &mut TreeScope<'a, 't>,
+    ) -> Result<(), Diagnostic> {
         let sections = ["Blocks", "Variables", "SignalVariables", "LeafTranslations"];
         let has_root = children
             .iter()
@@ -127,22 +205,28 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             .iter()
             .filter(|c| has_root && c.el.is("LeafTranslations"));
         for c in translations {
-            c.el.only_attributes(&[])?;
+            self.keep(c.el.only_attributes(&[]))?;
             scope.translations.begin_section();
             for m in self.children(c.el, &scope.local, 1 + c.levels)? {
-                scope.translations.add(m.el)?;
+                self.keep(scope.translations.add(m.el))?;
             }
         }
-        // SelectionTreeTemplate::LoadFromXML (SelectionTreeTemplate.cpp, 8b63f61c) reads
-        // `<Variables>` wherever it comes, and a condition names a variable by the hash of its
-        // lower-cased name (SelectionVariableDeclarations::GetVariableID), so a variable
-        // declared after the root is the one the root's conditions read.
-        for c in children.iter().filter(|c| c.el.is("Variables")) {
-            self.variables(*c, &mut scope, name.value, is_main)?;
-        }
+        Ok(())
+    }
+
+    /// A tree's elements other than its declarations: its root node, its `<SignalVariables>`
+    /// (read later) and whether an unknown element was read past.
+    fn elements(
+        &mut self,
+        children: &[Child<'a, 't>],
+        scope: &TreeScope<'a, 't>,
+    ) -> Result<Elements<'a, 't>, Diagnostic> {
         let mut root: Option<(NodeBuf, Span)> = None;
         let mut signals = Vec::new();
-        for c in &children {
+        // Whether an unknown element was read past: it may be the root node misspelt, so a
+        // missing root is then no further error.
+        let mut unknown = false;
+        for c in children {
             let el = c.el;
             if el.is("Blocks") {
                 // SelectionTreeTemplate::LoadFromXML skips every `<Blocks>`; only those written
@@ -161,18 +245,21 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
             } else if el.is("Variables") {
             } else if is_node_tag(el) {
                 if let Some((_, at)) = &root {
-                    return Err(Diagnostic::new(
+                    self.keep::<()>(Err(Diagnostic::new(
                         ErrorKind::Arity,
                         el.start_tag(),
                         "a `<SelectionTree>` has exactly one root node",
                     )
-                    .with_label(*at, "the root node"));
+                    .with_label(*at, "the root node")))?;
+                    continue;
                 }
                 let mut ancestors = Vec::new();
-                let node = self.node(&scope, el, 1 + c.levels, false, &mut ancestors)?;
+                let node = self.node(scope, el, 1 + c.levels, false, &mut ancestors);
+                let node = self.keep(node)?.unwrap_or_else(|| placeholder(el));
                 root = Some((node, el.start_tag()));
             } else {
-                return Err(Diagnostic::new(
+                unknown = true;
+                self.keep::<()>(Err(Diagnostic::new(
                     ErrorKind::UnknownName,
                     el.start_tag(),
                     format!("unknown element `<{}>` in `<SelectionTree>`", el.tag()),
@@ -180,33 +267,10 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                 .with_note(format!(
                     "a `<SelectionTree>` holds `<Blocks>`, `<Variables>`, `<SignalVariables>`, \
                      `<LeafTranslations>`, `<Ref>` and one root node ({NODE_TYPES})"
-                )));
+                ))))?;
             }
         }
-        let Some((root, _)) = root else {
-            let d = |d: Diagnostic| d.with_note(format!("add one of {NODE_TYPES}"));
-            if is_main {
-                return Err(d(Diagnostic::new(
-                    ErrorKind::Arity,
-                    el.start_tag(),
-                    format!("selection tree `{}` has no root node", name.value),
-                )));
-            }
-            self.warnings.push(d(Diagnostic::warning(
-                ErrorKind::Arity,
-                el.start_tag(),
-                format!(
-                    "selection tree `{}` has no root node: it is never valid and is left out",
-                    name.value
-                ),
-            )));
-            return Ok(false);
-        };
-        for c in signals {
-            self.signals(c, &scope, is_main)?;
-        }
-        self.b.root(name.value, root);
-        Ok(true)
+        Ok((root, signals, unknown))
     }
 
     fn variables(
@@ -216,30 +280,29 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         tree: &str,
         is_main: bool,
     ) -> Result<(), Diagnostic> {
-        for el in self.section_items(section, scope)? {
-            section_item(
+        let Some(items) = self.section_items(section, scope)? else {
+            return Ok(());
+        };
+        for el in items {
+            let item = section_item(
                 el,
                 ("Variables", "Variable"),
                 &["name", "default"],
                 "`<Variables>` holds `<Variable name=\"…\" default=\"…\"/>` and `<Ref>`",
-            )?;
-            let name = el.required("name")?;
-            let default = match el.attr("default") {
-                None => false,
-                Some(d) if d.value.eq_ignore_ascii_case("true") => true,
-                Some(d) if d.value.eq_ignore_ascii_case("false") => false,
-                Some(d) => {
-                    return Err(Diagnostic::new(
-                        ErrorKind::InvalidValue,
-                        d.span,
-                        format!("`{}` is not a boolean", d.value),
-                    )
-                    .with_note("a variable's default is `true` or `false`"))
-                }
+            )
+            .and_then(|()| el.required("name"));
+            let name = match self.keep(item)? {
+                Some(name) => name,
+                // A broken `<Variable>` with a name still declares it.
+                None => match el.attr("name").filter(|_| el.is("Variable")) {
+                    Some(name) => name,
+                    None => continue,
+                },
             };
+            let default = self.keep(default_of(el))?.unwrap_or(false);
             let key = name.value.to_ascii_lowercase();
             if let Some((_, first)) = scope.vars.get(&key) {
-                return Err(Diagnostic::new(
+                let d = Diagnostic::new(
                     ErrorKind::InvalidValue,
                     name.span,
                     format!(
@@ -247,7 +310,9 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                         name.value
                     ),
                 )
-                .with_label(*first, "first declared here"));
+                .with_label(*first, "first declared here");
+                self.keep::<()>(Err(d))?;
+                continue;
             }
             let ir_name = if is_main {
                 name.value.to_string()
@@ -255,13 +320,15 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                 format!("{tree}:{}", name.value)
             };
             if let Some(first) = self.var_names.get(&ir_name.to_lowercase()) {
-                return Err(Diagnostic::new(
+                let d = Diagnostic::new(
                     ErrorKind::InvalidValue,
                     name.span,
                     format!("variable `{ir_name}` clashes with another tree's variable"),
                 )
                 .with_label(*first, "declared here")
-                .with_note("the variables of trees after the first are named `TREE:VARIABLE`"));
+                .with_note("the variables of trees after the first are named `TREE:VARIABLE`");
+                self.keep::<()>(Err(d))?;
+                continue;
             }
             self.var_names.insert(ir_name.to_lowercase(), name.span);
             let id = self.b.var(Var {
@@ -280,45 +347,63 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         scope: &TreeScope<'a, 't>,
         is_main: bool,
     ) -> Result<(), Diagnostic> {
-        for el in self.section_items(section, scope)? {
-            section_item(
-                el,
-                ("SignalVariables", "Signal"),
-                &["name", "variable", "value"],
-                "`<SignalVariables>` holds `<Signal name=\"…\" variable=\"…\" value=\"…\"/>` \
-                 and `<Ref>`",
-            )?;
-            let event = el.required("name")?;
-            let var = el.required("variable")?;
-            let value = el.required("value")?;
-            let Some(id) = scope.var(var.value) else {
-                return Err(Diagnostic::new(
-                    ErrorKind::UnknownName,
-                    var.span,
-                    format!("unknown variable `{}`", var.value),
-                )
-                .with_note("declare it in the tree's `<Variables>`"));
-            };
-            let expr = self.expr(scope, value)?;
-            if is_main {
-                self.b.signal(event.value.to_string(), id, expr);
+        let Some(items) = self.section_items(section, scope)? else {
+            return Ok(());
+        };
+        for el in items {
+            let signal = self.signal(el, scope);
+            if let Some((event, id, expr)) = self.keep(signal)? {
+                if is_main {
+                    self.b.signal(event.to_string(), id, expr);
+                }
             }
         }
         Ok(())
     }
 
+    /// One `<Signal>`: its event, variable and value.
+    fn signal(
+        &mut self,
+        el: El<'a, 't>,
+        scope: &TreeScope<'a, 't>,
+    ) -> Result<(&'a str, VarId, Expr), Diagnostic> {
+        section_item(
+            el,
+            ("SignalVariables", "Signal"),
+            &["name", "variable", "value"],
+            "`<SignalVariables>` holds `<Signal name=\"…\" variable=\"…\" value=\"…\"/>` \
+             and `<Ref>`",
+        )?;
+        let event = el.required("name")?;
+        let var = el.required("variable")?;
+        let value = el.required("value")?;
+        let Some(id) = scope.var(var.value) else {
+            return Err(Diagnostic::new(
+                ErrorKind::UnknownName,
+                var.span,
+                format!("unknown variable `{}`", var.value),
+            )
+            .with_note("declare it in the tree's `<Variables>`"));
+        };
+        let expr = self.expr(scope, value)?;
+        Ok((event.value, id, expr))
+    }
+
     /// The elements of a declaration section (`<Variables>`, `<SignalVariables>`), which takes
-    /// no attributes, after Ref expansion.
+    /// no attributes, after Ref expansion (a bad attribute is recorded and the items still
+    /// read); `None`, the error recorded, when the expansion fails.
     fn section_items(
         &mut self,
         section: Child<'a, 't>,
         scope: &TreeScope<'a, 't>,
-    ) -> Result<Vec<El<'a, 't>>, Diagnostic> {
-        section.el.only_attributes(&[])?;
+    ) -> Result<Option<Vec<El<'a, 't>>>, Diagnostic> {
+        self.keep(section.el.only_attributes(&[]))?;
         let items = self
             .ex
-            .children(section.el, &scope.local, 1 + section.levels)?;
-        Ok(items.into_iter().map(|c| c.el).collect())
+            .children(section.el, &scope.local, 1 + section.levels);
+        Ok(self
+            .keep(items)?
+            .map(|items| items.into_iter().map(|c| c.el).collect()))
     }
 
     /// A condition attribute: absent is `true`; present, it is parsed, so an empty or blank
@@ -478,8 +563,18 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
         for c in children {
             let case_depth = depth.saturating_add(c.levels).saturating_add(1);
             let at = c.el.start_tag();
-            let child = self.node(scope, c.el, case_depth.saturating_add(1), true, ancestors)?;
-            let cond = self.condition(scope, c.el.attr("condition"))?;
+            // The condition first (it is on the start tag, so errors come in document
+            // order); a child whose condition is read past is not read (one error per
+            // element).
+            let cond = self.condition(scope, c.el.attr("condition"));
+            let (child, cond) = match self.keep(cond)? {
+                Some(cond) => {
+                    let d = case_depth.saturating_add(1);
+                    let child = self.node(scope, c.el, d, true, ancestors);
+                    (self.keep(child)?.unwrap_or_else(|| placeholder(c.el)), cond)
+                }
+                None => (placeholder(c.el), Expr::Lit(Lit::Bool(true))),
+            };
             self.count(at)?;
             cases.push(NodeBuf::new(NodeKind::Case(cond), at, vec![child]));
         }
@@ -503,22 +598,60 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                 "a `<StateMachine>` needs at least one `<State>`",
             ));
         }
-        // Names first: transitions may target later states. The first state of a name is the
-        // one a transition finds (the original searches its list of names in order, stricmp).
-        let mut index: HashMap<String, (u32, Span)> = HashMap::new();
+        let (index, names) = self.state_names(&children)?;
+        let mut states = Vec::with_capacity(children.len().min(MAX_STATES));
+        for (i, (c, name)) in children.iter().zip(names).enumerate() {
+            // A state read past (its error recorded) is left out: the tree is not built.
+            let Some(name) = name else { continue };
+            let machine = Machine { el, index: &index };
+            let state = self.state(scope, *c, name, depth, &machine, ancestors)?;
+            // A state after the 32nd is loaded and checked, but no transition can enter it
+            // (below) and a machine starts at 0 or its current state, so it is left out.
+            if let (Some(state), true) = (state, i < MAX_STATES) {
+                states.push(state);
+            }
+        }
+        Ok(states)
+    }
+
+    /// The index of a StateMachine's states by lower-cased name (names first: transitions
+    /// may target later states) and each child's name, `None` for one read past. The first
+    /// state of a name is the one a transition finds (the original searches its list of
+    /// names in order, stricmp). A `<State>` with a bad attribute but a name still names a
+    /// state, so transitions to it are no further error.
+    fn state_names(
+        &mut self,
+        children: &[Child<'a, 't>],
+    ) -> Result<(StateIndex, Vec<Option<&'a str>>), Diagnostic> {
+        let mut index = StateIndex::new();
         let mut names = Vec::with_capacity(children.len());
         for (i, c) in children.iter().enumerate() {
             let s = c.el;
             if !s.is("State") {
-                return Err(Diagnostic::new(
+                self.keep::<()>(Err(Diagnostic::new(
                     ErrorKind::UnknownName,
                     s.start_tag(),
                     format!("unknown element `<{}>` in `<StateMachine>`", s.tag()),
                 )
-                .with_note("a `<StateMachine>` holds `<State name=\"…\">` elements and `<Ref>`"));
+                .with_note(
+                    "a `<StateMachine>` holds `<State name=\"…\">` elements and `<Ref>`",
+                )))?;
+                names.push(None);
+                continue;
             }
-            s.only_attributes(&["name"])?;
-            let name = s.required("name")?;
+            let read = s
+                .only_attributes(&["name"])
+                .and_then(|()| s.required("name"));
+            let (name, good) = match self.keep(read)? {
+                Some(name) => (name, true),
+                None => match s.attr("name") {
+                    Some(name) => (name, false),
+                    None => {
+                        names.push(None);
+                        continue;
+                    }
+                },
+            };
             let key = name.value.to_ascii_lowercase();
             if let Some((_, first)) = index.get(&key) {
                 // Definition: the original is silent.
@@ -538,90 +671,124 @@ impl<'s, 'a, 't> Loader<'s, 'a, 't> {
                 // The original keeps the index in a uint8 (`targetState`).
                 index.insert(key, ((i % 256) as u32, name.span));
             }
-            names.push(name.value);
+            names.push(Some(name.value).filter(|_| good));
         }
-        let mut states = Vec::with_capacity(children.len().min(MAX_STATES));
-        for (i, (c, name)) in children.iter().zip(names).enumerate() {
-            let s = c.el;
-            let state_depth = depth.saturating_add(c.levels).saturating_add(1);
-            let mut transitions = Vec::new();
-            let mut body: Option<(NodeBuf, Span)> = None;
-            for item in self.children(s, &scope.local, state_depth)? {
-                let it = item.el;
-                if it.is("Transition") {
-                    it.only_attributes(&["state", "condition"])?;
-                    it.no_elements()?;
-                    let target = it.required("state")?;
-                    let cond = it.required("condition")?;
-                    let Some(&(to, _)) = index.get(&target.value.to_ascii_lowercase()) else {
-                        return Err(Diagnostic::new(
-                            ErrorKind::UnknownName,
-                            target.span,
-                            format!("this state machine has no state `{}`", target.value),
-                        ));
-                    };
-                    if to as usize >= MAX_STATES {
-                        // Divergence: the original loads it, but taking it shifts `1` by the
-                        // index in its 32-bit visited mask (`assert(nextID < 32)`; undefined
-                        // behaviour), SelectionTreeNode::Evaluate.
-                        return Err(Diagnostic::new(
-                            ErrorKind::LimitExceeded,
-                            target.span,
-                            format!(
-                                "a transition to state {} (`{}`): only the first {MAX_STATES} \
-                                 states of a `<StateMachine>` can be entered",
-                                to + 1,
-                                target.value
-                            ),
-                        )
-                        .with_label(el.start_tag(), "in this state machine")
-                        .with_note(
-                            "the original's 32-bit visited mask has no bit for it (undefined \
-                             behaviour)",
-                        ));
-                    }
-                    let cond = self.condition(scope, Some(cond))?;
-                    transitions.push(Transition {
-                        on: Trigger::When(cond),
-                        to,
-                    });
-                } else {
-                    if let Some((_, first)) = &body {
-                        return Err(Diagnostic::new(
-                            ErrorKind::Arity,
-                            it.start_tag(),
-                            "a `<State>` holds exactly one node",
-                        )
-                        .with_label(*first, "its node"));
-                    }
-                    let d = state_depth.saturating_add(item.levels).saturating_add(1);
-                    let node = self.node(scope, it, d, false, ancestors)?;
-                    body = Some((node, it.start_tag()));
-                }
-            }
-            let Some((body, _)) = body else {
-                return Err(Diagnostic::new(
-                    ErrorKind::Arity,
-                    s.start_tag(),
-                    format!("state `{name}` has no node"),
-                )
-                .with_note(format!("a `<State>` holds one node ({NODE_TYPES})")));
-            };
-            self.count(s.start_tag())?;
-            let mut state = NodeBuf::new(
-                NodeKind::State(StateNode { transitions }),
-                s.start_tag(),
-                vec![body],
-            );
-            state.name = Some(name.to_string());
-            // A state after the 32nd is loaded and checked, but no transition can enter it
-            // (above) and a machine starts at 0 or its current state, so it is left out.
-            if i < MAX_STATES {
-                states.push(state);
-            }
-        }
-        Ok(states)
+        Ok((index, names))
     }
+
+    /// One `<State>` named `name` of `machine`; `None` when it has no node (the error
+    /// recorded).
+    fn state(
+        &mut self,
+        scope: &TreeScope<'a, 't>,
+        c: Child<'a, 't>,
+        name: &'a str,
+        depth: u32,
+        machine: &Machine<'_, 'a, 't>,
+        ancestors: &mut Vec<&'a str>,
+    ) -> Result<Option<NodeBuf>, Diagnostic> {
+        let s = c.el;
+        let state_depth = depth.saturating_add(c.levels).saturating_add(1);
+        let mut transitions = Vec::new();
+        let mut body: Option<(NodeBuf, Span)> = None;
+        for item in self.children(s, &scope.local, state_depth)? {
+            let it = item.el;
+            if it.is("Transition") {
+                let t = self.transition(scope, it, machine);
+                if let Some(t) = self.keep(t)? {
+                    transitions.push(t);
+                }
+            } else if let Some((_, first)) = &body {
+                let d = Diagnostic::new(
+                    ErrorKind::Arity,
+                    it.start_tag(),
+                    "a `<State>` holds exactly one node",
+                )
+                .with_label(*first, "its node");
+                self.keep::<()>(Err(d))?;
+            } else {
+                let d = state_depth.saturating_add(item.levels).saturating_add(1);
+                let node = self.node(scope, it, d, false, ancestors);
+                let node = self.keep(node)?.unwrap_or_else(|| placeholder(it));
+                body = Some((node, it.start_tag()));
+            }
+        }
+        let Some((body, _)) = body else {
+            let d = Diagnostic::new(
+                ErrorKind::Arity,
+                s.start_tag(),
+                format!("state `{name}` has no node"),
+            )
+            .with_note(format!("a `<State>` holds one node ({NODE_TYPES})"));
+            self.keep::<()>(Err(d))?;
+            return Ok(None);
+        };
+        self.count(s.start_tag())?;
+        let mut state = NodeBuf::new(
+            NodeKind::State(StateNode { transitions }),
+            s.start_tag(),
+            vec![body],
+        );
+        state.name = Some(name.to_string());
+        Ok(Some(state))
+    }
+
+    /// One `<Transition>` of a state of `machine`.
+    fn transition(
+        &mut self,
+        scope: &TreeScope<'a, 't>,
+        it: El<'a, 't>,
+        machine: &Machine<'_, 'a, 't>,
+    ) -> Result<Transition, Diagnostic> {
+        it.only_attributes(&["state", "condition"])?;
+        it.no_elements()?;
+        let target = it.required("state")?;
+        let cond = it.required("condition")?;
+        let Some(&(to, _)) = machine.index.get(&target.value.to_ascii_lowercase()) else {
+            return Err(Diagnostic::new(
+                ErrorKind::UnknownName,
+                target.span,
+                format!("this state machine has no state `{}`", target.value),
+            ));
+        };
+        if to as usize >= MAX_STATES {
+            // Divergence: the original loads it, but taking it shifts `1` by the index in its
+            // 32-bit visited mask (`assert(nextID < 32)`; undefined behaviour),
+            // SelectionTreeNode::Evaluate.
+            return Err(Diagnostic::new(
+                ErrorKind::LimitExceeded,
+                target.span,
+                format!(
+                    "a transition to state {} (`{}`): only the first {MAX_STATES} states of a \
+                     `<StateMachine>` can be entered",
+                    to + 1,
+                    target.value
+                ),
+            )
+            .with_label(machine.el.start_tag(), "in this state machine")
+            .with_note(
+                "the original's 32-bit visited mask has no bit for it (undefined behaviour)",
+            ));
+        }
+        let cond = self.condition(scope, Some(cond))?;
+        Ok(Transition {
+            on: Trigger::When(cond),
+            to,
+        })
+    }
+}
+
+/// A tree's root node (with its start tag), its `<SignalVariables>` sections and whether an
+/// unknown element was read past.
+type Elements<'a, 't> = (Option<(NodeBuf, Span)>, Vec<Child<'a, 't>>, bool);
+
+/// A StateMachine's states by lower-cased name: index and name span.
+type StateIndex = HashMap<String, (u32, Span)>;
+
+/// The StateMachine a state belongs to: its element and its states' index.
+struct Machine<'i, 'a, 't> {
+    el: El<'a, 't>,
+    index: &'i StateIndex,
 }
 
 /// Whether `el` is one of the node types (any case).
@@ -650,4 +817,25 @@ fn section_item(
     }
     el.only_attributes(attrs)?;
     el.no_elements()
+}
+
+/// What takes the place of an element read past: the tree is never built (the load fails),
+/// so it only keeps the shape of its parent.
+fn placeholder(el: El) -> NodeBuf {
+    NodeBuf::leaf(NodeKind::Const(btvm::Status::Failure), el.start_tag())
+}
+
+/// A `<Variable>`'s default: absent is false.
+fn default_of(el: El) -> Result<bool, Diagnostic> {
+    match el.attr("default") {
+        None => Ok(false),
+        Some(d) if d.value.eq_ignore_ascii_case("true") => Ok(true),
+        Some(d) if d.value.eq_ignore_ascii_case("false") => Ok(false),
+        Some(d) => Err(Diagnostic::new(
+            ErrorKind::InvalidValue,
+            d.span,
+            format!("`{}` is not a boolean", d.value),
+        )
+        .with_note("a variable's default is `true` or `false`")),
+    }
 }

@@ -35,8 +35,9 @@ use crate::source::{FileId, FileSystem, SourceMap};
 
 /// Parses canonical-syntax text (already in `sources` as `file`) into a validated tree.
 ///
-/// Errors are positioned in `file`. Lexical errors stop at the first one; otherwise every
-/// syntax error chumsky reports plus every semantic error found on the way (unknown names,
+/// Errors are positioned in `file`. Lexical errors stop at the first one, and so does a syntax
+/// error in the header or tables; otherwise one syntax error per broken node or statement (it
+/// is skipped, see `parser`) plus every semantic error found on the way (unknown names,
 /// duplicate declarations, out-of-range numbers, misplaced nodes) is returned, in source order.
 pub fn parse(file: FileId, text: &str, limits: &btvm::Limits) -> crate::diag::Result<Tree> {
     super::files::check_size(file, text, limits)?;

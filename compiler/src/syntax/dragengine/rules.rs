@@ -27,7 +27,7 @@ use btvm::{Import, ImportId, ImportKind, Limits, Status};
 use super::ast::{FileRules, Located, Mode, Rule, RuleKind};
 use super::files::{normalize, Files};
 use super::ids::{Ids, Scope};
-use super::xml::{parse_file, parse_file_all};
+use super::xml::parse_file_all;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{
     Arg, BinOp, CallExpr, Composite, Dialect, Expr, Guard, GuardEval, Lit, NodeBuf, NodeKind,
@@ -53,7 +53,8 @@ pub(super) struct Loader<'a> {
     stack: Vec<Frame>,
     /// IR nodes built so far.
     nodes: usize,
-    /// The main file's errors its parser read past.
+    /// The errors the parser read past in the main file, or in the subtree file that
+    /// stopped loading.
     errors: Vec<Diagnostic>,
 }
 
@@ -81,8 +82,9 @@ impl<'a> Loader<'a> {
         }
     }
 
-    /// Loads the tree whose main file is `path`: every error of the main file's elements,
-    /// then the one that stopped loading, if any.
+    /// Loads the tree whose main file is `path`: every error of the main file's elements (or,
+    /// the main file being sound, of the first subtree file with such errors, each labelled
+    /// with its `<subtree>`), then the one that stopped loading, if any.
     pub(super) fn load_all(mut self, path: &Path) -> crate::diag::Result<Tree> {
         let loaded = self.load(path);
         let mut errors = std::mem::take(&mut self.errors);
@@ -423,7 +425,21 @@ impl<'a> Loader<'a> {
                             d
                         }
                     })?;
-                let f = Rc::new(parse_file(&src.text, src.id, self.limits).map_err(site_label)?);
+                // Every error of the subtree file's elements is reported, as the main file's
+                // are (each labelled with the site); then loading stops.
+                let mut errors = Vec::new();
+                let parsed = parse_file_all(&src.text, src.id, self.limits, &mut errors);
+                self.errors.extend(
+                    errors
+                        .into_iter()
+                        .take(self.limits.max_errors)
+                        .map(site_label),
+                );
+                let f = Rc::new(parsed.map_err(site_label)?);
+                if let Some(last) = self.errors.pop() {
+                    // The rules are incomplete: stop here (`load_all` puts it back last).
+                    return Err(last);
+                }
                 self.parsed.insert(target.clone(), Rc::clone(&f));
                 f
             }

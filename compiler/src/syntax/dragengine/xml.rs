@@ -73,7 +73,8 @@ const RULES: &str =
     "`<action>`, `<success>`, `<failure>`, `<running>`, `<yield>`, `<sequence>`, `<choice>`, `<subtree>`";
 const COMMON: &str = "`<parameter>`, `<condition>`, `<conditionMode>`";
 
-/// Parses the text of one file (`file` in the source map).
+/// Parses the text of one file (`file` in the source map): its first error only.
+#[cfg(test)]
 pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<FileRules> {
     let mut errors = Vec::new();
     let parsed = parse_file_all(text, file, limits, &mut errors)?;
@@ -83,7 +84,8 @@ pub(super) fn parse_file(text: &str, file: FileId, limits: &Limits) -> PResult<F
     }
 }
 
-/// [`parse_file`], reading past a rule element that has an error or an unknown element (its
+/// Parses the text of one file (`file` in the source map), reading past a rule element that
+/// has an error or an unknown element (its
 /// siblings are read, so their errors are reported too): those errors go to `errors`, in
 /// document order, and the rules returned are then incomplete. A limit (nesting) or
 /// `Limits::max_errors` errors stop it with the `Err`.

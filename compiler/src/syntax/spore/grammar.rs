@@ -10,6 +10,7 @@ use chumsky::prelude::*;
 
 use super::super::canonical::lexer::{unescape, Spanned, Tok};
 use super::super::canonical::parser::{custom, int_tok, kw, parse_result, words, Lbl, PErr, P};
+use super::super::canonical::parser::{is_word, never, skip, Resync};
 use super::ast::{Children, Def, Entry, File, Item, Name, Opt, Phase, Table, Target, Test, Unit};
 use super::expr::expr_parser;
 use crate::diag::ErrorKind;
@@ -48,6 +49,31 @@ pub(super) const KEYWORDS: [&str; 26] = [
     "scored",
     "with",
 ];
+
+/// Where an item skipped after a syntax error ends: after its `;` or its braced block (and a
+/// `;` right after it), or before the next item's keyword (`decision` only before `flags`,
+/// `stimuli` not after `when`: both also begin a `when` option).
+const ITEM_RESYNC: Resync = Resync {
+    begins: |prev, tok, next| {
+        ["spore", "behavior", "root", "decider", "children"]
+            .iter()
+            .any(|w| is_word(tok, w))
+            || (is_word(tok, "decision") && next.is_some_and(|n| is_word(n, "flags")))
+            || (is_word(tok, "stimuli") && !is_word(prev, "when"))
+    },
+    semi: true,
+    block: true,
+    refuses: never,
+};
+
+/// Where an entry of a `children` block skipped after a syntax error ends: after its `;`
+/// or its braced block (and a `;` right after it), or before the `}` of the block.
+const ENTRY_RESYNC: Resync = Resync {
+    begins: |_, _, _| false,
+    semi: true,
+    block: true,
+    refuses: never,
+};
 
 /// Whether `s` is a keyword (so it cannot be a bare name).
 pub(super) fn is_keyword(s: &str) -> bool {
@@ -163,10 +189,12 @@ fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<
     let tail = recursive(move |tail| {
         let entry = name()
             .then(choice((semi().to(None), tail.clone().map(Some))))
-            .map(make_entry);
+            .map(|e| Some(make_entry(e)))
+            .recover_with(via_parser(skip(ENTRY_RESYNC, None)));
         let block = entry
             .repeated()
-            .collect::<Vec<Entry>>()
+            .collect::<Vec<Option<Entry>>>()
+            .map(flat)
             .delimited_by(just(Tok::LBrace), just(Tok::RBrace));
         let inline = policy
             .clone()
@@ -211,10 +239,12 @@ fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<
         .boxed();
     let entry = name()
         .then(choice((semi().to(None), tail.map(Some))))
-        .map(make_entry);
+        .map(|e| Some(make_entry(e)))
+        .recover_with(via_parser(skip(ENTRY_RESYNC, None)));
     let block = entry
         .repeated()
-        .collect::<Vec<Entry>>()
+        .collect::<Vec<Option<Entry>>>()
+        .map(flat)
         .delimited_by(just(Tok::LBrace), just(Tok::RBrace));
 
     let phase = words(vec![
@@ -246,21 +276,31 @@ fn file_parser<'t, 's: 't>(text: &'s str, expr_limit: u64) -> P<'t, 's, File, E<
         .ignore_then(name())
         .then(block)
         .map(|(n, entries)| Item::Children(n, entries));
-    let item = choice((behavior, flags, stimuli, root, decider, children));
+    let item = choice((behavior, flags, stimuli, root, decider, children))
+        .map(Some)
+        .recover_with(via_parser(skip(ITEM_RESYNC, None)));
 
     kw("spore")
         .ignore_then(int_tok())
         .then_ignore(semi())
-        .then(item.repeated().collect::<Vec<_>>())
+        .then(item.repeated().collect::<Vec<_>>().map(flat))
         .then_ignore(end())
         .map(|(version, items)| File { version, items })
         .boxed()
 }
 
+/// The entries or items that parsed: one skipped after a syntax error is `None` (with an
+/// error, the file goes no further than the grammar).
+fn flat<T>(list: Vec<Option<T>>) -> Vec<T> {
+    list.into_iter().flatten().collect()
+}
+
 /// Parses the token list of `file` (already lexed and depth-checked) into the file's items.
 ///
-/// Syntax errors stop at the first one; errors raised while parsing (too-deep expressions,
-/// a spaced `= >`) are reported with it, in source order.
+/// A syntax error in an item or a `children` entry skips it (`ITEM_RESYNC`, `ENTRY_RESYNC`)
+/// and parsing goes on, so each broken item or entry reports its error; with errors raised
+/// while parsing (too-deep expressions, a spaced `= >`) they are reported in source order.
+/// A syntax error in the `spore N;` header stops the file.
 pub(super) fn parse_tokens(
     file: FileId,
     text: &str,

@@ -19,8 +19,9 @@
 //! 8. `build`: the nodes, through [`TreeBuilder`], and
 //!    [`Tree::validate`].
 //!
-//! Lexical and syntax errors stop at the first one (with any expression-depth errors found on
-//! the way); every error of the later passes is reported, in source order. Nothing here panics
+//! Lexical errors stop at the first one; a syntax error skips its item or block entry and the
+//! grammar reads on (`grammar`), so every broken item reports its error, and then the later
+//! passes do not run; otherwise every error of the later passes is reported, in source order. Nothing here panics
 //! or prints on any input; every failure is a [`Diagnostic`] with a span.
 
 mod ast;

@@ -15,6 +15,7 @@ use super::decls::{duplicate, Named};
 use super::expr::{expr_parser, resolve_var};
 use super::nodes::node_parser;
 use super::plumbing::P;
+use super::recover::{is_word, skip, Resync};
 use super::{BodyE, Refs, Tables};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{NodeBuf, NodeKind, Sharing, SignalBinding, SubtreeId, Tree, TreeBuilder};
@@ -31,6 +32,28 @@ pub(super) struct Body {
     subtrees: Vec<Sub>,
 }
 
+/// Whether `tok` begins a statement of the body (`root`, `subtree`, `signal`).
+fn statement_word(tok: Tok<'_>) -> bool {
+    ["root", "subtree", "signal"]
+        .iter()
+        .any(|w| is_word(tok, w))
+}
+
+/// Where a body statement skipped after a syntax error ends: before the next `root`,
+/// `subtree` or `signal` (not one that is a name: after `action` or `behavior`), after a `;`
+/// (a signal) or after a braced block at its level. `refuses` says which statements may not
+/// begin where a list of this kind ends (roots come after signals, subtrees after roots).
+const fn statement_resync(refuses: fn(Tok<'_>) -> bool) -> Resync {
+    Resync {
+        begins: |prev, tok, _| {
+            statement_word(tok) && !is_word(prev, "action") && !is_word(prev, "behavior")
+        },
+        semi: true,
+        block: true,
+        refuses,
+    }
+}
+
 pub(super) fn body_parser<'t, 's: 't>(file: FileId, limits: &Limits) -> P<'t, 's, Body, BodyE<'s>> {
     let limit = u64::from(limits.max_expr_depth);
     let node = node_parser(file, limit);
@@ -40,16 +63,26 @@ pub(super) fn body_parser<'t, 's: 't>(file: FileId, limits: &Limits) -> P<'t, 's
         .then_ignore(just(Tok::Assign))
         .then(expr_parser(limit))
         .then_ignore(just(Tok::Semi))
-        .map(|((event, var), value)| SignalBinding {
-            event,
-            var,
-            value: value.e,
-        });
+        .map(|((event, var), value)| {
+            Some(SignalBinding {
+                event,
+                var,
+                value: value.e,
+            })
+        })
+        .recover_with(via_parser(skip(
+            statement_resync(|t| is_word(t, "root") || is_word(t, "subtree")),
+            None,
+        )));
     let root = kw("root")
         .ignore_then(name())
         .then_ignore(just(Tok::Assign))
         .then(node.clone())
-        .map(|(n, body)| (n, body.buf));
+        .map(|(n, body)| Some((n, body.buf)))
+        .recover_with(via_parser(skip(
+            statement_resync(|t| is_word(t, "subtree")),
+            None,
+        )));
     let subtree = kw("subtree")
         .ignore_then(string().map_with(|s, e| (s, e.span())))
         .then(words(vec![
@@ -58,7 +91,8 @@ pub(super) fn body_parser<'t, 's: 't>(file: FileId, limits: &Limits) -> P<'t, 's
         ]))
         .then_ignore(just(Tok::Assign))
         .then(node)
-        .map_with(|((n, sharing), body), e| (n, sharing, e.span(), body.buf));
+        .map_with(|((n, sharing), body), e| Some((n, sharing, e.span(), body.buf)))
+        .recover_with(via_parser(skip(statement_resync(|_| false), None)));
     group((
         signal.repeated().collect::<Vec<_>>(),
         root.repeated().at_least(1).collect::<Vec<_>>(),
@@ -66,9 +100,11 @@ pub(super) fn body_parser<'t, 's: 't>(file: FileId, limits: &Limits) -> P<'t, 's
     ))
     .then_ignore(end())
     .map(|(signals, roots, subtrees)| Body {
-        signals,
-        roots,
-        subtrees,
+        // A statement skipped after a syntax error is `None`; with an error, the file is not
+        // assembled.
+        signals: signals.into_iter().flatten().collect(),
+        roots: roots.into_iter().flatten().collect(),
+        subtrees: subtrees.into_iter().flatten().collect(),
     })
     .boxed()
 }

@@ -9,7 +9,10 @@
 //!
 //! Semantic problems (unknown names, out-of-range numbers, too-deep expressions, misplaced
 //! `case`/`state`/`decider` nodes) are emitted as non-fatal errors so one run reports several;
-//! chumsky drops those emitted on paths it backtracks out of.
+//! chumsky drops those emitted on paths it backtracks out of. A syntax error in a node, a
+//! `root`, a `subtree` or a `signal` is recovered from (`recover`): the node or statement is
+//! skipped and the next one read, so the syntax errors of several nodes are reported (one
+//! each); a syntax error in the header or the tables stops the file.
 //!
 //! One module per grammar area: `plumbing` (input, errors, parser aliases), `atoms` (keywords,
 //! names, literals), `expr` (expressions and name resolution), `nodes` (one parser per node
@@ -23,6 +26,7 @@ mod decls;
 mod expr;
 mod nodes;
 mod plumbing;
+mod recover;
 
 use std::collections::HashMap;
 
@@ -39,6 +43,7 @@ pub(in crate::syntax) use atoms::{int_tok, kw, lit, words};
 pub(in crate::syntax) use body::finish;
 pub(in crate::syntax) use expr::{deep_operators, deepen, OpTree, Unary};
 pub(in crate::syntax) use plumbing::{custom, parse_result, Deep, Lbl, Mx, PErr, P};
+pub(in crate::syntax) use recover::{is_word, never, skip, Resync};
 
 /// The words that are always literals inside expressions; a function import with one of these
 /// names must be written as a string.

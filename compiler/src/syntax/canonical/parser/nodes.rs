@@ -13,6 +13,7 @@ use super::atoms::{status, string, u32_lit, words};
 use super::expr::resolve_import;
 use super::expr::{action_ref, behavior_ref, call_args, expr_parser, resolve_hook};
 use super::plumbing::{custom, Lbl, Mx, P};
+use super::recover::{is_word, never, skip, Resync};
 use super::{BodyE, Ex};
 use crate::diag::ErrorKind;
 use crate::ir::{
@@ -25,6 +26,7 @@ use crate::source::{FileId, Span};
 use super::super::lexer::Tok;
 
 /// A parsed node, with what its parent needs to check it.
+#[derive(Clone)]
 pub(super) struct PNode {
     /// The node.
     pub buf: NodeBuf,
@@ -32,6 +34,67 @@ pub(super) struct PNode {
     pub head: SimpleSpan,
     /// For a `state`: each transition target with its span.
     pub targets: Vec<(u32, SimpleSpan)>,
+    /// Whether this stands for a node skipped after a syntax error (its parent checks
+    /// nothing of it).
+    pub skipped: bool,
+}
+
+/// Where a node skipped after a syntax error ends: after its braced block, or before the
+/// next node's keyword (or a `root`, `subtree` or `signal`), or before the `}` of its parent.
+/// `loop` and `behavior` also appear inside a node's header, and any word after `action`,
+/// `behavior`, `enter` or `exit` is a name: those never begin a node here.
+const NODE_RESYNC: Resync = Resync {
+    begins: |prev, tok, _| {
+        const NODE_WORDS: [&str; 30] = [
+            "sequence",
+            "selector",
+            "parallel",
+            "priority",
+            "case",
+            "statemachine",
+            "state",
+            "group",
+            "decider",
+            "invert",
+            "map",
+            "cooldown",
+            "guard",
+            "groupscope",
+            "hooks",
+            "logstatus",
+            "include",
+            "action",
+            "condition",
+            "const",
+            "yield",
+            "wait",
+            "waituntil",
+            "send",
+            "waitevent",
+            "log",
+            "select",
+            "root",
+            "subtree",
+            "signal",
+        ];
+        let named = ["action", "behavior", "enter", "exit"]
+            .iter()
+            .any(|w| is_word(prev, w));
+        !named && NODE_WORDS.iter().any(|w| is_word(tok, w))
+    },
+    semi: false,
+    block: true,
+    refuses: never,
+};
+
+/// What stands for a skipped node.
+fn skipped() -> PNode {
+    PNode {
+        buf: NodeBuf::leaf(NodeKind::Const(btvm::Status::Failure), Span::DUMMY),
+        head: SimpleSpan::from(0..0),
+        targets: Vec::new(),
+        skipped: true,
+    }
 }
 
 /// The kind a child must have under `parent`, if any.
@@ -78,6 +141,7 @@ fn build<'t, 's: 't>(
         },
         head,
         targets,
+        skipped: false,
     }
 }
 
@@ -88,7 +152,7 @@ fn check_children<'t, 's: 't>(
     e: &mut Mx<'t, '_, 's, BodyE<'s>>,
 ) {
     let want = required_child(kind);
-    for c in children {
+    for c in children.iter().filter(|c| !c.skipped) {
         let ck = c.buf.kind.keyword();
         match (want, required_parent(&c.buf.kind)) {
             // A group's children may also be includes of shared deciders.
@@ -167,6 +231,7 @@ pub(super) fn node_parser<'t, 's: 't>(file: FileId, limit: u64) -> P<'t, 's, PNo
         };
         choice((k.composites(), k.decorators(), k.leaves()))
             .labelled(Lbl::What("node"))
+            .recover_with(via_parser(skip(NODE_RESYNC, skipped())))
             .boxed()
     })
     .boxed()
