@@ -245,19 +245,17 @@ pub(super) fn verify(p: &ProgramParts, limits: &Limits) -> Result<(), ProgramErr
     cells(p)
 }
 
-/// Checks the cells: nodes in range, bits inside the state, bounded keys, at most a few per
-/// node.
+/// Checks the cells: nodes in range, bits inside the state, bounded keys, no more cells than
+/// state bits (cells never share a bit).
 fn cells(p: &ProgramParts) -> Result<(), ProgramError> {
     let t = &p.nodes;
-    let most = t.nodes.len().saturating_add(64).saturating_mul(4);
-    if t.cells.len() > most {
+    let size = u64::from(p.layout.size) * 8;
+    if t.cells.len() as u64 > size {
         return Err(bad(format!(
-            "{} cells for {} nodes",
-            t.cells.len(),
-            t.nodes.len()
+            "{} cells for {size} bits of state",
+            t.cells.len()
         )));
     }
-    let size = u64::from(p.layout.size) * 8;
     for c in &t.cells {
         text(&c.key, "cell key")?;
         if c.node.is_some_and(|n| n as usize >= t.nodes.len()) {
