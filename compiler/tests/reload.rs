@@ -12,14 +12,14 @@
 
 use std::path::{Path, PathBuf};
 
+mod reload_support;
+use reload_support::{examples, load_spec, program, reload_run, without_counting};
+
 use btvm::program::CellKind;
 use btvm_compiler::ir::Tree;
-use btvm_compiler::load::{load, load_reporting, LoadOptions, Profile};
-use btvm_compiler::scenario::TraceSink;
-use btvm_compiler::scenario::{
-    parse_scenario, run_session, Answer, EngineKind, Reloaded, SaveFormat, Scenario, Session,
-};
-use btvm_compiler::source::{MemFs, RealFs, SourceMap};
+use btvm_compiler::load::{load_reporting, LoadOptions};
+use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
+use btvm_compiler::source::{MemFs, SourceMap};
 use btvm_testkit::case::{Case, CaseExpectation};
 
 fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
@@ -34,49 +34,6 @@ fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
-}
-
-fn without_counting(mut scn: Scenario) -> Scenario {
-    scn.answers
-        .retain(|a| !matches!(a.answer, Answer::Seq(_) | Answer::Cycle(_)));
-    scn
-}
-
-fn program(tree: &Tree) -> Option<btvm::Program> {
-    btvm_compiler::lower::lower(tree, &btvm::Limits::default()).ok()
-}
-
-/// `old` runs to tick `at`, its agents are carried into `new`'s program, and `new` runs on:
-/// the joined trace and what the agents kept.
-pub fn reload_run(
-    old: &Tree,
-    new: &Tree,
-    scn: &Scenario,
-    at: u32,
-    (before, after): (EngineKind, EngineKind),
-    cell_by_cell: bool,
-) -> Result<(btvm_compiler::scenario::Trace, Vec<btvm::Carried>), String> {
-    let save = Session {
-        save_at: Some(at),
-        save_format: Some(SaveFormat::Btvm),
-        ..Session::default()
-    };
-    let first = run_session(old, scn, before, &save).map_err(|d| d.message.clone())?;
-    let reload = Session {
-        from: at,
-        reload: Some(Reloaded {
-            old: program(old).ok_or("the old tree does not lower")?,
-            saved: first.saved.clone().ok_or("nothing saved")?,
-            cell_by_cell,
-        }),
-        ..Session::default()
-    };
-    let second = run_session(new, scn, after, &reload).map_err(|d| d.message.clone())?;
-    let mut joined = first.trace.clone();
-    for line in second.trace.lines() {
-        joined.line(line).map_err(|e| e.to_string())?;
-    }
-    Ok((joined, second.carried))
 }
 
 /// Runs `tree` whole and reloaded into itself at half time; `Ok(false)`: it does not run on
@@ -205,43 +162,6 @@ fn every_case_tree_reloads_into_itself_cell_by_cell() {
     if std::env::var("BTVM_CASE").is_err() {
         assert!(ran >= 100, "only {ran} cases reloaded");
     }
-}
-
-/// The examples and their scenarios, as `snapshot_resume.rs` pairs them.
-pub fn examples() -> Vec<(&'static str, &'static str, Option<Profile>)> {
-    vec![
-        ("examples/figure1.spore", "examples/figure1.scn", None),
-        ("examples/guard.bt", "examples/guard.scn", None),
-        (
-            "examples/wanderer/wanderer.debt",
-            "examples/wanderer/wanderer.scn",
-            None,
-        ),
-        (
-            "examples/squad_soldier.xml",
-            "scenarios/squad_soldier.scn",
-            Profile::builtin("gamesdk"),
-        ),
-        ("examples/grunt/grunt.xml", "scenarios/grunt.scn", None),
-    ]
-}
-
-/// Loads a tree of `spec/` and a scenario.
-pub fn load_spec(tree: &str, scenario: &str, profile: Option<Profile>) -> (Tree, Scenario) {
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
-    let path = spec.join(tree);
-    let options = LoadOptions {
-        root: Some(path.parent().expect("a folder").to_path_buf()),
-        profile,
-        ..LoadOptions::default()
-    };
-    let mut sources = SourceMap::new();
-    let loaded = load(&path, &RealFs, &options, &mut sources)
-        .unwrap_or_else(|d| panic!("{tree}: {}", d[0].display(&sources)));
-    let text = std::fs::read_to_string(spec.join(scenario)).expect("a scenario");
-    let file = sources.add(scenario, text.clone());
-    let scn = without_counting(parse_scenario(file, &text).expect("a scenario"));
-    (loaded, scn)
 }
 
 #[test]

@@ -72,6 +72,7 @@ pub(crate) fn run(
         from: at.min(scenario.ticks),
         reload: Some(Reloaded {
             old: old_program.clone(),
+            old_tree: old.tree.clone(),
             saved,
             cell_by_cell: false,
         }),

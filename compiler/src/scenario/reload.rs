@@ -14,6 +14,7 @@ use super::saved::{snapshot_error, Saved};
 use super::trace::TraceSink;
 use super::Scenario;
 use crate::diag::{Diagnostic, ErrorKind};
+use crate::ir::Tree;
 use crate::source::Span;
 
 /// Agents saved under another version of the tree, to carry into this one before the first
@@ -22,6 +23,9 @@ use crate::source::Span;
 pub struct Reloaded {
     /// The program the agents were saved under.
     pub old: Program,
+    /// The tree `old` was lowered from: the trace writes the stop calls' arguments with its
+    /// argument names (`Move(to="Cover") exit`), as a run of the old tree writes its calls.
+    pub old_tree: Tree,
     /// Their btvm snapshot ([`Saved::Btvm`]).
     pub saved: Saved,
     /// Carry node by node even when the programs are the same ([`Reload::cell_by_cell`]).
@@ -52,7 +56,7 @@ pub(super) fn carry(
         plan = plan.cell_by_cell();
     }
     let mut engine = btvm::Engine::new(&r.old, kind);
-    let mut host = ScriptedHost::new(scenario, r.old.imports());
+    let mut host = ScriptedHost::for_tree(scenario, &r.old_tree);
     host.set_tick(from);
     let now = scenario.now(from);
     let several = old.agents.len() > 1;
