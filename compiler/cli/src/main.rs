@@ -80,9 +80,9 @@ enum Command {
         /// Override the scenario's number of agents (at most 1,000,000).
         #[arg(long, value_parser = parse_agents)]
         agents: Option<u32>,
-        /// The engine to run on.
-        #[arg(long, value_enum, default_value_t = EngineArg::Reference)]
-        engine: EngineArg,
+        /// The engine to run on [default: reference; vm with `--reload-at`].
+        #[arg(long, value_enum)]
+        engine: Option<EngineArg>,
         /// Print only the root status lines and a summary, not every host call.
         #[arg(long)]
         summary: bool,
@@ -429,7 +429,7 @@ struct RunOpts {
     scenario: Option<PathBuf>,
     ticks: Option<u32>,
     agents: Option<u32>,
-    engine: EngineArg,
+    engine: Option<EngineArg>,
     summary: bool,
     save_at: Option<u32>,
     save: Option<PathBuf>,
@@ -467,7 +467,12 @@ fn run_cmd(
     if let Some(a) = opts.agents {
         scenario.agents = a;
     }
-    let engine = match opts.engine {
+    // The reference by default; the vm for a reload (the reference keeps no state blocks).
+    let default = match opts.reload_at.is_empty() {
+        true => EngineArg::Reference,
+        false => EngineArg::Vm,
+    };
+    let engine = match opts.engine.unwrap_or(default) {
         EngineArg::Reference => EngineKind::Reference,
         EngineArg::Vm => EngineKind::Vm,
         EngineArg::Native => EngineKind::Native,

@@ -2,7 +2,7 @@
 //! table) still load, and `Program::active_path` never panics on any state bytes.
 
 use super::*;
-use btvm::program::{NodeInfo, Probe};
+use btvm::program::{Cell, CellKind, NodeInfo, Probe};
 
 /// A program of every model, each lowered with its node table.
 fn tabled() -> Vec<(&'static str, ProgramParts)> {
@@ -94,6 +94,46 @@ fn broken_tables_are_refused() {
             K::BadOperand,
         ),
         (
+            "a cell of no node",
+            Box::new(move |p| p.nodes.cells.push(cell(Some(n), 0, 1))),
+            K::BadOperand,
+        ),
+        (
+            "a cell past the state",
+            Box::new(|p| {
+                let bits = p.layout.size * 8;
+                p.nodes.cells.push(cell(None, bits - 1, 2))
+            }),
+            K::BadOperand,
+        ),
+        (
+            "a cell of no bits",
+            Box::new(|p| p.nodes.cells.push(cell(None, 0, 0))),
+            K::BadOperand,
+        ),
+        (
+            "a cell at the last bit of u32",
+            Box::new(|p| p.nodes.cells.push(cell(None, u32::MAX, 1))),
+            K::BadOperand,
+        ),
+        (
+            "more cells than state bits",
+            Box::new(|p| {
+                let bits = p.layout.size as usize * 8;
+                p.nodes.cells = vec![cell(None, 0, 1); bits + 1]
+            }),
+            K::BadOperand,
+        ),
+        (
+            "a cell key past the text limit",
+            Box::new(|p| {
+                let mut c = cell(None, 0, 1);
+                c.key = "k".repeat(btvm::program::MAX_NODE_TEXT + 1);
+                p.nodes.cells.push(c)
+            }),
+            K::TooLarge,
+        ),
+        (
             "a name past the text limit",
             Box::new(move |p| {
                 p.nodes.nodes[last].name = Some("x".repeat(btvm::program::MAX_NODE_TEXT + 1))
@@ -141,8 +181,8 @@ fn version_8_files_load_without_a_table() {
         bare.nodes = Default::default();
         let bare = Program::new(bare, &limits()).unwrap();
         let mut bytes = bare.encode();
-        // The empty table's section: magic, length, then four zero counts.
-        let empty = 8 + 4 + 16;
+        // The empty table's section: magic, length, then five zero counts.
+        let empty = 8 + 4 + 20;
         assert_eq!(
             &bytes[bytes.len() - empty..][..8],
             btvm::program::NODE_MAGIC,
@@ -222,7 +262,9 @@ fn with_section(p: &Program, section: &[u8]) -> Vec<u8> {
     let mut bare = p.parts().clone();
     bare.nodes = Default::default();
     let mut bytes = Program::new(bare, &limits()).unwrap().encode();
-    bytes.truncate(bytes.len() - (8 + 4 + 16));
+    // An empty table: the magic, its length, five zero counts (files, nodes, probes, code
+    // map, cells).
+    bytes.truncate(bytes.len() - (8 + 4 + 20));
     bytes.extend_from_slice(btvm::program::NODE_MAGIC);
     bytes.extend_from_slice(&(section.len() as u32).to_le_bytes());
     bytes.extend_from_slice(section);
@@ -332,6 +374,65 @@ fn hostile_node_sections_are_refused() {
     ];
     for (what, bytes, kind) in cases {
         match Program::decode(&bytes, &limits()) {
+            Ok(_) => panic!("{what}: decoded"),
+            Err(e) => assert_eq!(e.kind(), kind, "{what}: {e}"),
+        }
+    }
+}
+
+/// A data cell of `node` (or the agent's), `bits` long at bit `bit`.
+fn cell(node: Option<u32>, bit: u32, bits: u32) -> Cell {
+    Cell {
+        node,
+        key: "k".into(),
+        bit,
+        bits,
+        kind: CellKind::Data,
+    }
+}
+
+/// Lowered programs carry cells, through a program file and back; a cell section with an
+/// unknown kind or a count it cannot back is refused; a version-9 section (no cells) loads
+/// with none.
+#[test]
+fn cells_travel_in_program_files_and_bad_ones_are_refused() {
+    for (name, p) in programs() {
+        assert!(
+            p.state_size() == 0 || !p.nodes().cells.is_empty(),
+            "{name}: no cells"
+        );
+        let q = Program::decode(&p.encode(), &limits()).expect("decodes");
+        assert_eq!(q.nodes().cells, p.nodes().cells, "{name}");
+    }
+    let p = program_all();
+    let tail = |cells: &[u8]| {
+        let mut t = 0u32.to_le_bytes().to_vec(); // no probes
+        t.extend_from_slice(&0u32.to_le_bytes()); // no code map
+        t.extend_from_slice(cells);
+        section(&[node_entry(0, 0, b"r")], &t)
+    };
+    let v9 = Program::decode(&with_section(&p, &tail(&[])), &limits()).expect("no cells: v9");
+    assert!(v9.nodes().cells.is_empty());
+    // One cell: node+1, key "k", bit 0, 1 bit, then kind tag and two operands.
+    let one = |tag: u8| {
+        let mut c = 1u32.to_le_bytes().to_vec();
+        c.extend_from_slice(&1u32.to_le_bytes());
+        c.extend_from_slice(&1u32.to_le_bytes());
+        c.push(b'k');
+        c.extend_from_slice(&0u32.to_le_bytes());
+        c.extend_from_slice(&1u32.to_le_bytes());
+        c.extend_from_slice(&[tag, 0, 0]);
+        c
+    };
+    let q = Program::decode(&with_section(&p, &tail(&one(0))), &limits()).expect("one data cell");
+    assert_eq!(q.nodes().cells.len(), 1);
+    let mut huge = u32::MAX.to_le_bytes().to_vec();
+    huge.extend_from_slice(&[0; 8]);
+    for (what, bytes, kind) in [
+        ("an unknown cell kind", tail(&one(9)), K::BadOperand),
+        ("a cell count past the bytes", tail(&huge), K::Truncated),
+    ] {
+        match Program::decode(&with_section(&p, &bytes), &limits()) {
             Ok(_) => panic!("{what}: decoded"),
             Err(e) => assert_eq!(e.kind(), kind, "{what}: {e}"),
         }
