@@ -3,8 +3,9 @@
 //! It is the library tour (README, "A server on btvm"): it loads a `.bt` tree against its own
 //! vocabulary profile (`pasture.toml`), compiles it once, keeps the program and a population
 //! of agents in its own struct, spawns and despawns agents as sheep are born and eaten, ticks
-//! them in parallel shards on its own thread pool, saves a snapshot and replays from it, and
-//! prints what an agent is running.
+//! them in parallel shards on its own thread pool, saves a snapshot and replays from it,
+//! reloads a new version of the tree under the running flock, and prints what an agent is
+//! running.
 //!
 //! `btvm-example-server [--agents N] [--ticks T] [--threads K]`
 
@@ -105,7 +106,13 @@ fn run(args: &Args, out: &mut impl Write) -> Result<(), Box<dyn Error>> {
     if again != ahead {
         return Err("the replay from the snapshot differs".into());
     }
+    // Three quarters in, version 2 of the tree arrives: every sheep moves to it mid-run.
+    let reload_at = u64::from(args.ticks) * 3 / 4;
     while server.ticks() < u64::from(args.ticks) {
+        if server.ticks() == reload_at {
+            let line = server.reload(&data("sheep_v2.bt"), &data("pasture.toml"))?;
+            writeln!(out, "{line}")?;
+        }
         server.tick(&pool)?;
         if let Some(line) = server.report() {
             writeln!(out, "{line}")?;

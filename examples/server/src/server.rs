@@ -167,6 +167,30 @@ impl Server {
         Ok(())
     }
 
+    /// Hot reload: loads a new version of the tree and moves every sheep to it between ticks.
+    /// Running nodes still in the tree keep running (a sheep grazing goes on grazing); what
+    /// cannot be carried starts fresh (`.bt` trees make no stop calls). One line on what the
+    /// flock kept.
+    pub fn reload(&mut self, tree: &Path, profile: &Path) -> Result<String, Box<dyn Error>> {
+        let program = crate::load::program(tree, profile)?;
+        let vocabulary = Vocabulary::bind(&program)?;
+        let now = self.ticks as i64 * TICK_MS;
+        let mut host = ShardHost::new(&self.world, &vocabulary);
+        let report = self.batch.reload(&program, &mut host, now)?;
+        let kept: usize = report.iter().map(|(_, c)| c.kept.len()).sum();
+        let reset: usize = report.iter().map(|(_, c)| c.reset.len()).sum();
+        let name = tree
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        self.program = program;
+        self.vocabulary = vocabulary;
+        Ok(format!(
+            "reloaded {name} at tick {}: {} sheep, {kept} running nodes kept, {reset} reset",
+            self.ticks,
+            report.len()
+        ))
+    }
+
     /// A hash of the world and every agent's status and state.
     pub fn checksum(&self) -> u64 {
         let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -44,13 +44,20 @@ fn the_example_server_runs_and_replays_its_snapshot() {
         .find_map(|part| part.strip_suffix(" eaten")?.parse().ok())
         .expect("an eaten count");
     assert!(eaten > 0, "the wolves ate nobody: {out}");
-    // Active paths name the tree's nodes with their positions in sheep.bt.
+    // Active paths name the tree's nodes with their positions in the tree now running,
+    // sheep_v2.bt.
     let path = line(&out, "sheep ");
-    assert!(path.contains("sheep.bt:"), "{path}");
+    assert!(path.contains("sheep_v2.bt:"), "{path}");
     assert!(
         ["flee", "graze", "wander"].iter().any(|a| path.contains(a)),
         "{path}"
     );
+    // Version 2 of the tree is loaded mid-run (tick 45 of 60); the sheep that were fleeing,
+    // grazing or wandering keep their running nodes: nothing is reset (sheep_v2.bt only adds
+    // a branch, which changes no existing node's identity).
+    let reload = line(&out, "reloaded sheep_v2.bt at tick 45:");
+    assert!(reload.ends_with(", 0 reset"), "{reload}");
+    assert!(!reload.contains(" 0 running nodes kept"), "{reload}");
     // The parallel tick gives the same world on any number of threads.
     assert_eq!(summary, line(&run("1"), "done: 60 ticks"));
 }
