@@ -82,8 +82,7 @@ pub(super) struct Schedule {
     /// 0. What a tick scans, eight slots per word, so a sleeping agent costs an eighth of a
     /// word and its entry is never read.
     awake: Vec<u8>,
-    /// How many entries are scheduled (an upper bound after a parallel tick's shards woke
-    /// agents by events; exact after every other change).
+    /// How many entries are scheduled (leave their agent out of some tick).
     scheduled: usize,
     /// How many entries tick on an interval (`every > 1`).
     intervals: usize,
