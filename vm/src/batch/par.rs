@@ -195,7 +195,7 @@ impl Batch {
         }
         let scopes = self.program.uses_scopes();
         let groups = match scopes {
-            true => match self.disjoint_groups(&ranges) {
+            true => match self.disjoint_groups(&ranges, how) {
                 Some(g) => g,
                 None => {
                     let woken = self.shards_in_order(&ranges, &mut hosts, turn, now, &work);
@@ -356,19 +356,30 @@ impl Batch {
         ranges
     }
 
-    /// Each shard's range of AI groups (smallest, largest), if no two ranges overlap.
-    fn disjoint_groups(&self, ranges: &[Range<usize>]) -> Option<Vec<(u32, u32)>> {
+    /// Each shard's range of AI groups (smallest, largest), if no two ranges overlap. Reads
+    /// every agent's group, so the shards are read in parallel on the tick's pool.
+    fn disjoint_groups(
+        &self,
+        ranges: &[Range<usize>],
+        how: &ParTick<'_>,
+    ) -> Option<Vec<(u32, u32)>> {
         let group = crate::model::lifecycle::group_reader(&self.program);
         let size = self.size;
-        let groups: Vec<(u32, u32)> = ranges
-            .iter()
-            .map(|r| {
-                self.states[r.start * size..r.end * size]
-                    .chunks(size.max(1))
-                    .map(&group)
-                    .fold((u32::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)))
-            })
-            .collect();
+        let read = || -> Vec<(u32, u32)> {
+            ranges
+                .par_iter()
+                .map(|r| {
+                    self.states[r.start * size..r.end * size]
+                        .chunks(size.max(1))
+                        .map(&group)
+                        .fold((u32::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)))
+                })
+                .collect()
+        };
+        let groups = match how.pool {
+            Some(pool) => pool.install(read),
+            None => read(),
+        };
         let mut sorted = groups.clone();
         sorted.sort_unstable();
         match sorted.windows(2).any(|w| w[0].1 >= w[1].0) {
