@@ -22,6 +22,7 @@
 
 #![deny(missing_docs)]
 
+mod between;
 pub mod fight;
 pub mod generate;
 pub mod handwritten;

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use btvm::{AgentId, Batch, Call, Host, Import, ImportId, Limits, Millis, Status, Value};
 
+use super::between::Between;
 use super::synthetic::SyntheticHost;
 use super::world::World;
 use btvm_compiler::diag::{Diagnostic, ErrorKind};
@@ -353,6 +354,13 @@ impl Tally {
         self.0[s as usize] += 1;
     }
 
+    /// Adds the counts a parallel tick's shards made.
+    fn add_counts(&mut self, counts: &[std::sync::atomic::AtomicU64; 3]) {
+        for (t, c) in self.0.iter_mut().zip(counts) {
+            *t += c.load(std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     fn hash(&self, world: u64) -> u64 {
         self.0
             .iter()
@@ -382,13 +390,6 @@ impl Hosts {
                 Hosts::World(worlds)
             }
             HostKind::Synthetic => Hosts::Synthetic(vec![Synthetic::default(); parts.max(1)]),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Hosts::World(w) => w.len(),
-            Hosts::Synthetic(s) => s.len(),
         }
     }
 
@@ -639,55 +640,58 @@ fn run_batch(
         .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
     let mut finished = Vec::with_capacity(agents);
     let ids = events.ids(&program);
+    // Who sleeps the whole run: their trees cannot stop, so the restarts skip them.
+    let asleep: Vec<bool> = match cfg.awake_percent >= 100 {
+        true => Vec::new(),
+        false => (0..cfg.agents).map(|a| !cfg.awake(a)).collect(),
+    };
     let start = Instant::now();
     pool.install(|| -> Result<(), btvm::VmError> {
         for t in 0..cfg.ticks {
             let now = Millis::from(t) * cfg.step_ms;
+            if threads > 1 {
+                // Every agent's inputs, events, tally and restart in its shard, on the
+                // shard's thread (`between`), as a server does in its shard hosts.
+                let between = Between {
+                    program: &program,
+                    inputs,
+                    events,
+                    ids: &ids,
+                    cursor,
+                    lifecycle,
+                    asleep: &asleep,
+                    tick: t,
+                    counts: Default::default(),
+                    failed: Default::default(),
+                };
+                par_tick_between(&mut batch, &mut hosts, &between, now);
+                tally.add_counts(&between.counts);
+                if between.failed.into_inner() {
+                    return Err(btvm::VmError::ForeignEvent);
+                }
+                continue;
+            }
             if let Some(inp) = inputs {
                 inp.apply_to_batch(&mut batch, &program, t, now);
             }
             if !events.is_empty() {
-                // Through the host that ticks the agent (`par_tick`'s chunks).
-                let chunk = batch.len().div_ceil(hosts.len().max(1)).max(1);
                 for a in 0..batch.len() {
                     let Some(e) = events.event(a as u32, t) else {
                         continue;
                     };
-                    if let (Some(h), Some(Some(id))) = (hosts.get(a / chunk), ids.get(e)) {
+                    if let (Some(h), Some(Some(id))) = (hosts.get(0), ids.get(e)) {
                         batch.event_by_id(btvm::AgentId(a as u32), h, *id, now)?;
                     }
                 }
             }
-            let statuses = match (&mut hosts, threads) {
-                (Hosts::World(w), 1) => batch.tick(&mut w[0], now),
-                (Hosts::Synthetic(s), 1) => batch.tick(&mut s[0], now),
-                (Hosts::World(w), _) => {
-                    // The world is split like the shards: one per thread, cut where
-                    // `World::split` cuts (no group scopes in the world's trees).
-                    let mut lent = w.iter_mut();
-                    let one = btvm::ParTick::new().shards_per_thread(1);
-                    batch.par_tick(&one, now, |_| {
-                        lent.next().expect("at most one shard per thread")
-                    });
-                    batch.statuses()
-                }
-                (Hosts::Synthetic(s), _) => {
-                    // The synthetic host answers any agent: a fresh one per shard (four
-                    // per thread), whose checksums are summed into the first.
-                    let used = batch.par_tick(&btvm::ParTick::new(), now, |_| Synthetic {
-                        sum: 0,
-                        ..s[0].clone()
-                    });
-                    for h in used {
-                        s[0].sum = s[0].sum.wrapping_add(h.sum);
-                    }
-                    batch.statuses()
-                }
+            let statuses = match &mut hosts {
+                Hosts::World(w) => batch.tick(&mut w[0], now),
+                Hosts::Synthetic(s) => batch.tick(&mut s[0], now),
             };
             // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
             // only a failed tick can have stopped one. An MBT tree stops when its root
             // finishes either way; resetting it also leaves its group scopes. Only
-            // those agents' state blocks are looked at again.
+            // those agents' state blocks are looked at again, and only if they ticked.
             finished.clear();
             for (i, &s) in statuses.iter().enumerate() {
                 tally.add(s);
@@ -696,7 +700,7 @@ fn run_batch(
                     btvm::Status::Success => lifecycle,
                     btvm::Status::Running => false,
                 };
-                if may_stop {
+                if may_stop && !asleep.get(i).copied().unwrap_or(false) {
                     finished.push(i);
                 }
             }
@@ -714,6 +718,32 @@ fn run_batch(
         program.state_size(),
         tally.hash(hosts.checksum()),
     ))
+}
+
+/// One parallel tick of `batch`, each shard doing its agents' work around its tick
+/// ([`Between`]): the world is split like the shards (one per thread, cut where
+/// `World::split` cuts; no group scopes in the world's trees); the synthetic host answers any
+/// agent, so each shard (four per thread) gets a fresh one, whose checksums are summed into the
+/// first.
+fn par_tick_between(batch: &mut Batch, hosts: &mut Hosts, between: &Between<'_>, now: Millis) {
+    match hosts {
+        Hosts::World(w) => {
+            let mut lent = w.iter_mut();
+            let one = btvm::ParTick::new().shards_per_thread(1);
+            let host = |_: &btvm::Shard<'_>| lent.next().expect("at most one shard per thread");
+            batch.par_tick_with(&one, now, host, |s| between.shard(s));
+        }
+        Hosts::Synthetic(s) => {
+            let fresh = |_: &btvm::Shard<'_>| Synthetic {
+                sum: 0,
+                ..s[0].clone()
+            };
+            let used = batch.par_tick_with(&btvm::ParTick::new(), now, fresh, |s| between.shard(s));
+            for h in used {
+                s[0].sum = s[0].sum.wrapping_add(h.sum);
+            }
+        }
+    }
 }
 
 /// How long compiling one tree takes, stage by stage (best of a few runs each).
@@ -1015,6 +1045,39 @@ mod tests {
                 with[0],
                 "{name}"
             );
+        }
+    }
+
+    /// The shards' own bookkeeping (`between`: inputs, events, tally, restarts on each
+    /// shard's thread) gives the one-thread run's checksum, on every model, all awake or not.
+    #[test]
+    fn every_thread_count_agrees_with_one_thread_on_every_model() {
+        let demo = crate::demo_tree().expect("the demo loads");
+        let mut trees: Vec<(&str, Tree)> = examples().into_iter().collect();
+        trees.push(("demo", demo));
+        trees.push(("wanderer", example("wanderer/wanderer.debt", None)));
+        trees.push(("figure1", example("figure1.spore", None)));
+        trees.push(("guard", example("guard.bt", None)));
+        for awake_percent in [100, 30] {
+            let cfg = BenchConfig {
+                agents: 257,
+                ticks: 9,
+                step_ms: 100,
+                awake_percent,
+            };
+            for (name, tree) in &trees {
+                let host = HostKind::for_tree(tree);
+                let one = run_bench(tree, BenchEngine::Vm, 1, host, &cfg).expect("runs");
+                let reference = run_bench(tree, BenchEngine::Reference, 1, host, &cfg);
+                assert_eq!(reference.expect("runs").checksum, one.checksum, "{name}");
+                for threads in [2, 3] {
+                    let par = run_bench(tree, BenchEngine::Vm, threads, host, &cfg).expect("runs");
+                    assert_eq!(
+                        par.checksum, one.checksum,
+                        "{name} on {threads} threads, {awake_percent} % awake"
+                    );
+                }
+            }
         }
     }
 

@@ -42,7 +42,7 @@ mod vm;
 
 pub use batch::Batch;
 #[cfg(feature = "rayon")]
-pub use batch::{ParTick, Shard};
+pub use batch::{ParTick, Shard, ShardTick};
 pub use binop::BinOp;
 pub use decider::{DeciderView, GroupView, Stimulus};
 pub use engine::{Engine, EngineKind, Fallback, FallbackKind};

@@ -22,7 +22,10 @@ mod agents;
 #[cfg(feature = "rayon")]
 mod par;
 mod reload;
+mod run;
 mod schedule;
+#[cfg(feature = "rayon")]
+mod shard;
 mod snapshot;
 
 use crate::engine::{Code, Fallback};
@@ -32,6 +35,8 @@ use agents::Slots;
 #[cfg(feature = "rayon")]
 pub use par::{ParTick, Shard};
 use schedule::Schedule;
+#[cfg(feature = "rayon")]
+pub use shard::ShardTick;
 
 /// The state of the agents running one program.
 #[derive(Clone, Debug)]
@@ -197,26 +202,19 @@ impl Batch {
             scratch,
             ..
         } = self;
-        let run = schedule::Run {
+        let run = run::Run {
             program,
             code,
             main: *main,
-            turn,
             now,
         };
         if schedule.is_idle() {
             // Nobody sleeps and nobody skips: the plain loop, with no per-agent test.
             run.all(&mut scratch[0], states, slots.ids(), statuses, host);
         } else {
-            let left = run.awake(
-                &mut scratch[0],
-                states,
-                slots.ids(),
-                statuses,
-                schedule.entries_mut(),
-                host,
-            );
-            schedule.set_scheduled(left);
+            schedule.wake_due(now);
+            let due = schedule.due(turn);
+            run.awake(&mut scratch[0], states, slots.ids(), statuses, &due, host);
         }
         &self.statuses
     }

@@ -21,11 +21,16 @@
 //! `ceil(n / hosts.len())` agents): `batch.par_tick(&ParTick::new(), now, |shard| ...)`, the
 //! closure making (or lending) the shard's host; the statuses are `batch.statuses()`.
 //!
+//! [`Batch::par_tick_with`] also runs the caller's per-agent work around each shard's tick on
+//! the shard's thread ([`ShardTick`], module `shard`), so bookkeeping over every agent (events,
+//! statuses, restarts) need not be serial work on the calling thread between parallel ticks.
+//!
 //! Allocates per call (the shard list, the hosts); never calls the host except through the
-//! ticks.
+//! ticks and `work`.
 
-use super::schedule::{Entry, Run};
-use super::Batch;
+use super::run::Run;
+use super::schedule::Entry;
+use super::{Batch, ShardTick};
 use crate::exec::Scratch;
 use crate::{AgentId, Host, Millis, Status};
 use rayon::prelude::*;
@@ -96,14 +101,41 @@ impl<'a> Shard<'a> {
     }
 }
 
-/// One shard's share of the batch during a parallel tick.
-struct Job<'b, H> {
+/// Cuts a batch's per-slot storage into consecutive shards.
+struct Cutter<'b> {
+    size: usize,
     states: &'b mut [u8],
-    ids: &'b [AgentId],
     statuses: &'b mut [Status],
-    entries: Option<&'b mut [Entry]>,
-    scratch: &'b mut Scratch,
-    host: &'b mut H,
+    /// The schedule's entries and awake bytes, when some agent is scheduled.
+    schedule: Option<(&'b mut [Entry], &'b mut [u8])>,
+    ids: &'b [AgentId],
+}
+
+/// One shard's slots: state blocks, statuses, schedule, ids.
+type Cut<'b> = (
+    &'b mut [u8],
+    &'b mut [Status],
+    Option<(&'b mut [Entry], &'b mut [u8])>,
+    &'b [AgentId],
+);
+
+impl<'b> Cutter<'b> {
+    /// The next `n` slots.
+    fn take(&mut self, n: usize) -> Cut<'b> {
+        let (states, rest) = std::mem::take(&mut self.states).split_at_mut(n * self.size);
+        self.states = rest;
+        let (statuses, rest) = std::mem::take(&mut self.statuses).split_at_mut(n);
+        self.statuses = rest;
+        let (ids, rest) = self.ids.split_at(n);
+        self.ids = rest;
+        let schedule = self.schedule.take().map(|(e, a)| {
+            let (e, e_rest) = e.split_at_mut(n);
+            let (a, a_rest) = a.split_at_mut(n);
+            self.schedule = Some((e_rest, a_rest));
+            (e, a)
+        });
+        (states, statuses, schedule, ids)
+    }
 }
 
 impl Batch {
@@ -113,12 +145,40 @@ impl Batch {
     /// shard; the hosts are returned in shard order. With no agents, there are no shards.
     /// The statuses and every agent's host calls are exactly those of [`Batch::tick`]; the
     /// statuses are [`Batch::statuses`] afterwards. Allocates (the shards and hosts).
-    pub fn par_tick<H, F>(&mut self, how: &ParTick<'_>, now: Millis, mut host_for: F) -> Vec<H>
+    pub fn par_tick<H, F>(&mut self, how: &ParTick<'_>, now: Millis, host_for: F) -> Vec<H>
     where
         H: Host + Send,
         F: FnMut(&Shard<'_>) -> H,
     {
+        self.par_tick_with(how, now, host_for, |_: &mut ShardTick<'_, H>| {})
+    }
+
+    /// [`Batch::par_tick`], running `work` on the thread that ticks each shard, with the
+    /// shard's agents and host ([`ShardTick`]), so the per-agent work a server does around a
+    /// tick — events and inputs before it, reading statuses and restarting finished trees
+    /// after it — runs in parallel too. `work` ticks the shard by calling
+    /// [`ShardTick::tick`] (what it does before that call precedes the tick, what it does
+    /// after follows it); a shard `work` did not tick is ticked when `work` returns. Shards
+    /// share nothing, so the result is that of running every shard's `work` and tick one
+    /// shard after another. When shards cannot run in parallel (group scopes, see the module
+    /// docs) they run in slot order on the calling thread, `work` included. Allocates (the
+    /// shards and hosts).
+    pub fn par_tick_with<H, F, W>(
+        &mut self,
+        how: &ParTick<'_>,
+        now: Millis,
+        mut host_for: F,
+        work: W,
+    ) -> Vec<H>
+    where
+        H: Host + Send,
+        F: FnMut(&Shard<'_>) -> H,
+        W: Fn(&mut ShardTick<'_, H>) + Sync,
+    {
         let turn = self.schedule.next_turn();
+        if !self.schedule.is_idle() {
+            self.schedule.wake_due(now);
+        }
         let ranges = self.shard_ranges(how);
         let mut hosts: Vec<H> = ranges
             .iter()
@@ -133,11 +193,13 @@ impl Batch {
         if ranges.is_empty() {
             return hosts;
         }
-        let groups = match self.program.uses_scopes() {
-            true => match self.disjoint_groups(&ranges) {
+        let scopes = self.program.uses_scopes();
+        let groups = match scopes {
+            true => match self.disjoint_groups(&ranges, how) {
                 Some(g) => g,
                 None => {
-                    self.shards_in_order(&ranges, &mut hosts, turn, now);
+                    let woken = self.shards_in_order(&ranges, &mut hosts, turn, now, &work);
+                    self.schedule.unscheduled(woken);
                     return hosts;
                 }
             },
@@ -152,7 +214,8 @@ impl Batch {
                 first.life.lend_groups(lo, hi, &mut s.life);
             }
         }
-        let left = self.run_shards(&ranges, &mut hosts, turn, now, how);
+        let woken = self.run_shards(&ranges, &mut hosts, turn, now, how, &work);
+        self.schedule.unscheduled(woken);
         if !groups.is_empty() {
             if let Some((first, rest)) = self.scratch.split_first_mut() {
                 for s in rest.iter_mut().take(groups.len() - 1) {
@@ -160,111 +223,112 @@ impl Batch {
                 }
             }
         }
-        if let Some(left) = left {
-            self.schedule.set_scheduled(left);
-        }
         hosts
     }
 
-    /// Ticks the shards in parallel, each with its own scratch; returns how many agents are
-    /// still scheduled (`None` when nobody was).
-    fn run_shards<H: Host + Send>(
+    /// The storage of the batch's slots, to be cut into shards, and what every shard's tick
+    /// needs.
+    fn cutter(&mut self, now: Millis) -> (Cutter<'_>, Run<'_>, &mut [Scratch], bool) {
+        let idle = self.schedule.is_idle();
+        let intervals = self.schedule.has_intervals();
+        let (entries, awake) = self.schedule.parts_mut();
+        let cutter = Cutter {
+            size: self.size,
+            states: &mut self.states,
+            statuses: &mut self.statuses,
+            schedule: (!idle).then_some((entries, awake)),
+            ids: self.slots.ids(),
+        };
+        let run = Run {
+            program: &self.program,
+            code: &self.code,
+            main: self.main,
+            now,
+        };
+        (cutter, run, &mut self.scratch, intervals)
+    }
+
+    /// Runs the shards in parallel, each with its own scratch; returns how many agents
+    /// events took off the schedule.
+    fn run_shards<H: Host + Send, W: Fn(&mut ShardTick<'_, H>) + Sync>(
         &mut self,
         ranges: &[Range<usize>],
         hosts: &mut [H],
         turn: u64,
         now: Millis,
         how: &ParTick<'_>,
-    ) -> Option<usize> {
-        let size = self.size;
-        let idle = self.schedule.is_idle();
-        let mut states: &mut [u8] = &mut self.states;
-        let mut statuses: &mut [Status] = &mut self.statuses;
-        let mut entries: &mut [Entry] = self.schedule.entries_mut();
-        let ids = self.slots.ids();
-        let mut jobs = Vec::with_capacity(ranges.len());
-        for ((r, host), scratch) in ranges.iter().zip(hosts).zip(self.scratch.iter_mut()) {
-            let n = r.len();
-            let (s, rest) = std::mem::take(&mut states).split_at_mut(n * size);
-            states = rest;
-            let (st, rest) = std::mem::take(&mut statuses).split_at_mut(n);
-            statuses = rest;
-            let e = match idle {
-                true => None,
-                false => {
-                    let (e, rest) = std::mem::take(&mut entries).split_at_mut(n);
-                    entries = rest;
-                    Some(e)
-                }
-            };
-            jobs.push(Job {
-                states: s,
-                ids: &ids[r.clone()],
-                statuses: st,
-                entries: e,
+        work: &W,
+    ) -> usize {
+        let scopes = self.program.uses_scopes();
+        let (mut cut, run, scratch, intervals) = self.cutter(now);
+        let mut shards = Vec::with_capacity(ranges.len());
+        let parts = ranges.iter().zip(hosts).zip(scratch.iter_mut());
+        for (index, ((r, host), scratch)) in parts.enumerate() {
+            let (states, statuses, schedule, ids) = cut.take(r.len());
+            shards.push(ShardTick {
+                index,
+                ids,
+                states,
+                statuses,
+                schedule,
+                intervals,
+                turn,
                 scratch,
                 host,
+                run,
+                scopes,
+                ticked: false,
+                unscheduled: 0,
             });
         }
-        let run = Run {
-            program: &self.program,
-            code: &self.code,
-            main: self.main,
-            turn,
-            now,
-        };
         let go = || {
-            jobs.into_par_iter()
-                .map(|j| match j.entries {
-                    None => {
-                        run.all(j.scratch, j.states, j.ids, j.statuses, j.host);
-                        0
-                    }
-                    Some(e) => run.awake(j.scratch, j.states, j.ids, j.statuses, e, j.host),
-                })
+            shards
+                .into_par_iter()
+                .map(|mut shard| shard.go(work))
                 .sum::<usize>()
         };
-        let left = match how.pool {
+        match how.pool {
             Some(pool) => pool.install(go),
             None => go(),
-        };
-        (!idle).then_some(left)
+        }
     }
 
-    /// The shards in slot order on the calling thread, with the batch's one scope table.
-    fn shards_in_order<H: Host>(
+    /// The shards in slot order on the calling thread, with the batch's one scope table;
+    /// returns how many agents events took off the schedule.
+    fn shards_in_order<H: Host, W: Fn(&mut ShardTick<'_, H>)>(
         &mut self,
         ranges: &[Range<usize>],
         hosts: &mut [H],
         turn: u64,
         now: Millis,
-    ) {
-        let size = self.size;
-        let idle = self.schedule.is_idle();
-        let run = Run {
-            program: &self.program,
-            code: &self.code,
-            main: self.main,
-            turn,
-            now,
+        work: &W,
+    ) -> usize {
+        let scopes = self.program.uses_scopes();
+        let (mut cut, run, scratch, intervals) = self.cutter(now);
+        let Some(scratch) = scratch.first_mut() else {
+            return 0;
         };
-        let mut left = 0;
-        for (r, host) in ranges.iter().zip(hosts) {
-            let states = &mut self.states[r.start * size..r.end * size];
-            let ids = &self.slots.ids()[r.clone()];
-            let statuses = &mut self.statuses[r.clone()];
-            let scratch = &mut self.scratch[0];
-            match idle {
-                true => run.all(scratch, states, ids, statuses, host),
-                false => {
-                    let e = &mut self.schedule.entries_mut()[r.clone()];
-                    left += run.awake(scratch, states, ids, statuses, e, host);
-                }
-            }
+        let mut woken = 0;
+        for (index, (r, host)) in ranges.iter().zip(hosts).enumerate() {
+            let (states, statuses, schedule, ids) = cut.take(r.len());
+            let mut shard = ShardTick {
+                index,
+                ids,
+                states,
+                statuses,
+                schedule,
+                intervals,
+                turn,
+                scratch: &mut *scratch,
+                host,
+                run,
+                scopes,
+                ticked: false,
+                unscheduled: 0,
+            };
+            woken += shard.go(work);
         }
-        if !idle {
-            self.schedule.set_scheduled(left);
-        }
+        woken
     }
 
     /// The shards' slot ranges: about `threads × shards_per_thread` of equal size, each cut
@@ -292,19 +356,30 @@ impl Batch {
         ranges
     }
 
-    /// Each shard's range of AI groups (smallest, largest), if no two ranges overlap.
-    fn disjoint_groups(&self, ranges: &[Range<usize>]) -> Option<Vec<(u32, u32)>> {
+    /// Each shard's range of AI groups (smallest, largest), if no two ranges overlap. Reads
+    /// every agent's group, so the shards are read in parallel on the tick's pool.
+    fn disjoint_groups(
+        &self,
+        ranges: &[Range<usize>],
+        how: &ParTick<'_>,
+    ) -> Option<Vec<(u32, u32)>> {
         let group = crate::model::lifecycle::group_reader(&self.program);
         let size = self.size;
-        let groups: Vec<(u32, u32)> = ranges
-            .iter()
-            .map(|r| {
-                self.states[r.start * size..r.end * size]
-                    .chunks(size.max(1))
-                    .map(&group)
-                    .fold((u32::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)))
-            })
-            .collect();
+        let read = || -> Vec<(u32, u32)> {
+            ranges
+                .par_iter()
+                .map(|r| {
+                    self.states[r.start * size..r.end * size]
+                        .chunks(size.max(1))
+                        .map(&group)
+                        .fold((u32::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)))
+                })
+                .collect()
+        };
+        let groups = match how.pool {
+            Some(pool) => pool.install(read),
+            None => read(),
+        };
         let mut sorted = groups.clone();
         sorted.sort_unstable();
         match sorted.windows(2).any(|w| w[0].1 >= w[1].0) {

@@ -8,14 +8,15 @@
 //!
 //! Cost: the schedule is kept per slot only once an agent was scheduled, and the batch counts
 //! the scheduled agents; while the count is zero a tick runs the plain loop over every agent
-//! with no per-agent test. Otherwise each tick walks the schedule and ticks each run of
-//! consecutive awake agents through the same batch loop (`Code::run_many`). Nothing here
-//! allocates during a tick or calls the host itself.
+//! with no per-agent test. Otherwise a tick scans one *awake byte* per slot, eight slots per
+//! word (a sleeping agent's entry, state and status are not touched), and ticks each run of
+//! consecutive awake agents through the same batch loop (`Code::run_many`; module `run`).
+//! Agents sleeping until a time are woken by a walk over the entries only on a tick at or
+//! after the earliest such time (kept as a lower bound). Nothing here allocates during a tick
+//! or calls the host itself.
 
 use super::Batch;
-use crate::engine::Code;
-use crate::exec::Scratch;
-use crate::{AgentId, Host, Millis, Program, Status, VmError};
+use crate::{AgentId, Millis, VmError};
 
 /// `Entry::until` of an awake agent.
 const AWAKE: Millis = Millis::MIN;
@@ -46,29 +47,63 @@ impl Entry {
         self.until != AWAKE || self.every > 1
     }
 
-    /// Whether the agent ticks on this turn at `now`; wakes an agent whose time came.
+    /// Whether the agent sleeps until a time (not awake, not until an event).
     #[inline]
-    fn due(&mut self, turn: u64, now: Millis) -> bool {
-        if self.until != AWAKE {
-            if self.until == EVENT || now < self.until {
-                return false;
-            }
-            self.until = AWAKE;
-        }
+    fn timed(&self) -> bool {
+        self.until != AWAKE && self.until != EVENT
+    }
+
+    /// Whether an awake agent's interval lets it tick on this turn.
+    #[inline]
+    pub(super) fn on_turn(&self, turn: u64) -> bool {
         self.every <= 1 || turn % u64::from(self.every) == u64::from(self.phase)
     }
 }
 
+/// What a tick reads of the schedule of a range of slots: who is awake, and the entries for
+/// the intervals.
+pub(super) struct Due<'a> {
+    /// Per slot: 1 if awake, else 0.
+    pub(super) awake: &'a [u8],
+    /// The entries, read only when `intervals`.
+    pub(super) entries: &'a [Entry],
+    /// Whether any agent ticks on an interval (else every awake agent ticks).
+    pub(super) intervals: bool,
+    /// The tick's turn.
+    pub(super) turn: u64,
+}
+
 /// The batch's schedule: one entry per slot once anyone was scheduled.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct Schedule {
     /// Empty until an agent is first scheduled; then one entry per slot.
     entries: Vec<Entry>,
-    /// How many entries are scheduled (an upper bound between ticks: a time sleeper that woke
-    /// is counted until the next tick sees it).
+    /// One byte per slot beside `entries`: 1 when its agent is awake (`until == AWAKE`), else
+    /// 0. What a tick scans, eight slots per word, so a sleeping agent costs an eighth of a
+    /// word and its entry is never read.
+    awake: Vec<u8>,
+    /// How many entries are scheduled (leave their agent out of some tick).
     scheduled: usize,
+    /// How many entries tick on an interval (`every > 1`).
+    intervals: usize,
+    /// No agent sleeping until a time wakes before this ([`EVENT`] when none does): a lower
+    /// bound, so a tick looks for agents to wake only when one may.
+    next_wake: Millis,
     /// How many ticks the batch has had (the turn of interval phases).
     turn: u64,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule {
+            entries: Vec::new(),
+            awake: Vec::new(),
+            scheduled: 0,
+            intervals: 0,
+            next_wake: EVENT,
+            turn: 0,
+        }
+    }
 }
 
 impl Schedule {
@@ -85,27 +120,71 @@ impl Schedule {
         self.scheduled == 0
     }
 
-    /// The entries, one per slot (only when not idle).
-    pub(super) fn entries_mut(&mut self) -> &mut [Entry] {
-        &mut self.entries
+    /// Whether any agent ticks on an interval.
+    #[cfg(feature = "rayon")]
+    pub(super) fn has_intervals(&self) -> bool {
+        self.intervals > 0
     }
 
-    /// Records how many entries are still scheduled after a tick.
-    pub(super) fn set_scheduled(&mut self, n: usize) {
-        self.scheduled = n;
+    /// Wakes the agents sleeping until a time at or before `now`. Walks the entries only when
+    /// one may wake ([`Schedule::next_wake`]); never allocates.
+    pub(super) fn wake_due(&mut self, now: Millis) {
+        if now < self.next_wake {
+            return;
+        }
+        let mut next = EVENT;
+        for (e, a) in self.entries.iter_mut().zip(self.awake.iter_mut()) {
+            if !e.timed() {
+                continue;
+            }
+            if now >= e.until {
+                e.until = AWAKE;
+                *a = 1;
+                self.scheduled = self.scheduled.saturating_sub(usize::from(e.every <= 1));
+            } else {
+                next = next.min(e.until);
+            }
+        }
+        self.next_wake = next;
+    }
+
+    /// What a tick on turn `turn` reads of the schedule (only when not idle).
+    pub(super) fn due(&self, turn: u64) -> Due<'_> {
+        Due {
+            awake: &self.awake,
+            entries: &self.entries,
+            intervals: self.intervals > 0,
+            turn,
+        }
+    }
+
+    /// The entries and awake bytes, one per slot (only when not idle), to be cut into shards.
+    #[cfg(feature = "rayon")]
+    pub(super) fn parts_mut(&mut self) -> (&mut [Entry], &mut [u8]) {
+        (&mut self.entries, &mut self.awake)
+    }
+
+    /// `n` entries that a parallel tick's shards took off the schedule (waking them by events).
+    #[cfg(feature = "rayon")]
+    pub(super) fn unscheduled(&mut self, n: usize) {
+        self.scheduled = self.scheduled.saturating_sub(n);
     }
 
     /// A slot was added at the end.
     pub(super) fn push(&mut self) {
         if !self.entries.is_empty() {
             self.entries.push(Entry::DEFAULT);
+            self.awake.push(1);
         }
     }
 
     /// The slot was removed, the last moved into it.
     pub(super) fn swap_remove(&mut self, slot: usize) {
-        if slot < self.entries.len() && self.entries.swap_remove(slot).scheduled() {
-            self.scheduled -= 1;
+        if slot < self.entries.len() {
+            let e = self.entries.swap_remove(slot);
+            self.awake.swap_remove(slot);
+            self.scheduled = self.scheduled.saturating_sub(usize::from(e.scheduled()));
+            self.intervals = self.intervals.saturating_sub(usize::from(e.every > 1));
         }
     }
 
@@ -113,6 +192,7 @@ impl Schedule {
     pub(super) fn permute(&mut self, order: &[usize]) {
         if !self.entries.is_empty() {
             self.entries = order.iter().map(|&s| self.entries[s]).collect();
+            self.awake = order.iter().map(|&s| self.awake[s]).collect();
         }
     }
 
@@ -125,17 +205,20 @@ impl Schedule {
         }
     }
 
-    /// Changes the entry of `slot`, keeping the count of scheduled entries.
+    /// Changes the entry of `slot`, keeping the counts, the awake byte and the next wake.
     fn update(&mut self, slot: usize, f: impl FnOnce(&mut Entry)) {
-        let Some(e) = self.entries.get_mut(slot) else {
+        let (Some(e), Some(a)) = (self.entries.get_mut(slot), self.awake.get_mut(slot)) else {
             return;
         };
-        let was = e.scheduled();
+        let was = *e;
         f(e);
-        match (was, e.scheduled()) {
-            (false, true) => self.scheduled += 1,
-            (true, false) => self.scheduled -= 1,
-            _ => {}
+        self.scheduled = (self.scheduled + usize::from(e.scheduled()))
+            .saturating_sub(usize::from(was.scheduled()));
+        self.intervals =
+            (self.intervals + usize::from(e.every > 1)).saturating_sub(usize::from(was.every > 1));
+        *a = u8::from(e.until == AWAKE);
+        if e.timed() {
+            self.next_wake = self.next_wake.min(e.until);
         }
     }
 
@@ -143,80 +226,28 @@ impl Schedule {
     fn ensure(&mut self, slots: usize) -> Result<(), VmError> {
         if self.entries.len() < slots {
             let more = slots - self.entries.len();
-            self.entries
-                .try_reserve_exact(more)
-                .map_err(|_| VmError::OutOfMemory {
-                    agents: u32::try_from(slots).unwrap_or(u32::MAX),
-                })?;
+            let full = || VmError::OutOfMemory {
+                agents: u32::try_from(slots).unwrap_or(u32::MAX),
+            };
+            self.entries.try_reserve_exact(more).map_err(|_| full())?;
+            self.awake.try_reserve_exact(more).map_err(|_| full())?;
             self.entries.resize(slots, Entry::DEFAULT);
+            self.awake.resize(slots, 1);
         }
         Ok(())
     }
 }
 
-/// What one tick (or one shard of it) needs besides its agents.
-pub(super) struct Run<'a> {
-    pub(super) program: &'a Program,
-    pub(super) code: &'a Code,
-    pub(super) main: u32,
-    pub(super) turn: u64,
-    pub(super) now: Millis,
-}
-
-impl Run<'_> {
-    /// Ticks every agent (the plain loop).
-    #[inline]
-    pub(super) fn all<H: Host + ?Sized>(
-        &self,
-        scratch: &mut Scratch,
-        states: &mut [u8],
-        ids: &[AgentId],
-        statuses: &mut [Status],
-        host: &mut H,
-    ) {
-        let Run {
-            program,
-            code,
-            main,
-            now,
-            ..
-        } = *self;
-        code.run_many(program, scratch, main, states, ids, statuses, host, now);
+#[cfg(feature = "rayon")]
+/// An event delivered during a parallel tick's shard woke the agent of `entry` and `awake` if
+/// it slept until one; returns whether that took the entry off the schedule.
+pub(super) fn wake_by_event(entry: &mut Entry, awake: &mut u8) -> bool {
+    if entry.until != EVENT {
+        return false;
     }
-
-    /// Ticks the agents whose entries say they are due, run by run; returns how many entries
-    /// are still scheduled.
-    pub(super) fn awake<H: Host + ?Sized>(
-        &self,
-        scratch: &mut Scratch,
-        states: &mut [u8],
-        ids: &[AgentId],
-        statuses: &mut [Status],
-        entries: &mut [Entry],
-        host: &mut H,
-    ) -> usize {
-        let size = self.program.state_size();
-        let n = statuses.len().min(entries.len()).min(ids.len());
-        let (mut left, mut i) = (0, 0);
-        while i < n {
-            let start = i;
-            while i < n && entries[i].due(self.turn, self.now) {
-                left += usize::from(entries[i].scheduled());
-                i += 1;
-            }
-            if start < i {
-                let states = &mut states[start * size..i * size];
-                let (ids, statuses) = (&ids[start..i], &mut statuses[start..i]);
-                self.all(scratch, states, ids, statuses, host);
-            }
-            // The agent that ended the run (if any) is left out.
-            if i < n {
-                left += usize::from(entries[i].scheduled());
-                i += 1;
-            }
-        }
-        left
-    }
+    entry.until = AWAKE;
+    *awake = 1;
+    entry.every <= 1
 }
 
 impl Batch {
