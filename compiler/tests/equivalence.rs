@@ -59,6 +59,7 @@ use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario, Scripte
 use btvm_compiler::source::{FileId, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use btvm_testkit::compare::{Contender, Contenders};
+use btvm_testkit::nodes::{check_nesting, without_node_lines};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence, TestRunner};
@@ -182,6 +183,36 @@ proptest! {
             TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
         })?;
         compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
+    }
+}
+
+/// A quarter of [`config`]'s cases: the traced runs repeat the running-list property's work.
+fn traced_config() -> ProptestConfig {
+    let c = config();
+    ProptestConfig {
+        cases: (c.cases / 4).max(1),
+        ..c
+    }
+}
+
+proptest! {
+    #![proptest_config(traced_config())]
+
+    /// Node-level traces (`spec/semantics.md` 4.6) of running-list trees: every engine gives
+    /// the reference's trace with every node entered and finished; the events nest, and
+    /// without them the trace is the untraced run's (tracing changes nothing else).
+    #[test]
+    fn every_engine_gives_the_reference_node_trace((tree, text) in case()) {
+        let mut scn = parse_scenario(FileId(0), &text).map_err(|d| {
+            TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
+        })?;
+        let plain = run(&tree, &scn, EngineKind::Reference);
+        scn.trace_nodes = true;
+        compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
+        if let (Ok(plain), Ok(traced)) = (plain, run(&tree, &scn, EngineKind::Reference)) {
+            check_nesting(&traced).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(without_node_lines(&traced), plain);
+        }
     }
 }
 

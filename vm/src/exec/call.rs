@@ -341,6 +341,20 @@ pub(super) fn lc_log<H: Host + ?Sized>(host: &mut H, env: &Env<'_>, msg: Str) {
     host.log(env.agent, env.strings.get(StrId(msg.0)));
 }
 
+/// `node.enter` and `node.exit` (traced programs only): the host's node observer is told.
+/// Out of line and cold: an untraced program never reaches it, and the loop's hot arms stay
+/// as they were.
+#[cold]
+#[inline(never)]
+pub(super) fn node_event<H: Host + ?Sized>(
+    host: &mut H,
+    agent: AgentId,
+    node: u32,
+    event: crate::NodeEvent,
+) {
+    host.node(agent, node, event);
+}
+
 /// `sel.leaf` (selection model): the host is told the leaf's behaviour when it changed.
 #[inline(always)]
 pub(super) fn sel_leaf<H: Host + ?Sized>(
