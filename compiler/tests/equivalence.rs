@@ -216,6 +216,33 @@ proptest! {
     }
 }
 
+/// The traced property is not vacuous: most generated running-list trees run traced (a traced
+/// program is larger, so a few may be refused for a size limit on every engine alike), and
+/// their traces hold node events of every status.
+#[test]
+fn generated_trees_run_traced() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = case();
+    let (mut ran, mut statuses) = (0, BTreeSet::new());
+    for _ in 0..100 {
+        let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
+        let mut scn = parse_scenario(FileId(0), &text).unwrap();
+        scn.trace_nodes = true;
+        if let Ok(t) = run(&tree, &scn, EngineKind::Reference) {
+            ran += 1;
+            for l in t.lines().iter().filter(|l| l.starts_with("node ")) {
+                statuses.insert(l.rsplit(' ').next().unwrap_or_default().to_string());
+            }
+        }
+    }
+    assert!(ran >= 80, "only {ran} of 100 generated trees ran traced");
+    let want = ["enter", "success", "failure", "running"];
+    assert!(
+        want.iter().all(|w| statuses.contains(*w)),
+        "node events seen: {statuses:?}"
+    );
+}
+
 /// The generators reach what the property is meant to cover (so a change that narrows them
 /// does not silently weaken it).
 #[test]

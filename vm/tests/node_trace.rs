@@ -18,16 +18,16 @@ const TREE: &str = r#"btvm 1;
 dialect unvanquished;
 import action act 0..0 long;
 import function seen 0..0;
-subtree shared = sequence running-list { action act() action act() }
 root main = selector restart {
     sequence running-list {
         condition (seen())
         action act()
-        include shared
+        include "shared"
     }
     cooldown 150 { action act() }
 }
 root other = action act()
+subtree "shared" shared = sequence running-list { action act() action act() }
 "#;
 
 fn tree(text: &str) -> Tree {
