@@ -59,7 +59,7 @@ use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario, Scripte
 use btvm_compiler::source::{FileId, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use btvm_testkit::compare::{Contender, Contenders};
-use btvm_testkit::nodes::{check_nesting, without_node_lines};
+use btvm_testkit::nodes::{check_nesting, without_node_lines, Nesting};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence, TestRunner};
@@ -203,29 +203,45 @@ proptest! {
     /// without them the trace is the untraced run's (tracing changes nothing else).
     #[test]
     fn every_engine_gives_the_reference_node_trace((tree, text) in case()) {
-        let mut scn = parse_scenario(FileId(0), &text).map_err(|d| {
-            TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
-        })?;
-        let plain = run(&tree, &scn, EngineKind::Reference);
-        scn.trace_nodes = true;
-        compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
-        if let (Ok(plain), Ok(traced)) = (plain, run(&tree, &scn, EngineKind::Reference)) {
-            check_nesting(&traced).map_err(TestCaseError::fail)?;
-            prop_assert_eq!(without_node_lines(&traced), plain);
-        }
+        traced(&tree, &text)?;
+    }
+
+    /// The same for cursor-model (Drag[en]gine) trees, whose list rules stay open across steps.
+    #[test]
+    fn every_engine_gives_the_reference_node_trace_on_cursor_trees((tree, text) in cursor_case()) {
+        traced(&tree, &text)?;
     }
 }
 
-/// The traced property is not vacuous: most generated running-list trees run traced (a traced
-/// program is larger, so a few may be refused for a size limit on every engine alike), and
+/// The traced properties' check for one generated case.
+fn traced(tree: &Tree, text: &str) -> Result<(), TestCaseError> {
+    let mut scn = parse_scenario(FileId(0), text).map_err(|d| {
+        TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
+    })?;
+    let plain = run(tree, &scn, EngineKind::Reference);
+    scn.trace_nodes = true;
+    compare(tree, &scn, text).map_err(TestCaseError::fail)?;
+    if let (Ok(plain), Ok(traced)) = (plain, run(tree, &scn, EngineKind::Reference)) {
+        check_nesting(&traced, Nesting::of(tree)).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(without_node_lines(&traced), plain);
+    }
+    Ok(())
+}
+
+/// The traced properties are not vacuous: most generated running-list and cursor trees run
+/// traced (a traced program is larger, so a few may be refused for a size limit on every engine alike), and
 /// their traces hold node events of every status.
 #[test]
 fn generated_trees_run_traced() {
     let mut runner = TestRunner::deterministic();
-    let strategy = case();
+    let (running_list, cursor) = (case(), cursor_case());
     let (mut ran, mut statuses) = (0, BTreeSet::new());
-    for _ in 0..100 {
-        let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
+    for i in 0..100 {
+        let (tree, text) = if i % 2 == 0 {
+            running_list.new_tree(&mut runner).unwrap().current()
+        } else {
+            cursor.new_tree(&mut runner).unwrap().current()
+        };
         let mut scn = parse_scenario(FileId(0), &text).unwrap();
         scn.trace_nodes = true;
         if let Ok(t) = run(&tree, &scn, EngineKind::Reference) {

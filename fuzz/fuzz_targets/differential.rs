@@ -12,7 +12,7 @@ use btvm_compiler::scenario::{parse_scenario, run, EngineKind};
 use btvm_compiler::source::FileId;
 use btvm_testkit::compare::{compare, Contenders};
 use btvm_testkit::gen::{CursorCase, DeciderCase, RunningListCase};
-use btvm_testkit::nodes::check_nesting;
+use btvm_testkit::nodes::{check_nesting, Nesting};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if scenario.trace_nodes {
         if let Ok(t) = run(&tree, &scenario, EngineKind::Reference) {
-            if let Err(e) = check_nesting(&t) {
+            if let Err(e) = check_nesting(&t, Nesting::of(&tree)) {
                 panic!("{e}\n--- trace ---\n{t}");
             }
         }

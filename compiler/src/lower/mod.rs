@@ -64,7 +64,8 @@ pub fn lower_with_sources(
 /// through `node.enter`/`node.exit` instructions only this lowering emits. The ordinary
 /// lowering is untouched by this option: its programs are byte for byte what they were.
 ///
-/// Models whose tracing is not implemented yet fail with [`ErrorKind::Unsupported`]; a traced
+/// The running-list and cursor models are traced; the others fail with
+/// [`ErrorKind::Unsupported`] until their tracing is implemented. A traced
 /// program is larger than the ordinary one, so a tree near a size limit may be
 /// [`ErrorKind::ProgramTooLarge`] only when traced.
 pub fn lower_traced(
@@ -78,7 +79,9 @@ pub fn lower_traced(
         Model::RunningList { capacity } => {
             return running_list(tree, limits, capacity, (span, sources), true)
         }
-        Model::Cursor { .. } => "cursor",
+        Model::Cursor { runaway_limit } => {
+            return cursor::lower(tree, limits, runaway_limit, (span, sources), true)
+        }
         Model::Decider { .. } => "decider",
         Model::Lifecycle => "lifecycle",
         Model::Selection => "selection",
@@ -137,7 +140,7 @@ fn lower_checked(
     let capacity = match tree.config.model {
         Model::RunningList { capacity } => capacity,
         Model::Cursor { runaway_limit } => {
-            return cursor::lower(tree, limits, runaway_limit, (span, src));
+            return cursor::lower(tree, limits, runaway_limit, (span, src), false);
         }
         Model::Decider { redecide_limit } => {
             return decider::lower(tree, limits, redecide_limit, (span, src));

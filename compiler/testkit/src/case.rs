@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use btvm_compiler::scenario::{parse_scenario, Trace};
 
 use crate::compare::Contender;
-use crate::nodes::{check_nesting, without_node_lines};
+use crate::nodes::{check_nesting, without_node_lines, Nesting};
 use btvm_compiler::diag::Diagnostic;
 use btvm_compiler::diag::ErrorKind;
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
@@ -249,7 +249,8 @@ impl CaseFile {
                     r => r.map_err(|d| format!("the engine failed: {}", d.display(&sources)))?,
                 };
                 if traced {
-                    check_nesting(&actual).map_err(|e| format!("{e}\nfull trace:\n{actual}"))?;
+                    check_nesting(&actual, Nesting::of(&tree))
+                        .map_err(|e| format!("{e}\nfull trace:\n{actual}"))?;
                 }
                 let actual = if strip {
                     without_node_lines(&actual)

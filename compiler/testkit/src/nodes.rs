@@ -5,7 +5,30 @@
 //! not change) and the equivalence suite (generated trees traced on every engine). It only
 //! reads traces; it never runs an engine, prints or panics.
 
+use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::scenario::Trace;
+
+/// How a model's node events nest (`spec/semantics.md` 4.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nesting {
+    /// Within each agent-tick: the running-list model walks from the root every tick, so
+    /// every node entered is finished before the tick's root line.
+    PerTick,
+    /// Across ticks: the cursor model starts each step at the cursor's rule, so a list rule
+    /// entered in one step finishes in a later one (or never, when a reset, a run-away or a
+    /// restored cursor abandons it). Within a step, the nodes entered in it nest.
+    AcrossTicks,
+}
+
+impl Nesting {
+    /// How `tree`'s node events nest.
+    pub fn of(tree: &Tree) -> Nesting {
+        match tree.config.model {
+            Model::Cursor { .. } => Nesting::AcrossTicks,
+            _ => Nesting::PerTick,
+        }
+    }
+}
 
 /// Whether `line` is a node event (`node N KIND enter`, `node N KIND -> STATUS`).
 pub fn is_node_line(line: &str) -> bool {
@@ -24,8 +47,12 @@ pub fn without_node_lines(trace: &Trace) -> Trace {
 /// Checks that `trace`'s node events nest like brackets within each agent-tick: every
 /// `enter` is closed by a finish of the same node before its parent's finish, nothing is open
 /// at a tick header, `root` or `entry` line, and the `root STATUS` (or `entry NAME STATUS`)
-/// line repeats the status the outermost node last finished with. `Err` says where it breaks.
-pub fn check_nesting(trace: &Trace) -> Result<(), String> {
+/// line repeats the status the outermost node last finished with. [`Nesting::AcrossTicks`]
+/// checks only the brackets opened within each step: a finish with none open closes a node of
+/// an earlier step, and a step that ends running (or in an error, a reset or an entry run,
+/// which may run away) may leave nodes open. `Err` says where it breaks.
+pub fn check_nesting(trace: &Trace, nesting: Nesting) -> Result<(), String> {
+    let across = nesting == Nesting::AcrossTicks;
     let mut open: Vec<u32> = Vec::new();
     let mut last: Option<String> = None;
     for (i, line) in trace.lines().iter().enumerate() {
@@ -39,6 +66,7 @@ pub fn check_nesting(trace: &Trace) -> Result<(), String> {
             let _kind = words.next();
             match (words.next(), words.next()) {
                 (Some("enter"), None) => open.push(id),
+                (Some("->"), Some(_)) if across && open.is_empty() => {}
                 (Some("->"), Some(status)) => {
                     if open.pop() != Some(id) {
                         return Err(at(
@@ -50,6 +78,21 @@ pub fn check_nesting(trace: &Trace) -> Result<(), String> {
                     }
                 }
                 _ => return Err(at("not a node event".into())),
+            }
+            continue;
+        }
+        if across {
+            // An entry's step may end running or run away (its line shows only a status).
+            let abandons = line.starts_with("tick ")
+                || line == "reset"
+                || line == "root running"
+                || line.starts_with("error ")
+                || line.starts_with("entry ");
+            if abandons {
+                open.clear();
+            }
+            if line.starts_with("root ") && !open.is_empty() {
+                return Err(at(format!("nodes {open:?} are still open")));
             }
             continue;
         }
@@ -73,7 +116,7 @@ pub fn check_nesting(trace: &Trace) -> Result<(), String> {
             last = None;
         }
     }
-    if open.is_empty() {
+    if open.is_empty() || across {
         Ok(())
     } else {
         Err(format!("the trace ends with nodes {open:?} open"))
@@ -93,7 +136,7 @@ mod tests {
         let good =
             "tick 0 now 0\nnode 0 sequence enter\nnode 1 action enter\na() enter -> running\n\
                     node 1 action -> running\nnode 0 sequence -> running\nroot running\n";
-        assert_eq!(check_nesting(&trace(good)), Ok(()));
+        assert_eq!(check_nesting(&trace(good), Nesting::PerTick), Ok(()));
         assert_eq!(without_node_lines(&trace(good)).lines().len(), 3);
         for bad in [
             // crossed brackets
@@ -107,7 +150,17 @@ mod tests {
             // not an event
             "tick 0 now 0\nnode x s enter\n",
         ] {
-            assert!(check_nesting(&trace(bad)).is_err(), "{bad}");
+            assert!(check_nesting(&trace(bad), Nesting::PerTick).is_err(), "{bad}");
         }
+        // Across ticks: a list entered in tick 0 finishes in tick 1.
+        let cursor = "tick 0 now 0\nnode 0 sequence enter\nnode 1 action enter\na() enter -> running\n\
+                      node 1 action -> running\nroot running\ntick 1 now 100\nnode 1 action enter\n\
+                      a() continue -> success\nnode 1 action -> success\nnode 0 sequence -> success\n\
+                      root success\n";
+        assert_eq!(check_nesting(&trace(cursor), Nesting::AcrossTicks), Ok(()));
+        assert!(check_nesting(&trace(cursor), Nesting::PerTick).is_err());
+        let crossed =
+            "tick 0 now 0\nnode 0 s enter\nnode 1 a enter\nnode 0 s -> success\nroot success\n";
+        assert!(check_nesting(&trace(crossed), Nesting::AcrossTicks).is_err());
     }
 }
