@@ -211,6 +211,12 @@ proptest! {
     fn every_engine_gives_the_reference_node_trace_on_cursor_trees((tree, text) in cursor_case()) {
         traced(&tree, &text)?;
     }
+
+    /// The same for lifecycle-model (MBT) trees: events, variable sets, group scopes, resets.
+    #[test]
+    fn every_engine_gives_the_reference_node_trace_on_lifecycle_trees((tree, text) in lifecycle_case()) {
+        traced(&tree, &text)?;
+    }
 }
 
 /// The traced properties' check for one generated case.

@@ -64,7 +64,7 @@ pub fn lower_with_sources(
 /// through `node.enter`/`node.exit` instructions only this lowering emits. The ordinary
 /// lowering is untouched by this option: its programs are byte for byte what they were.
 ///
-/// The running-list and cursor models are traced; the others fail with
+/// The running-list, cursor and lifecycle models are traced; the others fail with
 /// [`ErrorKind::Unsupported`] until their tracing is implemented. A traced
 /// program is larger than the ordinary one, so a tree near a size limit may be
 /// [`ErrorKind::ProgramTooLarge`] only when traced.
@@ -83,7 +83,7 @@ pub fn lower_traced(
             return cursor::lower(tree, limits, runaway_limit, (span, sources), true)
         }
         Model::Decider { .. } => "decider",
-        Model::Lifecycle => "lifecycle",
+        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, sources), true),
         Model::Selection => "selection",
     };
     Err(vec![Diagnostic::new(
@@ -145,7 +145,7 @@ fn lower_checked(
         Model::Decider { redecide_limit } => {
             return decider::lower(tree, limits, redecide_limit, (span, src));
         }
-        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, src)),
+        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, src), false),
         Model::Selection => return selection::lower(tree, limits, (span, src)),
     };
     running_list(tree, limits, capacity, (span, src), false)
