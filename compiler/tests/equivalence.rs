@@ -217,6 +217,12 @@ proptest! {
     fn every_engine_gives_the_reference_node_trace_on_lifecycle_trees((tree, text) in lifecycle_case()) {
         traced(&tree, &text)?;
     }
+
+    /// The same for selection-model (BST) trees: priorities, sequences, state machines.
+    #[test]
+    fn every_engine_gives_the_reference_node_trace_on_selection_trees((tree, text) in selection_case()) {
+        traced(&tree, &text)?;
+    }
 }
 
 /// The traced properties' check for one generated case.

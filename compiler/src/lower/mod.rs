@@ -64,7 +64,7 @@ pub fn lower_with_sources(
 /// through `node.enter`/`node.exit` instructions only this lowering emits. The ordinary
 /// lowering is untouched by this option: its programs are byte for byte what they were.
 ///
-/// The running-list, cursor and lifecycle models are traced; the others fail with
+/// Every model but the decider one is traced; decider trees fail with
 /// [`ErrorKind::Unsupported`] until their tracing is implemented. A traced
 /// program is larger than the ordinary one, so a tree near a size limit may be
 /// [`ErrorKind::ProgramTooLarge`] only when traced.
@@ -84,7 +84,7 @@ pub fn lower_traced(
         }
         Model::Decider { .. } => "decider",
         Model::Lifecycle => return lifecycle::lower(tree, limits, (span, sources), true),
-        Model::Selection => "selection",
+        Model::Selection => return selection::lower(tree, limits, (span, sources), true),
     };
     Err(vec![Diagnostic::new(
         ErrorKind::Unsupported,
@@ -146,7 +146,7 @@ fn lower_checked(
             return decider::lower(tree, limits, redecide_limit, (span, src));
         }
         Model::Lifecycle => return lifecycle::lower(tree, limits, (span, src), false),
-        Model::Selection => return selection::lower(tree, limits, (span, src)),
+        Model::Selection => return selection::lower(tree, limits, (span, src), false),
     };
     running_list(tree, limits, capacity, (span, src), false)
 }
