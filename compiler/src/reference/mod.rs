@@ -199,7 +199,7 @@ impl<'t> Interpreter<'t> {
     }
 
     /// This interpreter telling the host every node entered and finished
-    /// ([`Host::node`](btvm::Host::node); `spec/semantics.md`, "Node-level traces"), as the
+    /// ([`Host::node`]; `spec/semantics.md`, "Node-level traces"), as the
     /// program of [`lower_traced`](crate::lower::lower_traced) does on the compiled engines,
     /// with the same node numbering (IR arena indices are node table indices). Fails as
     /// [`lower_traced`](crate::lower::lower_traced) would for a size limit or a model whose
