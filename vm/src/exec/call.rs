@@ -342,17 +342,18 @@ pub(super) fn lc_log<H: Host + ?Sized>(host: &mut H, env: &Env<'_>, msg: Str) {
 }
 
 /// `node.enter` and `node.exit` (traced programs only): the host's node observer is told.
-/// Out of line and cold: an untraced program never reaches it, and the loop's hot arms stay
-/// as they were.
+/// One arm of the loop for both, out of line and cold: an untraced program never reaches it,
+/// and the loop's hot arms compile as they did without it.
 #[cold]
 #[inline(never)]
-pub(super) fn node_event<H: Host + ?Sized>(
-    host: &mut H,
-    agent: AgentId,
-    node: u32,
-    event: crate::NodeEvent,
-) {
-    host.node(agent, node, event);
+pub(super) fn node_event<H: Host + ?Sized>(host: &mut H, agent: AgentId, ins: &Instr) {
+    match *ins {
+        Instr::NodeEnter { node } => host.node(agent, node, crate::NodeEvent::Enter),
+        Instr::NodeExit { node, status } => {
+            host.node(agent, node, crate::NodeEvent::Finish(status))
+        }
+        _ => {}
+    }
 }
 
 /// `sel.leaf` (selection model): the host is told the leaf's behaviour when it changed.

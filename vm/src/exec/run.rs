@@ -12,7 +12,7 @@ use super::stack::Stack;
 use super::Scratch;
 use crate::model::{cursor, running_list};
 use crate::program::{Instr, ProgramModel};
-use crate::{AgentId, Host, Millis, NodeEvent, Program, Status, StrId, Value};
+use crate::{AgentId, Host, Millis, Program, Status, StrId, Value};
 
 /// The interpreter loop.
 ///
@@ -303,10 +303,7 @@ pub(crate) fn run<H: Host + ?Sized>(
             Instr::ScopeLeave { .. } => models.life_op(&env, state, ins),
             Instr::SelSeen { .. } => models.life_op(&env, state, ins),
             // ---- node-level tracing (traced programs only) ----------------------------------
-            Instr::NodeEnter { node } => call::node_event(host, agent, node, NodeEvent::Enter),
-            Instr::NodeExit { node, status } => {
-                call::node_event(host, agent, node, NodeEvent::Finish(status))
-            }
+            Instr::NodeEnter { .. } | Instr::NodeExit { .. } => call::node_event(host, agent, ins),
         }
     }
 }
