@@ -34,6 +34,10 @@
 //!   signal bindings, timestamps, and scenarios with events, variable sets and resets;
 //!   `lifecycle_generator_reaches_every_feature` and `selection_generator_reaches_every_feature`
 //!   list what they cover.
+//! - Node-level traces (`spec/semantics.md` 4.6): every model but the decider one is also run
+//!   with `trace nodes` on a quarter as many cases; the node events must agree on every engine
+//!   and nest (`btvm_testkit::nodes`), and without them the trace must be the untraced one.
+//!   `generated_trees_run_traced` checks that most generated trees do run traced.
 //! - `default_bot_runs_alike` runs the game's real `default.bt` (if the external corpus is
 //!   present) for 300 ticks × 3 agents.
 //!
