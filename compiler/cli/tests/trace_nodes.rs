@@ -7,11 +7,25 @@ use common::{btvm, spec, text};
 
 #[test]
 fn trace_nodes_adds_only_node_lines_and_every_engine_agrees() {
-    for tree in ["examples/guard.bt", "examples/wanderer/wanderer.debt"] {
+    for (tree, extra) in [
+        ("examples/guard.bt", &[][..]),
+        ("examples/wanderer/wanderer.debt", &[][..]),
+        (
+            "examples/squad_soldier.xml",
+            &["--dialect", "mbt", "--profile", "gamesdk"][..],
+        ),
+        ("examples/grunt/grunt.xml", &["--dialect", "bst"][..]),
+    ] {
         let tree = spec(tree);
-        let plain = btvm(&["run", &tree, "--ticks", "4"]);
+        let run = |more: &[&str]| {
+            let mut args = vec!["run", tree.as_str(), "--ticks", "4"];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(more);
+            btvm(&args)
+        };
+        let plain = run(&[]);
         assert!(plain.status.success(), "{}", text(&plain.stderr));
-        let reference = btvm(&["run", &tree, "--ticks", "4", "--trace", "nodes"]);
+        let reference = run(&["--trace", "nodes"]);
         assert!(reference.status.success(), "{}", text(&reference.stderr));
         let out = text(&reference.stdout);
         assert!(out.contains("node 0 ") && out.contains(" enter\n"), "{out}");
@@ -22,9 +36,7 @@ fn trace_nodes_adds_only_node_lines_and_every_engine_agrees() {
             .collect();
         assert_eq!(stripped, text(&plain.stdout), "{tree}");
         for engine in ["vm", "native"] {
-            let other = btvm(&[
-                "run", &tree, "--ticks", "4", "--trace", "nodes", "--engine", engine,
-            ]);
+            let other = run(&["--trace", "nodes", "--engine", engine]);
             assert!(other.status.success(), "{}", text(&other.stderr));
             assert_eq!(text(&other.stdout), out, "{tree} on {engine}");
         }
