@@ -2,7 +2,9 @@
 //!
 //! One data-driven test, like regex's `testdata/` or Cranelift's filetests. A failing case
 //! prints the first difference between the expected and the actual trace. Set `BTVM_CASE` to a
-//! substring of a path to run only matching cases.
+//! substring of a path to run only matching cases. Every trace case runs a second time with
+//! node-level tracing on (`trace nodes`, in the models that have it): its host calls must be
+//! the expected trace and its node events must nest.
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +52,14 @@ fn every_case_on_every_engine() {
             ran += 1;
             if let Err(e) = case.file.run(engine) {
                 failures.push(format!("{} [{}]: {e}", path.display(), engine.name()));
+            }
+            // Traced again: node events must change nothing else (spec/semantics.md 4.7).
+            if let Err(e) = case.file.run_with_node_trace(engine) {
+                failures.push(format!(
+                    "{} [{}, trace nodes]: {e}",
+                    path.display(),
+                    engine.name()
+                ));
             }
         }
     }

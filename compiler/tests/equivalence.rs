@@ -34,6 +34,10 @@
 //!   signal bindings, timestamps, and scenarios with events, variable sets and resets;
 //!   `lifecycle_generator_reaches_every_feature` and `selection_generator_reaches_every_feature`
 //!   list what they cover.
+//! - Node-level traces (`spec/semantics.md` 4.7): every model but the decider one is also run
+//!   with `trace nodes` on a quarter as many cases; the node events must agree on every engine
+//!   and nest (`btvm_testkit::nodes`), and without them the trace must be the untraced one.
+//!   `generated_trees_run_traced` checks that most generated trees do run traced.
 //! - `default_bot_runs_alike` runs the game's real `default.bt` (if the external corpus is
 //!   present) for 300 ticks × 3 agents.
 //!
@@ -59,6 +63,7 @@ use btvm_compiler::scenario::{parse_scenario, run, EngineKind, Scenario, Scripte
 use btvm_compiler::source::{FileId, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use btvm_testkit::compare::{Contender, Contenders};
+use btvm_testkit::nodes::{check_nesting, without_node_lines, Nesting};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence, TestRunner};
@@ -183,6 +188,91 @@ proptest! {
         })?;
         compare(&tree, &scn, &text).map_err(TestCaseError::fail)?;
     }
+}
+
+/// A quarter of [`config`]'s cases: the traced runs repeat the running-list property's work.
+fn traced_config() -> ProptestConfig {
+    let c = config();
+    ProptestConfig {
+        cases: (c.cases / 4).max(1),
+        ..c
+    }
+}
+
+proptest! {
+    #![proptest_config(traced_config())]
+
+    /// Node-level traces (`spec/semantics.md` 4.7) of running-list trees: every engine gives
+    /// the reference's trace with every node entered and finished; the events nest, and
+    /// without them the trace is the untraced run's (tracing changes nothing else).
+    #[test]
+    fn every_engine_gives_the_reference_node_trace((tree, text) in case()) {
+        traced(&tree, &text)?;
+    }
+
+    /// The same for cursor-model (Drag[en]gine) trees, whose list rules stay open across steps.
+    #[test]
+    fn every_engine_gives_the_reference_node_trace_on_cursor_trees((tree, text) in cursor_case()) {
+        traced(&tree, &text)?;
+    }
+
+    /// The same for lifecycle-model (MBT) trees: events, variable sets, group scopes, resets.
+    #[test]
+    fn every_engine_gives_the_reference_node_trace_on_lifecycle_trees((tree, text) in lifecycle_case()) {
+        traced(&tree, &text)?;
+    }
+
+    /// The same for selection-model (BST) trees: priorities, sequences, state machines.
+    #[test]
+    fn every_engine_gives_the_reference_node_trace_on_selection_trees((tree, text) in selection_case()) {
+        traced(&tree, &text)?;
+    }
+}
+
+/// The traced properties' check for one generated case.
+fn traced(tree: &Tree, text: &str) -> Result<(), TestCaseError> {
+    let mut scn = parse_scenario(FileId(0), text).map_err(|d| {
+        TestCaseError::fail(format!("generated scenario does not parse: {d:?}\n{text}"))
+    })?;
+    let plain = run(tree, &scn, EngineKind::Reference);
+    scn.trace_nodes = true;
+    compare(tree, &scn, text).map_err(TestCaseError::fail)?;
+    if let (Ok(plain), Ok(traced)) = (plain, run(tree, &scn, EngineKind::Reference)) {
+        check_nesting(&traced, Nesting::of(tree)).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(without_node_lines(&traced), plain);
+    }
+    Ok(())
+}
+
+/// The traced properties are not vacuous: most generated running-list and cursor trees run
+/// traced (a traced program is larger, so a few may be refused for a size limit on every engine alike), and
+/// their traces hold node events of every status.
+#[test]
+fn generated_trees_run_traced() {
+    let mut runner = TestRunner::deterministic();
+    let (running_list, cursor) = (case(), cursor_case());
+    let (mut ran, mut statuses) = (0, BTreeSet::new());
+    for i in 0..100 {
+        let (tree, text) = if i % 2 == 0 {
+            running_list.new_tree(&mut runner).unwrap().current()
+        } else {
+            cursor.new_tree(&mut runner).unwrap().current()
+        };
+        let mut scn = parse_scenario(FileId(0), &text).unwrap();
+        scn.trace_nodes = true;
+        if let Ok(t) = run(&tree, &scn, EngineKind::Reference) {
+            ran += 1;
+            for l in t.lines().iter().filter(|l| l.starts_with("node ")) {
+                statuses.insert(l.rsplit(' ').next().unwrap_or_default().to_string());
+            }
+        }
+    }
+    assert!(ran >= 80, "only {ran} of 100 generated trees ran traced");
+    let want = ["enter", "success", "failure", "running"];
+    assert!(
+        want.iter().all(|w| statuses.contains(*w)),
+        "node events seen: {statuses:?}"
+    );
 }
 
 /// The generators reach what the property is meant to cover (so a change that narrows them

@@ -176,6 +176,17 @@ impl<'a> Call<'a> {
     }
 }
 
+/// What a node did, in a node-level trace ([`Host::node`]): the tick's walk reached it, or it
+/// returned a status to its parent (running included). What *entered* and *finished* mean
+/// in each execution model is defined in `spec/semantics.md` ("Node-level traces").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeEvent {
+    /// The node was entered.
+    Enter,
+    /// The node finished with this status.
+    Finish(Status),
+}
+
 /// The game side of a tree: every action and condition function a tree names is answered here.
 ///
 /// Hosts bind import names to their own functions once, at load, and dispatch on
@@ -222,6 +233,15 @@ pub trait Host {
     fn before_tick(&mut self, agent: AgentId) {
         let _ = agent;
     }
+    /// Is told a node-level trace event of `agent`'s tree: `node` (an index into the
+    /// program's node table, [`Program::nodes`](crate::Program::nodes); the reference
+    /// interpreter's IR arena index, the same numbering) was entered or finished. Only a
+    /// program lowered with tracing on makes these calls (an ordinary program holds no
+    /// instruction that would), so a host that never asks for traces pays nothing. The default
+    /// ignores them.
+    fn node(&mut self, agent: AgentId, node: u32, event: NodeEvent) {
+        let _ = (agent, node, event);
+    }
 }
 
 /// A host borrowed mutably is a host: every method forwards to it. This lets a caller hand
@@ -248,5 +268,8 @@ impl<H: Host + ?Sized> Host for &mut H {
     }
     fn before_tick(&mut self, agent: AgentId) {
         (**self).before_tick(agent);
+    }
+    fn node(&mut self, agent: AgentId, node: u32, event: NodeEvent) {
+        (**self).node(agent, node, event);
     }
 }

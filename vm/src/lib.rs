@@ -49,7 +49,7 @@ pub use engine::{Engine, EngineKind, Fallback, FallbackKind};
 pub use error::VmError;
 pub use exec::Scratch;
 pub use halt::Halt;
-pub use host::{Call, Host, Import, ImportKind, Phase, SlotClaims};
+pub use host::{Call, Host, Import, ImportKind, NodeEvent, Phase, SlotClaims};
 pub use ids::{AgentId, EventId, ImportId, Millis, StrId, MAX_CLOCK};
 pub use limits::Limits;
 pub use model::active::ActiveNode;

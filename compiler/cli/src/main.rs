@@ -124,6 +124,11 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 0,
               value_parser = clap::value_parser!(u8).range(0..=5))]
         debug_level: u8,
+        /// What the trace shows: `calls` (host calls and root statuses) or `nodes` (also
+        /// every node entered and finished, `node N KIND enter` / `node N KIND -> STATUS`,
+        /// N the node table index; spec/cases/README.md). Every dialect but Spore.
+        #[arg(long, value_enum, value_name = "LEVEL", default_value_t = TraceArg::Calls)]
+        trace: TraceArg,
     },
     /// Compile a tree to a bytecode program file.
     Compile {
@@ -185,6 +190,14 @@ struct InputArgs {
     /// directory, for Unvanquished the directory above it, the game's root).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TraceArg {
+    /// Host calls and root statuses.
+    Calls,
+    /// Host calls, root statuses and every node entered and finished.
+    Nodes,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -287,10 +300,12 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             reload_at,
             dump_state,
             debug_level,
+            trace,
         } => {
             let opts = RunOpts {
                 dump_state,
                 debug_level,
+                trace_nodes: trace == TraceArg::Nodes,
                 scenario,
                 ticks,
                 agents,
@@ -426,6 +441,7 @@ fn check(
 struct RunOpts {
     dump_state: bool,
     debug_level: u8,
+    trace_nodes: bool,
     scenario: Option<PathBuf>,
     ticks: Option<u32>,
     agents: Option<u32>,
@@ -467,6 +483,7 @@ fn run_cmd(
     if let Some(a) = opts.agents {
         scenario.agents = a;
     }
+    scenario.trace_nodes |= opts.trace_nodes;
     // The reference by default; the vm for a reload (the reference keeps no state blocks).
     let default = match opts.reload_at.is_empty() {
         true => EngineArg::Reference,

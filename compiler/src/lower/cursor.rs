@@ -35,6 +35,7 @@ pub(super) fn lower(
     limits: &Limits,
     limit: u32,
     (span, src): (Span, Option<&SourceMap>),
+    trace: bool,
 ) -> Result<Program, Vec<Diagnostic>> {
     let root = main_root(tree, span)?;
     let strings = crate::ir::analysis::intern_strings(tree);
@@ -42,6 +43,7 @@ pub(super) fn lower(
     let slots = Slots::new(tree, 0);
     let mut lw = Lower {
         lazy_imports: true,
+        trace,
         ..Lower::new(tree, &slots, &strings)
     };
     let mut starts = vec![0u32; rules.tops.len()];
@@ -199,15 +201,40 @@ impl CursorLower<'_, '_> {
         self.chain(top, me, k);
     }
 
-    /// [`Self::chain_in`], its instructions mapped to `id` in the code map.
+    /// [`Self::chain_traced`], its instructions mapped to `id` in the code map.
     fn chain(&mut self, id: NodeId, me: u32, k: Cont) {
         let previous = self.lw.asm.enter(id.0);
-        self.chain_in(id, me, k);
+        self.chain_traced(id, me, k);
         self.lw.asm.leave(previous);
     }
 
-    /// A node of rule `me`'s decorator chain, or its leaf or list.
-    fn chain_in(&mut self, id: NodeId, me: u32, k: Cont) {
+    /// A node of rule `me`'s decorator chain, or its leaf or list; traced when asked: the
+    /// node is entered where its code starts (a rule run that starts it) and finished on each
+    /// exit to its continuation (a run that returns a status; a move finishes nothing), as
+    /// `spec/semantics.md` 4.7 defines for this model.
+    fn chain_traced(&mut self, id: NodeId, me: u32, k: Cont) {
+        if !self.lw.trace {
+            return self.chain_body(id, me, k);
+        }
+        self.asm().emit(Instr::NodeEnter { node: id.0 });
+        let inner = Cont {
+            s: self.lw.asm.label(),
+            f: self.lw.asm.label(),
+            r: self.lw.asm.label(),
+        };
+        self.chain_body(id, me, inner);
+        for s in [Status::Success, Status::Failure, Status::Running] {
+            self.asm().place(inner.on(s));
+            self.asm().emit(Instr::NodeExit {
+                node: id.0,
+                status: s,
+            });
+            self.jump(k.on(s));
+        }
+    }
+
+    /// [`Self::chain`]'s node, untraced.
+    fn chain_body(&mut self, id: NodeId, me: u32, k: Cont) {
         let tree = self.lw.tree;
         let node = tree.node(id);
         let child = node.children.first().copied();

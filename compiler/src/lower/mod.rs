@@ -59,6 +59,41 @@ pub fn lower_with_sources(
     lower_checked(tree, limits, Some(sources))
 }
 
+/// [`lower`] (with [`lower_with_sources`]'s positions when `sources` is given) producing a
+/// *traced* program: besides what the ordinary program does, it tells the host every node
+/// entered and finished ([`btvm::Host::node`], `spec/semantics.md` "Node-level traces"),
+/// through `node.enter`/`node.exit` instructions only this lowering emits. The ordinary
+/// lowering is untouched by this option: its programs are byte for byte what they were.
+///
+/// Every model but the decider one is traced; decider trees fail with
+/// [`ErrorKind::Unsupported`] until their tracing is implemented. A traced
+/// program is larger than the ordinary one, so a tree near a size limit may be
+/// [`ErrorKind::ProgramTooLarge`] only when traced.
+pub fn lower_traced(
+    tree: &Tree,
+    limits: &Limits,
+    sources: Option<&SourceMap>,
+) -> Result<Program, Vec<Diagnostic>> {
+    crate::check::check(tree, limits)?;
+    let span = tree.main_root().map_or(Span::DUMMY, |r| tree.node(r).span);
+    let model = match tree.config.model {
+        Model::RunningList { capacity } => {
+            return running_list(tree, limits, capacity, (span, sources), true)
+        }
+        Model::Cursor { runaway_limit } => {
+            return cursor::lower(tree, limits, runaway_limit, (span, sources), true)
+        }
+        Model::Decider { .. } => "decider",
+        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, sources), true),
+        Model::Selection => return selection::lower(tree, limits, (span, sources), true),
+    };
+    Err(vec![Diagnostic::new(
+        ErrorKind::Unsupported,
+        span,
+        format!("node-level traces are not implemented for the {model} model yet"),
+    )])
+}
+
 /// Whether the compiled engines run `tree` (already accepted by [`crate::check::check`]) under
 /// `limits`: the first [`ErrorKind::ProgramTooLarge`] diagnostic [`lower`] gives, above all a
 /// per-tick instruction budget beyond `Limits::max_tick_instructions` as the verifier proves
@@ -79,6 +114,23 @@ pub fn within_budget(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
     }
 }
 
+/// [`within_budget`] for the traced program ([`lower_traced`]): its first
+/// [`ErrorKind::ProgramTooLarge`] or [`ErrorKind::Unsupported`] (a model not traced yet)
+/// diagnostic. The reference asks it before tracing nodes, so every engine traces the same
+/// trees.
+pub fn within_budget_traced(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
+    match lower_traced(tree, limits, None) {
+        Err(diags) => match diags
+            .into_iter()
+            .find(|d| matches!(d.kind, ErrorKind::ProgramTooLarge | ErrorKind::Unsupported))
+        {
+            Some(d) => Err(d),
+            None => Ok(()),
+        },
+        Ok(_) => Ok(()),
+    }
+}
+
 /// [`lower`] for a tree `check` accepted.
 fn lower_checked(
     tree: &Tree,
@@ -89,17 +141,29 @@ fn lower_checked(
     let capacity = match tree.config.model {
         Model::RunningList { capacity } => capacity,
         Model::Cursor { runaway_limit } => {
-            return cursor::lower(tree, limits, runaway_limit, (span, src));
+            return cursor::lower(tree, limits, runaway_limit, (span, src), false);
         }
         Model::Decider { redecide_limit } => {
             return decider::lower(tree, limits, redecide_limit, (span, src));
         }
-        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, src)),
-        Model::Selection => return selection::lower(tree, limits, (span, src)),
+        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, src), false),
+        Model::Selection => return selection::lower(tree, limits, (span, src), false),
     };
+    running_list(tree, limits, capacity, (span, src), false)
+}
+
+/// The running-list model's lowering; with `trace`, the traced program ([`lower_traced`]).
+fn running_list(
+    tree: &Tree,
+    limits: &Limits,
+    capacity: u32,
+    (span, src): (Span, Option<&SourceMap>),
+    trace: bool,
+) -> Result<Program, Vec<Diagnostic>> {
     let strings = crate::ir::analysis::intern_strings(tree);
     let slots = Slots::new(tree, capacity);
     let mut lw = Lower::new(tree, &slots, &strings);
+    lw.trace = trace;
     // Entries first (the main tree is function 0), then one function per subtree.
     let mut bounds = Vec::new();
     for e in &tree.roots {
@@ -233,6 +297,8 @@ struct Lower<'a> {
     /// Variables live in the agent's state (lifecycle and selection models); otherwise they
     /// are the program's constants.
     state_vars: bool,
+    /// Emit node-level trace events around every node ([`lower_traced`]).
+    trace: bool,
 }
 
 /// The tree's main root; a tree without one is an [`ErrorKind::InvalidValue`] error at `span`.
@@ -256,6 +322,7 @@ impl<'a> Lower<'a> {
             asm: Asm::default(),
             lazy_imports: false,
             state_vars: false,
+            trace: false,
         }
     }
 }
@@ -284,11 +351,35 @@ impl Lower<'_> {
         self.asm.emit(Instr::Jump { to });
     }
 
-    /// `evaluate(node)`, its instructions mapped to `id` in the code map.
+    /// [`Self::node_traced`], its instructions mapped to `id` in the code map.
     fn node(&mut self, id: NodeId, k: Cont) {
         let previous = self.asm.enter(id.0);
-        self.evaluate(id, k);
+        self.node_traced(id, k);
         self.asm.leave(previous);
+    }
+
+    /// `evaluate(node)`, traced when asked: `node.enter`, the node, then one `node.exit` per
+    /// status on the way to its continuation (the node finished when it returns to its
+    /// parent: `spec/semantics.md`, "Node-level traces").
+    fn node_traced(&mut self, id: NodeId, k: Cont) {
+        if !self.trace {
+            return self.evaluate(id, k);
+        }
+        self.asm.emit(Instr::NodeEnter { node: id.0 });
+        let inner = Cont {
+            s: self.asm.label(),
+            f: self.asm.label(),
+            r: self.asm.label(),
+        };
+        self.evaluate(id, inner);
+        for s in [Status::Success, Status::Failure, Status::Running] {
+            self.asm.place(inner.on(s));
+            self.asm.emit(Instr::NodeExit {
+                node: id.0,
+                status: s,
+            });
+            self.jump(k.on(s));
+        }
     }
 
     /// `evaluate(node)`: the node's run, with its running-list bookkeeping on the success and

@@ -39,6 +39,7 @@ pub(super) fn lower(
     tree: &Tree,
     limits: &Limits,
     (span, src): (Span, Option<&SourceMap>),
+    trace: bool,
 ) -> Result<Program, Vec<Diagnostic>> {
     let root = super::main_root(tree, span)?;
     let recs = Records::new(tree, root);
@@ -60,6 +61,7 @@ pub(super) fn lower(
     let events = event_names(tree);
     let slots = Slots::new(tree, 0);
     let mut lw = stateful::state_lower(tree, &slots, &strings);
+    lw.trace = trace;
     let mut sl = SelLower {
         lw: &mut lw,
         recs: &recs,
@@ -163,11 +165,39 @@ impl SelLower<'_, '_> {
         self.lw.asm.leave(previous);
     }
 
-    /// `eval(n)` (2.3): continues at `found` once a leaf was selected, else at `none`.
+    /// `eval(n)` (2.3): continues at `found` once a leaf was selected, else at `none`; traced
+    /// when asked (a `case` has its events in [`Self::eval_case`]).
     fn eval_in(&mut self, id: NodeId, found: Label, none: Label) {
         if self.full() {
             return self.jump(none);
         }
+        if !self.lw.trace || matches!(self.lw.tree.node(id).kind, NodeKind::Case(_)) {
+            return self.eval_body(id, found, none);
+        }
+        self.traced(id, found, none, |sl, f, n| sl.eval_body(id, f, n));
+    }
+
+    /// Emits `body` between node `id`'s `node.enter` and its `node.exit`s: success on the way
+    /// to `found`, failure on the way to `none` (`spec/semantics.md` 4.7).
+    fn traced(
+        &mut self,
+        id: NodeId,
+        found: Label,
+        none: Label,
+        body: impl FnOnce(&mut Self, Label, Label),
+    ) {
+        self.emit(Instr::NodeEnter { node: id.0 });
+        let (f, n) = (self.label(), self.label());
+        body(self, f, n);
+        for (l, status, to) in [(f, Status::Success, found), (n, Status::Failure, none)] {
+            self.place(l);
+            self.emit(Instr::NodeExit { node: id.0, status });
+            self.jump(to);
+        }
+    }
+
+    /// [`Self::eval`]'s node, untraced.
+    fn eval_body(&mut self, id: NodeId, found: Label, none: Label) {
         let tree = self.lw.tree;
         let node = tree.node(id);
         let rec = self.recs.of(id);
@@ -234,16 +264,22 @@ impl SelLower<'_, '_> {
     fn eval_case(&mut self, id: NodeId, found: Label, none: Label) {
         let node = self.lw.tree.node(id);
         match &node.kind {
-            NodeKind::Case(cond) => {
-                let previous = self.lw.asm.enter(id.0);
-                self.lw.branch(cond, none, false);
-                self.lw.asm.leave(previous);
-                match node.children.first() {
-                    Some(&c) => self.eval(c, found, none),
-                    None => self.jump(none),
-                }
+            NodeKind::Case(cond) if self.lw.trace => {
+                self.traced(id, found, none, |sl, f, n| sl.case_body(id, cond, f, n))
             }
+            NodeKind::Case(cond) => self.case_body(id, cond, found, none),
             _ => self.eval(id, found, none),
+        }
+    }
+
+    /// A case: its condition, then `eval(child)`.
+    fn case_body(&mut self, id: NodeId, cond: &crate::ir::Expr, found: Label, none: Label) {
+        let previous = self.lw.asm.enter(id.0);
+        self.lw.branch(cond, none, false);
+        self.lw.asm.leave(previous);
+        match self.lw.tree.node(id).children.first() {
+            Some(&c) => self.eval(c, found, none),
+            None => self.jump(none),
         }
     }
 

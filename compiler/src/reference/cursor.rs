@@ -10,7 +10,7 @@
 //! shared with the lowering, so the bytecode numbers rules exactly as this interpreter sees
 //! them.
 
-use btvm::{Halt, Host, Millis, Phase, Status};
+use btvm::{Halt, Host, Millis, NodeEvent, Phase, Status};
 
 use super::{AgentState, Interpreter};
 use crate::ir::analysis::Rules;
@@ -87,7 +87,25 @@ impl Step<'_, '_> {
         self.run_node(top, rule, finished)
     }
 
+    /// Runs node `id` of rule `rule`'s chain; traced, a run that starts the rule
+    /// (`finished` is `None`) enters the node and a run that returns a status finishes it
+    /// (`spec/semantics.md` 4.7: a move finishes nothing).
     fn run_node(&mut self, id: NodeId, rule: u32, finished: Option<(u32, Status)>) -> Run {
+        let agent = self.state.agent;
+        if finished.is_none() {
+            self.interp
+                .node_event(self.host, agent, id, NodeEvent::Enter);
+        }
+        let run = self.run_chain(id, rule, finished);
+        if let Run::Done(s) = run {
+            self.interp
+                .node_event(self.host, agent, id, NodeEvent::Finish(s));
+        }
+        run
+    }
+
+    /// [`Step::run_node`]'s node, untraced.
+    fn run_chain(&mut self, id: NodeId, rule: u32, finished: Option<(u32, Status)>) -> Run {
         let tree = self.interp.tree;
         let node = tree.node(id);
         let child = node.children.first().copied();

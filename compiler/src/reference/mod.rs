@@ -43,6 +43,8 @@ pub struct Interpreter<'t> {
     strings: Strings,
     /// The rules of a cursor-model tree.
     rules: Option<crate::ir::analysis::Rules>,
+    /// Tell the host every node entered and finished ([`Interpreter::with_node_trace`]).
+    trace_nodes: bool,
 }
 
 /// One agent's state: everything the tree remembers between ticks.
@@ -192,7 +194,33 @@ impl<'t> Interpreter<'t> {
             tree,
             strings: crate::ir::analysis::intern_strings(tree),
             rules,
+            trace_nodes: false,
         })
+    }
+
+    /// This interpreter telling the host every node entered and finished
+    /// ([`Host::node`]; `spec/semantics.md`, "Node-level traces"), as the
+    /// program of [`lower_traced`](crate::lower::lower_traced) does on the compiled engines,
+    /// with the same node numbering (IR arena indices are node table indices). Fails as
+    /// [`lower_traced`](crate::lower::lower_traced) would for a size limit or a model whose
+    /// tracing is not implemented yet, so every engine traces the same trees.
+    pub fn with_node_trace(mut self, limits: &btvm::Limits) -> Result<Self, Diagnostic> {
+        crate::lower::within_budget_traced(self.tree, limits)?;
+        self.trace_nodes = true;
+        Ok(self)
+    }
+
+    /// Tells `host` node event `event` of `agent`'s node `id`, if nodes are traced.
+    pub(crate) fn node_event(
+        &self,
+        host: &mut dyn Host,
+        agent: AgentId,
+        id: NodeId,
+        event: btvm::NodeEvent,
+    ) {
+        if self.trace_nodes {
+            host.node(agent, id.0, event);
+        }
     }
 
     /// The tree.

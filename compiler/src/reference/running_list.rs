@@ -5,7 +5,7 @@
 //! the actions themselves, on the outcomes their import's `claims` names), and per-node
 //! cooldown data. Nothing is ever told when it is abandoned.
 
-use btvm::{Host, Millis, Phase, Status};
+use btvm::{Host, Millis, NodeEvent, Phase, Status};
 
 use super::{is_action, AgentState, Interpreter};
 use crate::ir::analysis::identity;
@@ -21,8 +21,21 @@ pub(super) struct Tick<'a, 't> {
 }
 
 impl Tick<'_, '_> {
-    /// `BotEvaluateNode`: run the node, then do the running-list bookkeeping.
+    /// `BotEvaluateNode`: run the node, then do the running-list bookkeeping; traced, the
+    /// node is entered before its run and finished after the bookkeeping
+    /// (`spec/semantics.md`, "Node-level traces").
     pub fn evaluate(&mut self, id: NodeId) -> Status {
+        let agent = self.state.agent;
+        self.interp
+            .node_event(self.host, agent, id, NodeEvent::Enter);
+        let status = self.bookkept(id);
+        self.interp
+            .node_event(self.host, agent, id, NodeEvent::Finish(status));
+        status
+    }
+
+    /// [`Tick::evaluate`]'s run and bookkeeping.
+    fn bookkept(&mut self, id: NodeId) -> Status {
         let status = self.run(id);
         let node = self.interp.tree.node(id);
         let key = identity(self.interp.tree, id);

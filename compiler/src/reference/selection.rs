@@ -11,7 +11,7 @@
 //! This module must stay a plain recursive walk over the IR: it is the oracle the vm and the
 //! native code are compared with.
 
-use btvm::{Host, Millis, Status};
+use btvm::{Host, Millis, NodeEvent, Status};
 
 use super::{AgentState, Interpreter};
 use crate::ir::{Expr, NodeId, NodeKind, Tree, Trigger};
@@ -34,17 +34,8 @@ impl Update<'_, '_> {
             // 2.
             self.previous = self.state.leaf;
             match self.eval(root) {
-                Some(leaf) => {
-                    self.state.changed = false;
-                    if self.state.leaf != Some(leaf) {
-                        self.state.leaf = Some(leaf);
-                        let name = match &self.interp.tree.node(leaf).kind {
-                            NodeKind::Select(b) => b.as_str(),
-                            _ => "",
-                        };
-                        self.host.select(self.state.agent, name);
-                    }
-                }
+                // `eval` made it the current leaf where it found it (`select_leaf`).
+                Some(_) => {}
                 None => {
                     // `changed` stays set, so the next update evaluates again; the host is
                     // told the empty behaviour on every such evaluation.
@@ -61,13 +52,63 @@ impl Update<'_, '_> {
         }
     }
 
-    /// `eval(n)` (2.3): a leaf or none.
+    /// A leaf was found (2.2 step 2, done where the leaf is found, as the compiled engines'
+    /// `sel.leaf` does: nothing observable happens between there and the end of `eval`, and a
+    /// node-level trace shows the `select` inside the leaf's events): `changed` becomes false
+    /// and, if it is another leaf than the current one, it becomes current and the host is
+    /// told its behaviour.
+    fn select_leaf(&mut self, leaf: NodeId) {
+        self.state.changed = false;
+        if self.state.leaf != Some(leaf) {
+            self.state.leaf = Some(leaf);
+            let name = match &self.interp.tree.node(leaf).kind {
+                NodeKind::Select(b) => b.as_str(),
+                _ => "",
+            };
+            self.host.select(self.state.agent, name);
+        }
+    }
+
+    /// `eval(n)` (2.3): a leaf or none; traced, `n` is entered before and finished after, with
+    /// success for a leaf and failure for none (`spec/semantics.md` 4.7; a `case` has its
+    /// events in [`Update::eval_case`]).
     fn eval(&mut self, id: NodeId) -> Option<NodeId> {
+        if matches!(self.interp.tree.node(id).kind, NodeKind::Case(_)) {
+            return self.eval_body(id);
+        }
+        self.traced(id, |u| u.eval_body(id))
+    }
+
+    /// Runs `f` between node `id`'s enter and finish events.
+    fn traced(
+        &mut self,
+        id: NodeId,
+        f: impl FnOnce(&mut Self) -> Option<NodeId>,
+    ) -> Option<NodeId> {
+        let agent = self.state.agent;
+        self.interp
+            .node_event(self.host, agent, id, NodeEvent::Enter);
+        let leaf = f(self);
+        let status = if leaf.is_some() {
+            Status::Success
+        } else {
+            Status::Failure
+        };
+        self.interp
+            .node_event(self.host, agent, id, NodeEvent::Finish(status));
+        leaf
+    }
+
+    /// [`Update::eval`]'s node, untraced.
+    fn eval_body(&mut self, id: NodeId) -> Option<NodeId> {
         let tree = self.interp.tree;
         let node = tree.node(id);
         match &node.kind {
             // Leaf: itself.
-            NodeKind::Select(_) => Some(id),
+            NodeKind::Select(_) => {
+                self.select_leaf(id);
+                Some(id)
+            }
             // Priority: the first child whose condition holds and which gives a leaf.
             NodeKind::Priority(_) => node.children.iter().find_map(|&c| self.eval_case(c)),
             // Sequence (Definition): a priority that only moves forward.
@@ -93,13 +134,13 @@ impl Update<'_, '_> {
     fn eval_case(&mut self, id: NodeId) -> Option<NodeId> {
         let node = self.interp.tree.node(id);
         match &node.kind {
-            NodeKind::Case(cond) => {
-                if self.test(cond) {
-                    node.children.first().and_then(|&c| self.eval(c))
+            NodeKind::Case(cond) => self.traced(id, |u| {
+                if u.test(cond) {
+                    node.children.first().and_then(|&c| u.eval(c))
                 } else {
                     None
                 }
-            }
+            }),
             _ => self.eval(id),
         }
     }

@@ -1,6 +1,6 @@
 //! The scripted host: answers calls from a [`Scenario`] and records the trace.
 
-use btvm::{AgentId, Call, Host, Import, ImportId, Status, Value};
+use btvm::{AgentId, Call, Host, Import, ImportId, NodeEvent, Status, Value};
 use std::collections::{BTreeMap, HashMap};
 
 use super::{Answer, Scenario, ScriptValue, Trace, TraceSink};
@@ -21,6 +21,9 @@ pub struct ScriptedHost<'s> {
     /// Per import: the argument names of its calls with a given number of arguments (see
     /// [`ScriptedHost::for_tree`]).
     arg_names: Vec<BTreeMap<usize, Vec<Option<String>>>>,
+    /// Each node's kind keyword, by node index, for node-level trace lines (empty from
+    /// [`ScriptedHost::new`]: the lines then show `?`).
+    kinds: Vec<&'static str>,
 }
 
 impl<'s> ScriptedHost<'s> {
@@ -32,6 +35,7 @@ impl<'s> ScriptedHost<'s> {
     /// different names are written with the first one's names.
     pub fn for_tree(scenario: &'s Scenario, tree: &Tree) -> Self {
         let mut host = ScriptedHost::new(scenario, &tree.imports);
+        host.kinds = tree.nodes.iter().map(|n| n.kind.keyword()).collect();
         let mut record = |c: &CallExpr| {
             if c.args.iter().all(|a| a.name.is_none()) {
                 return;
@@ -86,6 +90,7 @@ impl<'s> ScriptedHost<'s> {
             tick: 0,
             trace: Trace::new(),
             arg_names: vec![BTreeMap::new(); imports.len()],
+            kinds: Vec::new(),
         }
     }
 
@@ -253,6 +258,15 @@ impl Host for ScriptedHost<'_> {
 
     fn select(&mut self, _agent: AgentId, behavior: &str) {
         self.trace.push(format!("select {}", Quoted(behavior)));
+    }
+
+    /// `node N KIND enter` and `node N KIND -> STATUS` (`spec/cases/README.md`).
+    fn node(&mut self, _agent: AgentId, node: u32, event: NodeEvent) {
+        let kind = self.kinds.get(node as usize).copied().unwrap_or("?");
+        self.trace.push(match event {
+            NodeEvent::Enter => format!("node {node} {kind} enter"),
+            NodeEvent::Finish(status) => format!("node {node} {kind} -> {status}"),
+        });
     }
 }
 

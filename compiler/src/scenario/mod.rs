@@ -154,6 +154,10 @@ pub struct Scenario {
     pub default_function: Lit,
     /// The answer rules, in file order.
     pub answers: Vec<AnswerRule>,
+    /// `trace nodes`: run the engines with node-level tracing (the reference with
+    /// `Interpreter::with_node_trace`, the compiled engines on `lower_traced`'s program), so
+    /// the trace also shows every node entered and finished.
+    pub trace_nodes: bool,
 }
 
 impl Default for Scenario {
@@ -172,6 +176,7 @@ impl Default for Scenario {
             default_action: Status::Success,
             default_function: Lit::Int(0),
             answers: Vec::new(),
+            trace_nodes: false,
         }
     }
 }

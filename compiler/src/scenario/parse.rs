@@ -446,6 +446,7 @@ fn directive(scn: &mut Scenario, line: &mut Line<'_>, limits: &Limits) -> Result
         "agent" => agent_group(scn, line)?,
         "missing" => missing(scn, line)?,
         "answer" => answer_rule(scn, line)?,
+        "trace" => trace_level(scn, line)?,
         other => return Err(unknown_directive(other, span)),
     }
     line.done()
@@ -457,7 +458,7 @@ fn unknown_directive(word: &str, span: Span) -> Diagnostic {
         span,
         format!("unknown directive `{word}`"),
     )
-    .with_note("directives: agents, ticks, time, at, default, missing, answer")
+    .with_note("directives: agents, ticks, time, at, default, missing, answer, trace")
 }
 
 /// `time START STEP`.
@@ -629,6 +630,21 @@ fn agent_group(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic
 fn missing(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
     let (name, _) = line.word("an import name")?;
     scn.missing.insert(name);
+    Ok(())
+}
+
+/// `trace nodes`: the trace shows node-level events too.
+fn trace_level(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
+    let (level, span) = line.word("a trace level (`nodes`)")?;
+    if level != "nodes" {
+        return Err(Diagnostic::new(
+            ErrorKind::Syntax,
+            span,
+            format!("unknown trace level `{}`", crate::diag::safe_text(&level)),
+        )
+        .with_note("the one trace level beyond host calls is `nodes`"));
+    }
+    scn.trace_nodes = true;
     Ok(())
 }
 

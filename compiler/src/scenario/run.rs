@@ -240,7 +240,10 @@ pub fn stream_session(
                 session.save_at.map(|_| save_format(tree, session)),
                 session.restore.as_ref(),
             )?;
-            let interp = Interpreter::new(tree)?;
+            let mut interp = Interpreter::new(tree)?;
+            if scenario.trace_nodes {
+                interp = interp.with_node_trace(&session.limits)?;
+            }
             let agents = try_table(scenario.agents, |a| interp.new_agent(AgentId(a)))
                 .ok_or_else(|| out_of_memory(scenario.agents))?;
             let mut host = ScriptedHost::for_tree(scenario, tree);
@@ -333,7 +336,12 @@ fn run_compiled(
         )
         .with_note("run it on the reference engine: every engine makes the same decisions"));
     }
-    let program = crate::lower::lower(tree, &session.limits).map_err(|mut d| d.swap_remove(0))?;
+    let program = if scenario.trace_nodes {
+        crate::lower::lower_traced(tree, &session.limits, None)
+    } else {
+        crate::lower::lower(tree, &session.limits)
+    }
+    .map_err(|mut d| d.swap_remove(0))?;
     // Every kind the run takes must exist (native code must compile): check each, then run
     // one engine, switched between them.
     let mut base = None;

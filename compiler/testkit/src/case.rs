@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use btvm_compiler::scenario::{parse_scenario, Trace};
 
 use crate::compare::Contender;
+use crate::nodes::{check_nesting, without_node_lines, Nesting};
 use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::diag::ErrorKind;
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Loaded, Profile};
 use btvm_compiler::source::{MemFs, SourceMap};
 
@@ -170,8 +172,21 @@ impl CaseFile {
         load_reporting(&self.main_path(), &fs, &options, sources)
     }
 
-    /// Runs the case on `engine`; `Err` describes the mismatch.
+    /// Runs the case on `engine`; `Err` describes the mismatch. A case whose scenario says
+    /// `trace nodes` must also nest its node events ([`check_nesting`]).
     pub fn run(&self, engine: Contender) -> Result<(), String> {
+        self.run_as(engine, false)
+    }
+
+    /// Runs a trace case on `engine` with node-level tracing on (`trace nodes`) and checks
+    /// that the host calls are the expected trace (the node events removed) and that the node
+    /// events nest ([`check_nesting`]): tracing must change nothing else. A model whose tracing
+    /// is not implemented yet (the engine refuses with `Unsupported`) passes.
+    pub fn run_with_node_trace(&self, engine: Contender) -> Result<(), String> {
+        self.run_as(engine, true)
+    }
+
+    fn run_as(&self, engine: Contender, retrace: bool) -> Result<(), String> {
         let mut sources = SourceMap::new();
         let loaded = self.load(&mut sources);
         let render = |ds: &[Diagnostic], sources: &SourceMap| {
@@ -229,11 +244,25 @@ impl CaseFile {
             )),
             (CaseExpectation::Trace { scenario, trace }, Ok(tree)) => {
                 let file = sources.add("/case/scenario", scenario.clone());
-                let scn = parse_scenario(file, scenario)
+                let mut scn = parse_scenario(file, scenario)
                     .map_err(|ds| format!("bad scenario:\n{}", render(&ds, &sources)))?;
-                let actual = engine
-                    .run(&tree, &scn)
-                    .map_err(|d| format!("the engine failed: {}", d.display(&sources)))?;
+                // A case that traces nodes itself expects them; others get them stripped.
+                let strip = retrace && !scn.trace_nodes;
+                let traced = scn.trace_nodes || retrace;
+                scn.trace_nodes = traced;
+                let actual = match engine.run(&tree, &scn) {
+                    Err(d) if retrace && d.kind == ErrorKind::Unsupported => return Ok(()),
+                    r => r.map_err(|d| format!("the engine failed: {}", d.display(&sources)))?,
+                };
+                if traced {
+                    check_nesting(&actual, Nesting::of(&tree))
+                        .map_err(|e| format!("{e}\nfull trace:\n{actual}"))?;
+                }
+                let actual = if strip {
+                    without_node_lines(&actual)
+                } else {
+                    actual
+                };
                 match trace.diff(&actual) {
                     None => Ok(()),
                     Some(d) => Err(format!("{d}\nfull actual trace:\n{actual}")),

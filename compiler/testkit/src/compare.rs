@@ -194,8 +194,13 @@ fn outcome(r: &Result<Trace, Diagnostic>) -> String {
 #[cfg(feature = "jit")]
 fn run_chunked(tree: &Tree, scenario: &Scenario) -> Result<Trace, Diagnostic> {
     use btvm_compiler::scenario::run_engines;
-    let program = btvm_compiler::lower::lower(tree, &btvm::Limits::default())
-        .map_err(|mut d| d.swap_remove(0))?;
+    let limits = btvm::Limits::default();
+    let program = if scenario.trace_nodes {
+        btvm_compiler::lower::lower_traced(tree, &limits, None)
+    } else {
+        btvm_compiler::lower::lower(tree, &limits)
+    }
+    .map_err(|mut d| d.swap_remove(0))?;
     // Whatever the size: this contender exists to run native code.
     let config = NativeConfig {
         max_chunk: 3,

@@ -5,8 +5,8 @@
 //! them and a feature [`census`](features)), the differential check that runs one scenario on
 //! every engine and compares the traces ([`compare`], including the vm and native code taking
 //! turns), the conformance case format of `spec/cases` ([`case`]), hosts that answer anything
-//! ([`hosts`]), in-memory front-end loading ([`front`]) and canonical-syntax fixtures
-//! ([`fixtures`]).
+//! ([`hosts`]), in-memory front-end loading ([`front`]), canonical-syntax fixtures
+//! ([`fixtures`]) and the shape of node-level traces ([`nodes`]).
 //!
 //! The library crates (`btvm`, `btvm-compiler`) never depend on this one.
 #![deny(missing_docs)]
@@ -19,4 +19,5 @@ pub mod fixtures;
 pub mod front;
 pub mod gen;
 pub mod hosts;
+pub mod nodes;
 pub mod strategies;

@@ -29,6 +29,7 @@ mod files;
 mod profiles;
 mod scale;
 mod scenario;
+mod trace;
 
 /// The three tree formats, by file extension.
 const FORMATS: [(&str, Format); 3] = [

@@ -341,6 +341,21 @@ pub(super) fn lc_log<H: Host + ?Sized>(host: &mut H, env: &Env<'_>, msg: Str) {
     host.log(env.agent, env.strings.get(StrId(msg.0)));
 }
 
+/// `node.enter` and `node.exit` (traced programs only): the host's node observer is told.
+/// One arm of the loop for both, out of line and cold: an untraced program never reaches it,
+/// and the loop's hot arms compile as they did without it.
+#[cold]
+#[inline(never)]
+pub(super) fn node_event<H: Host + ?Sized>(host: &mut H, agent: AgentId, ins: &Instr) {
+    match *ins {
+        Instr::NodeEnter { node } => host.node(agent, node, crate::NodeEvent::Enter),
+        Instr::NodeExit { node, status } => {
+            host.node(agent, node, crate::NodeEvent::Finish(status))
+        }
+        _ => {}
+    }
+}
+
 /// `sel.leaf` (selection model): the host is told the leaf's behaviour when it changed.
 #[inline(always)]
 pub(super) fn sel_leaf<H: Host + ?Sized>(

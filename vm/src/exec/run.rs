@@ -302,6 +302,8 @@ pub(crate) fn run<H: Host + ?Sized>(
             Instr::ScopeEnter { .. } => models.life_op(&env, state, ins),
             Instr::ScopeLeave { .. } => models.life_op(&env, state, ins),
             Instr::SelSeen { .. } => models.life_op(&env, state, ins),
+            // ---- node-level tracing (traced programs only) ----------------------------------
+            Instr::NodeEnter { .. } | Instr::NodeExit { .. } => call::node_event(host, agent, ins),
         }
     }
 }

@@ -413,6 +413,20 @@ pub(super) unsafe extern "C" fn lifecycle(ctx: *mut Ctx, state: *mut u8, pc: u32
     )
 }
 
+/// Tells the host's node observer one trace event (`node.enter`, `node.exit`).
+///
+/// # Safety
+///
+/// `ctx` is the running tick's context (as for [`with_host`]).
+unsafe fn node_event<H: Host + ?Sized>(ctx: *mut Ctx, node: u32, event: crate::NodeEvent) {
+    // SAFETY: the caller's contract; no arguments.
+    unsafe {
+        with_host::<H, _>(ctx, 0, Phase::Enter, std::ptr::null(), 0, (), |h, c| {
+            h.node(c.agent, node, event)
+        })
+    };
+}
+
 /// One lifecycle or selection instruction that calls the host, for host type `H`: the vm's
 /// own helpers around the host call.
 pub(super) unsafe extern "C" fn lc_host<H: Host + ?Sized>(
@@ -485,6 +499,16 @@ pub(super) unsafe extern "C" fn lc_host<H: Host + ?Sized>(
                     })
                 };
             }
+            0
+        }
+        Instr::NodeEnter { node } => {
+            // SAFETY: as above; no arguments.
+            unsafe { node_event::<H>(ctx, node, crate::NodeEvent::Enter) };
+            0
+        }
+        Instr::NodeExit { node, status } => {
+            // SAFETY: as above; no arguments.
+            unsafe { node_event::<H>(ctx, node, crate::NodeEvent::Finish(status)) };
             0
         }
         Instr::SelNone {} => {

@@ -657,6 +657,13 @@ isa! {
     0x75 SelNone "sel.none" {} pop(0) push(0);
     /// Jump to `to` if there is a current leaf.
     0x76 SelJumpLeaf "sel.jump.leaf" { to: Label } pop(0) push(0);
+    // ---- node-level tracing (only in programs lowered with tracing on) ----------------
+    /// Node `node` (an index into the program's node table) is entered: tell the host
+    /// (`Host::node` with `NodeEvent::Enter`). Never in an untraced program.
+    0x80 NodeEnter "node.enter" { node: u32 } pop(0) push(0);
+    /// Node `node` finished with `status`: tell the host (`Host::node` with
+    /// `NodeEvent::Finish`). Never in an untraced program.
+    0x81 NodeExit "node.exit" { node: u32, status: Status } pop(0) push(0);
 }
 
 impl Instr {
@@ -703,5 +710,11 @@ impl Instr {
     /// Whether the instruction belongs to the selection model.
     pub fn is_selection(&self) -> bool {
         (0x70..=0x76).contains(&self.opcode())
+    }
+
+    /// Whether the instruction is a node-level trace event (`node.enter`, `node.exit`): only
+    /// programs lowered with tracing on hold them, in every model.
+    pub fn is_trace(&self) -> bool {
+        (0x80..=0x81).contains(&self.opcode())
     }
 }

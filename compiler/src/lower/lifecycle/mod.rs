@@ -51,6 +51,7 @@ pub(super) fn lower(
     tree: &Tree,
     limits: &Limits,
     (span, src): (Span, Option<&SourceMap>),
+    trace: bool,
 ) -> Result<Program, Vec<Diagnostic>> {
     let root = super::main_root(tree, span)?;
     let recs = Records::new(tree, root);
@@ -80,6 +81,7 @@ pub(super) fn lower(
     let events = event_names(tree, &recs);
     let slots = Slots::new(tree, 0);
     let mut lw = stateful::state_lower(tree, &slots, &strings);
+    lw.trace = trace;
     let event_func: HashMap<String, u32> = events
         .iter()
         .enumerate()

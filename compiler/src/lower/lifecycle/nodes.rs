@@ -21,11 +21,35 @@ impl LcLower<'_, '_> {
         self.lw.asm.leave(previous);
     }
 
-    /// `tick(n)`, through the transparent kinds (`case`, `state`, `logstatus`).
+    /// `tick(n)`, through the transparent kinds (`case`, `state`, `logstatus`); traced when
+    /// asked: `n` is entered when its tick starts and finished with the status the tick
+    /// returns to the parent, after its finish step (`spec/semantics.md` 4.7).
     fn tick_in(&mut self, id: NodeId, k: Cont) {
         if self.full() {
             return self.jump(k.f);
         }
+        if !self.lw.trace {
+            return self.tick_body(id, k);
+        }
+        self.emit(Instr::NodeEnter { node: id.0 });
+        let inner = Cont {
+            s: self.label(),
+            f: self.label(),
+            r: self.label(),
+        };
+        self.tick_body(id, inner);
+        for s in [Status::Success, Status::Failure, Status::Running] {
+            self.place(inner.on(s));
+            self.emit(Instr::NodeExit {
+                node: id.0,
+                status: s,
+            });
+            self.jump(k.on(s));
+        }
+    }
+
+    /// [`Self::tick`], untraced.
+    fn tick_body(&mut self, id: NodeId, k: Cont) {
         let node = self.tree().node(id);
         match &node.kind {
             NodeKind::Case(_) | NodeKind::State(_) => {

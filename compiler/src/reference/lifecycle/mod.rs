@@ -133,8 +133,20 @@ impl Tick<'_, '_> {
 
     // ---- 2.2 the node lifecycle ------------------------------------------------------------
 
-    /// `tick(n)`.
+    /// `tick(n)`; traced, `n` is entered before and finished after (`spec/semantics.md`
+    /// 4.7).
     fn tick(&mut self, id: NodeId) -> Status {
+        let agent = self.state.agent;
+        self.interp
+            .node_event(self.host, agent, id, btvm::NodeEvent::Enter);
+        let s = self.tick_body(id);
+        self.interp
+            .node_event(self.host, agent, id, btvm::NodeEvent::Finish(s));
+        s
+    }
+
+    /// [`Tick::tick`], untraced.
+    fn tick_body(&mut self, id: NodeId) -> Status {
         let node = self.interp.tree.node(id);
         match &node.kind {
             // `logstatus` attaches its messages to its child.

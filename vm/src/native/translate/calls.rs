@@ -142,7 +142,7 @@ impl Tx<'_, '_, '_> {
         self.b.inst_results(call)[0]
     }
 
-    /// Runs host-calling lifecycle or selection instruction `pc` with the top `argc` values
+    /// Runs host-calling lifecycle, selection or trace instruction `pc` with the top `argc` values
     /// (below depth `d`) as arguments; returns the `i32` status it answers.
     pub(super) fn lc_host_call(&mut self, pc: u32, argc: u8, d: usize) -> Val {
         let args = self.spill_args(d, argc);

@@ -49,6 +49,7 @@ mod records;
 mod running;
 mod selection;
 mod state;
+mod trace;
 mod values;
 
 /// Why a chunk could not be translated (only for programs the verifier should have rejected).
@@ -315,6 +316,7 @@ impl Tx<'_, '_, '_> {
             _ if ins.is_record() => self.records_instr(ins, pc, d),
             _ if ins.is_lifecycle() => self.lifecycle_instr(ins, pc, d),
             _ if ins.is_selection() => self.selection_instr(ins, pc, d),
+            _ if ins.is_trace() => self.trace_instr(ins, pc, d),
             _ => Err(misrouted(pc)),
         }
     }
