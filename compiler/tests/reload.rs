@@ -10,31 +10,12 @@
 //! `BTVM_CASE=substr` filters. Answers that count calls are dropped from the scenarios, as
 //! in `snapshot_resume.rs` (the scripted host's counters are the game's, not the agent's).
 
-use std::path::{Path, PathBuf};
-
 mod reload_support;
-use reload_support::{examples, load_spec, program, reload_run, without_counting};
+use reload_support::{case_trees, examples, load_spec, program, reload_run};
 
 use btvm::program::CellKind;
 use btvm_compiler::ir::Tree;
-use btvm_compiler::load::{load_reporting, LoadOptions};
-use btvm_compiler::scenario::{parse_scenario, run_session, EngineKind, Scenario, Session};
-use btvm_compiler::source::{MemFs, SourceMap};
-use btvm_testkit::case::{Case, CaseExpectation};
-
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, ext, out);
-        } else if path.extension().is_some_and(|e| e == ext) {
-            out.push(path);
-        }
-    }
-}
+use btvm_compiler::scenario::{run_session, EngineKind, Scenario, Session};
 
 /// Runs `tree` whole and reloaded into itself at half time; `Ok(false)`: it does not run on
 /// the vm.
@@ -105,46 +86,18 @@ fn check_cells(tree: &Tree) -> Result<(), String> {
     Ok(())
 }
 
-fn filtered(path: &Path) -> bool {
-    std::env::var("BTVM_CASE").is_ok_and(|f| !path.to_string_lossy().contains(f.as_str()))
-}
-
 #[test]
 fn every_case_tree_reloads_into_itself_cell_by_cell() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/cases");
-    let mut paths = Vec::new();
-    files(&root, "case", &mut paths);
-    paths.sort();
     let (mut ran, mut failures) = (0, Vec::new());
-    for path in paths.iter().filter(|p| !filtered(p)) {
-        let case = Case::read(path).expect("a case file");
-        let mut fs = MemFs::new();
-        fs.insert(case.file.main_path(), case.file.tree.as_bytes());
-        for (name, text) in &case.file.files {
-            fs.insert(case.file.dir().join(name), text.as_bytes());
-        }
-        let options = LoadOptions {
-            format: Some(case.file.format),
-            profile: case.file.profile.clone(),
-            ..LoadOptions::default()
-        };
-        let mut sources = SourceMap::new();
-        let Ok(loaded) = load_reporting(&case.file.main_path(), &fs, &options, &mut sources) else {
-            continue;
-        };
-        if let Err(e) = check_cells(&loaded.tree) {
+    for (path, tree, scn) in case_trees() {
+        if let Err(e) = check_cells(&tree) {
             failures.push(format!("{}: {e}", path.display()));
             continue;
         }
-        let CaseExpectation::Trace { scenario, .. } = &case.file.expect else {
+        let Some(scn) = scn.filter(|s| s.ticks >= 2) else {
             continue;
         };
-        let file = sources.add("/case/scenario", scenario.clone());
-        let scn = without_counting(parse_scenario(file, scenario).expect("a case's scenario"));
-        if scn.ticks < 2 {
-            continue;
-        }
-        match check_self(&loaded.tree, &scn) {
+        match check_self(&tree, &scn) {
             Ok(true) => ran += 1,
             Ok(false) => {}
             Err(e) => failures.push(format!("{}: {e}", path.display())),

@@ -50,12 +50,22 @@ pub(super) fn carry(
             "a reload carries agents saved as a btvm snapshot, not as cursor records",
         ));
     };
-    let old = Snapshot::decode(bytes, &r.old, limits).map_err(|e| snapshot_error(None, e))?;
-    let mut plan = Reload::new(&r.old, new);
+    // A run that traces nodes ran the old tree's traced program (as the new one runs now).
+    let traced;
+    let old_program = match scenario.trace_nodes {
+        true => {
+            traced = crate::lower::lower_traced(&r.old_tree, limits, None)
+                .map_err(|mut d| d.swap_remove(0))?;
+            &traced
+        }
+        false => &r.old,
+    };
+    let old = Snapshot::decode(bytes, old_program, limits).map_err(|e| snapshot_error(None, e))?;
+    let mut plan = Reload::new(old_program, new);
     if r.cell_by_cell {
         plan = plan.cell_by_cell();
     }
-    let mut engine = btvm::Engine::new(&r.old, kind);
+    let mut engine = btvm::Engine::new(old_program, kind);
     let mut host = ScriptedHost::for_tree(scenario, &r.old_tree);
     host.set_tick(from);
     let now = scenario.now(from);

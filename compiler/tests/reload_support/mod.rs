@@ -1,9 +1,12 @@
-//! What the hot-reload tests share (`reload.rs`, `reload_branches.rs`): the examples and their
-//! scenarios, loading a tree of `spec/`, and a run reloaded from one tree into another at a
-//! tick. Each test binary compiles this module on its own and uses part of it.
+//! What the hot-reload and snapshot tests share (`reload.rs`, `reload_branches.rs`,
+//! `snapshot_resume.rs`): every case tree, the examples and their scenarios, loading a tree of
+//! `spec/`, and a run reloaded from one tree into another at a tick. Each test binary compiles
+//! this module on its own and uses part of it.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use btvm_testkit::case::{Case, CaseExpectation};
 
 use btvm_compiler::ir::Tree;
 use btvm_compiler::load::{load, LoadOptions, Profile};
@@ -19,6 +22,56 @@ pub fn without_counting(mut scn: Scenario) -> Scenario {
     scn.answers
         .retain(|a| !matches!(a.answer, Answer::Seq(_) | Answer::Cycle(_)));
     scn
+}
+
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files(&path, ext, out);
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+}
+
+/// Every case of `spec/cases/` whose tree loads, in path order (only those whose path holds
+/// `BTVM_CASE`, when set): its path, its tree and, for a trace case, its scenario without
+/// counted answers.
+pub fn case_trees() -> Vec<(PathBuf, Tree, Option<Scenario>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/cases");
+    let mut paths = Vec::new();
+    files(&root, "case", &mut paths);
+    paths.sort();
+    let filter = std::env::var("BTVM_CASE").ok();
+    let mut out = Vec::new();
+    for path in paths {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !path.to_string_lossy().contains(f.as_str()))
+        {
+            continue;
+        }
+        let case = Case::read(&path).expect("a case file");
+        let mut sources = SourceMap::new();
+        let Ok(loaded) = case.file.load(&mut sources) else {
+            continue;
+        };
+        let scn = match &case.file.expect {
+            CaseExpectation::Trace { scenario, .. } => {
+                let file = sources.add("/case/scenario", scenario.clone());
+                Some(without_counting(
+                    parse_scenario(file, scenario).expect("a case's scenario"),
+                ))
+            }
+            _ => None,
+        };
+        out.push((path, loaded.tree, scn));
+    }
+    out
 }
 
 /// `tree`'s program with the default limits.
