@@ -629,6 +629,15 @@ fn run_batch(
             .sleep_until(AgentId(a), Millis::MAX)
             .map_err(|e| invalid(e.to_string()))?;
     }
+    // The awake agents as one dense run (`Batch::sort_by_awake`), as a server does after
+    // putting agents to sleep. Not with group scopes (the order within a squad would differ
+    // from the reference's) nor with the world split over threads (it cuts by slot).
+    if cfg.awake_percent < 100
+        && !program.uses_scopes()
+        && (threads == 1 || host == HostKind::Synthetic)
+    {
+        batch.sort_by_awake();
+    }
     let mut hosts = Hosts::new(host, tree, agents, threads);
     let mut tally = Tally::default();
     let cursor = !program.rules().is_empty();

@@ -144,17 +144,47 @@ impl Batch {
         let key = |s: &usize| group(&self.states[s * size..(s + 1) * size]);
         let mut order: Vec<usize> = (0..self.statuses.len()).collect();
         order.sort_by_key(key);
+        drop(group);
+        self.reorder(&order);
+    }
+
+    /// Reorders the slots so the awake agents come first and the sleeping ones after them,
+    /// within each AI group (groups stay contiguous, in increasing id order), keeping the
+    /// order among the awake and among the sleeping (a stable sort). A tick then walks the
+    /// awake agents as one dense run instead of one by one among sleepers (level of detail:
+    /// call it after putting many agents to sleep or waking them). It changes the order in
+    /// which a group's agents tick, so in a program with group scopes the scopes' outcomes
+    /// follow the new order. Nothing happens to ids or states. Allocates.
+    pub fn sort_by_awake(&mut self) {
+        if self.schedule.is_idle() {
+            return;
+        }
+        let group = crate::model::lifecycle::group_reader(&self.program);
+        let size = self.size;
+        let key = |&s: &usize| {
+            let asleep = self.slots.ids().get(s).is_some_and(|&id| self.is_asleep(id));
+            (group(&self.states[s * size..(s + 1) * size]), asleep)
+        };
+        let mut order: Vec<usize> = (0..self.statuses.len()).collect();
+        order.sort_by_key(key);
+        drop(group);
+        self.reorder(&order);
+    }
+
+    /// Moves slot `order[k]` to slot `k` (states, statuses, ids, schedule).
+    fn reorder(&mut self, order: &[usize]) {
+        let size = self.size;
         if order.iter().enumerate().all(|(i, &s)| i == s) {
             return;
         }
         let mut states = Vec::with_capacity(self.states.len());
-        for &s in &order {
+        for &s in order {
             states.extend_from_slice(&self.states[s * size..(s + 1) * size]);
         }
         self.states = states;
         self.statuses = order.iter().map(|&s| self.statuses[s]).collect();
-        self.slots.permute(&order);
-        self.schedule.permute(&order);
+        self.slots.permute(order);
+        self.schedule.permute(order);
     }
 
     /// A batch holding the agents `records` — (id, status, state block), e.g. what
