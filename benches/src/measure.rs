@@ -654,6 +654,11 @@ fn run_batch(
         true => Vec::new(),
         false => (0..cfg.agents).map(|a| !cfg.awake(a)).collect(),
     };
+    // The same by slot, for the one-thread loop (`sort_by_awake` may have moved agents).
+    let asleep_slot: Vec<bool> = match asleep.is_empty() {
+        true => Vec::new(),
+        false => batch.ids().iter().map(|a| !cfg.awake(a.0)).collect(),
+    };
     let start = Instant::now();
     pool.install(|| -> Result<(), btvm::VmError> {
         for t in 0..cfg.ticks {
@@ -709,7 +714,7 @@ fn run_batch(
                     btvm::Status::Success => lifecycle,
                     btvm::Status::Running => false,
                 };
-                if may_stop && !asleep.get(i).copied().unwrap_or(false) {
+                if may_stop && !asleep_slot.get(i).copied().unwrap_or(false) {
                     finished.push(i);
                 }
             }

@@ -391,9 +391,7 @@ impl Engine {
         host: &mut H,
         now: Millis,
     ) -> Result<(), VmError> {
-        if let Some(func) = crate::model::lifecycle::restart_function(&self.program) {
-            self.run_function(func, state, agent, host, now)?;
-        }
+        self.stop_agent(state, agent, host, now)?;
         self.reset_agent(state);
         Ok(())
     }

@@ -162,7 +162,11 @@ impl Batch {
         let group = crate::model::lifecycle::group_reader(&self.program);
         let size = self.size;
         let key = |&s: &usize| {
-            let asleep = self.slots.ids().get(s).is_some_and(|&id| self.is_asleep(id));
+            let asleep = self
+                .slots
+                .ids()
+                .get(s)
+                .is_some_and(|&id| self.is_asleep(id));
             (group(&self.states[s * size..(s + 1) * size]), asleep)
         };
         let mut order: Vec<usize> = (0..self.statuses.len()).collect();
