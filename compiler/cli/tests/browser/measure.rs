@@ -1,0 +1,170 @@
+//! What the browser test measures and keeps: load times and file sizes of the largest
+//! trees' pages (the Unvanquished corpus's `default.bt`, the squad soldier, a generated
+//! 5,000-node tree), the time a key press takes to show the next tick, and the README's
+//! screenshot (`docs/viewer.png` when `BTVM_UPDATE_SCREENSHOT=1`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::chrome::{Chrome, HEIGHT, WIDTH};
+use crate::common::spec;
+use crate::expect::{self, Case, Expected, Tick};
+use crate::{page, view};
+
+/// The tick the screenshot shows: the one with the most nodes finishing `running` (the
+/// first of those), so a running action and its path are lit.
+pub fn screenshot_tick(expected: &Expected) -> &Tick {
+    let running = |t: &Tick| t.status.values().filter(|s| *s == "running").count();
+    expected
+        .ticks
+        .iter()
+        .rev()
+        .max_by_key(|t| running(t))
+        .expect("a tick")
+}
+
+/// Writes the screenshot to the target directory and, with `BTVM_UPDATE_SCREENSHOT=1`, to
+/// `docs/viewer.png`.
+pub fn save_screenshot(png: &[u8], name: &str, tick: u32) {
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("viewer.png");
+    std::fs::write(&target, png).expect("the screenshot is written");
+    println!(
+        "screenshot of {name} at tick {tick}, {WIDTH}x{HEIGHT}, {} bytes: {}",
+        png.len(),
+        target.display()
+    );
+    if std::env::var_os("BTVM_UPDATE_SCREENSHOT").is_some_and(|v| v == "1") {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        std::fs::create_dir_all(&docs).expect("docs/");
+        std::fs::write(docs.join("viewer.png"), png).expect("docs/viewer.png is written");
+        println!("and to docs/viewer.png");
+    }
+}
+
+/// Prints, for each large tree, the page's size, the time `btvm view` took, the median load
+/// time in the browser (navigation start to the load event's end, Performance API) and the
+/// time from a key press to the next tick shown; checks every node is drawn.
+pub fn load_times(chrome: &Chrome, dir: &Path) {
+    let mut cases = Vec::new();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/unvanquished");
+    if corpus.join("default.bt").is_file() {
+        cases.push(Case {
+            name: "default",
+            tree: corpus.join("default.bt").to_string_lossy().into_owned(),
+            scenario: Some(spec("scenarios/default-bot.scn")),
+            profile: None,
+        });
+    } else {
+        println!("{} not found: default.bt not measured", corpus.display());
+    }
+    cases.push(Case {
+        name: "squad_soldier",
+        tree: spec("examples/squad_soldier.xml"),
+        scenario: Some(spec("scenarios/squad_soldier.scn")),
+        profile: Some("gamesdk"),
+    });
+    cases.push(generated(dir, 5000));
+    let mut table =
+        String::from("tree            nodes  ticks     bytes  view ms  load ms  step ms\n");
+    for case in &cases {
+        let expected = expect::expected(case);
+        let start = Instant::now();
+        let page_path = view(case, dir);
+        let view_ms = start.elapsed().as_millis();
+        let bytes = std::fs::metadata(&page_path).expect("the page").len();
+        let mut loads = Vec::new();
+        for _ in 0..3 {
+            chrome.open(&page_path, None);
+            loads.push(load_ms(chrome));
+        }
+        loads.sort_by(f64::total_cmp);
+        if let Err(e) = page::loaded(chrome, &expected) {
+            panic!("{}: {e}", case.name);
+        }
+        let step = step_ms(chrome, &expected);
+        let _ = writeln!(
+            table,
+            "{:<14} {:>6} {:>6} {:>9} {:>8} {:>8.0} {:>8.1}",
+            case.name,
+            expected.parents.len(),
+            expected.ticks.len(),
+            bytes,
+            view_ms,
+            loads[1],
+            step
+        );
+    }
+    print!("{table}");
+}
+
+/// Navigation start to the end of the load event, in ms.
+fn load_ms(chrome: &Chrome) -> f64 {
+    chrome
+        .eval("performance.getEntriesByType('navigation')[0].loadEventEnd")
+        .as_f64()
+        .expect("a load time")
+}
+
+/// The mean time from an ArrowRight press to the next tick shown (up to 10 presses).
+fn step_ms(chrome: &Chrome, expected: &Expected) -> f64 {
+    let steps = expected.ticks.len().saturating_sub(1).min(10);
+    let start = Instant::now();
+    for k in 1..=steps {
+        chrome.press("ArrowRight");
+        chrome.wait_for(&format!("document.body.dataset.tick === '{k}'"));
+    }
+    start.elapsed().as_secs_f64() * 1000.0 / steps.max(1) as f64
+}
+
+/// A generated Unvanquished tree of exactly `nodes` nodes (selectors and sequences four
+/// wide, leaves cycling through three actions and a condition) with a 20-tick scenario.
+pub fn generated(dir: &Path, nodes: usize) -> Case {
+    let mut text = String::from("// generated by the browser test: a tree of many nodes\n");
+    subtree(&mut text, nodes, 0, &mut 0);
+    let tree = dir.join(format!("generated-{nodes}.bt"));
+    std::fs::write(&tree, text).expect("the tree is written");
+    let scn: PathBuf = dir.join(format!("generated-{nodes}.scn"));
+    std::fs::write(
+        &scn,
+        "ticks 20\ntime 1000 100\nanswer alertedToEnemy = @0 0, @5 1, @12 0\n\
+         answer fight = running, success\nanswer heal = failure\nanswer roamInRadius = running\n",
+    )
+    .expect("the scenario is written");
+    Case {
+        name: "generated",
+        tree: tree.to_string_lossy().into_owned(),
+        scenario: Some(scn.to_string_lossy().into_owned()),
+        profile: None,
+    }
+}
+
+/// Writes a subtree of exactly `budget` nodes at `depth`.
+fn subtree(out: &mut String, budget: usize, depth: usize, leaf: &mut usize) {
+    let pad = "\t".repeat(depth);
+    if budget <= 1 {
+        const LEAVES: [&str; 4] = [
+            "condition alertedToEnemy",
+            "action fight",
+            "action heal",
+            "action roamInRadius( E_H_REACTOR, 500 )",
+        ];
+        let _ = writeln!(out, "{pad}{}", LEAVES[*leaf % LEAVES.len()]);
+        *leaf += 1;
+        return;
+    }
+    let kind = if depth % 2 == 0 {
+        "selector"
+    } else {
+        "sequence"
+    };
+    let _ = writeln!(out, "{pad}{kind}\n{pad}{{");
+    let rest = budget - 1;
+    let width = rest.min(4);
+    for i in 0..width {
+        let share = rest / width + usize::from(i < rest % width);
+        subtree(out, share, depth + 1, leaf);
+    }
+    let _ = writeln!(out, "{pad}}}");
+}
