@@ -1,18 +1,20 @@
-//! Headless Chromium for the browser test, through `headless_chrome` (the DevTools protocol):
-//! find the browser (`BTVM_CHROMIUM`, else `/usr/bin/chromium`; missing is a failure, never a
-//! skip), open a page, record every console message, uncaught exception and browser log entry
-//! of level warning or error, evaluate expressions, press keys and click through the browser's
-//! input API. Never calls a function of the page under test.
+//! Headless Chromium for the browser test: find the browser (`BTVM_CHROMIUM`, else
+//! `/usr/bin/chromium`; missing is a failure, never a skip), start it with a DevTools port
+//! and a throw-away profile, open pages, record every console message, uncaught exception and
+//! browser log entry of level warning or error, evaluate expressions, press keys and click
+//! through the browser's input API (`Input.dispatch*Event`: the events a user's keyboard and
+//! mouse make). Never calls a function of the page under test.
 
-use std::ffi::OsStr;
+use std::cell::RefCell;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use headless_chrome::protocol::cdp::types::Event;
-use headless_chrome::protocol::cdp::Emulation;
-use headless_chrome::{Browser, LaunchOptions, Tab};
-use serde_json::Value;
+use serde_json::{json, Value};
+
+use crate::cdp::{base64, Cdp};
 
 /// The viewport of every page (and of the screenshot).
 pub const WIDTH: u32 = 1280;
@@ -34,97 +36,100 @@ pub fn chromium() -> PathBuf {
     path
 }
 
-/// A headless Chromium with one tab whose problems are recorded.
+/// A headless Chromium with one page whose problems are recorded.
 pub struct Chrome {
-    _browser: Browser,
-    /// The tab every page opens in.
-    pub tab: Arc<Tab>,
-    problems: Arc<Mutex<Vec<String>>>,
+    child: Child,
+    profile: PathBuf,
+    cdp: RefCell<Cdp>,
+    problems: RefCell<Vec<String>>,
 }
 
 impl Chrome {
-    /// Starts the browser (no sandbox: CI runs as root) and opens a watched tab.
+    /// Starts the browser (no sandbox: CI runs as root) and opens a watched page.
     pub fn start() -> Chrome {
-        let path = chromium();
-        let args: Vec<&OsStr> = vec![
-            OsStr::new("--no-first-run"),
-            OsStr::new("--disable-extensions"),
-            OsStr::new("--hide-scrollbars"),
-            OsStr::new("--force-device-scale-factor=1"),
-        ];
-        let options = LaunchOptions {
-            headless: true,
-            sandbox: false,
-            path: Some(path),
-            window_size: Some((WIDTH, HEIGHT)),
-            idle_browser_timeout: Duration::from_secs(600),
-            args,
-            ..LaunchOptions::default()
+        let profile = std::env::temp_dir().join(format!("btvm-chromium-{}", std::process::id()));
+        let mut child = Command::new(chromium())
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--remote-debugging-port=0",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--disable-background-networking",
+                "--hide-scrollbars",
+                "--force-device-scale-factor=1",
+                &format!("--window-size={WIDTH},{HEIGHT}"),
+                &format!("--user-data-dir={}", profile.display()),
+                "about:blank",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("Chromium does not start: {e}"));
+        let url = devtools_url(&mut child);
+        let cdp = Cdp::connect(&url).unwrap_or_else(|e| panic!("DevTools: {e}"));
+        let chrome = Chrome {
+            child,
+            profile,
+            cdp: RefCell::new(cdp),
+            problems: RefCell::new(Vec::new()),
         };
-        let browser = Browser::new(options).expect("Chromium starts");
-        let tab = browser.new_tab().expect("a tab opens");
-        tab.set_default_timeout(Duration::from_secs(60));
-        let problems = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&problems);
-        tab.add_event_listener(Arc::new(move |event: &Event| {
-            if let Some(p) = problem(event) {
-                sink.lock().unwrap().push(p);
-            }
-        }))
-        .expect("the listener is added");
-        tab.enable_runtime().expect("Runtime.enable");
-        tab.enable_log().expect("Log.enable");
-        tab.call_method(Emulation::SetDeviceMetricsOverride {
-            width: WIDTH,
-            height: HEIGHT,
-            device_scale_factor: 1.0,
-            mobile: false,
-            scale: None,
-            screen_width: None,
-            screen_height: None,
-            position_x: None,
-            position_y: None,
-            dont_set_visible_size: None,
-            screen_orientation: None,
-            viewport: None,
-            display_feature: None,
-            device_posture: None,
-        })
-        .expect("the viewport is set");
-        Chrome {
-            _browser: browser,
-            tab,
-            problems,
+        for domain in ["Page.enable", "Runtime.enable", "Log.enable"] {
+            chrome.call(domain, json!({}));
         }
+        chrome.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": false}),
+        );
+        chrome
     }
 
-    /// Opens `file` (with `fragment`, e.g. `tick=3`, when given) and waits until the
-    /// document is complete.
+    /// Sends a command to the page; panics on an error.
+    fn call(&self, method: &str, params: Value) -> Value {
+        let result = self.cdp.borrow_mut().call(method, params);
+        self.collect();
+        result.unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Moves the problems among the events received so far to [`Chrome::take_problems`].
+    fn collect(&self) {
+        let events = std::mem::take(&mut self.cdp.borrow_mut().events);
+        self.problems
+            .borrow_mut()
+            .extend(events.iter().filter_map(problem));
+    }
+
+    /// Opens `file` (with `fragment`, e.g. `tick=3`, when given) and waits for its load event
+    /// and a complete document. Goes through `about:blank` so that each open is a fresh
+    /// document, even when only the fragment differs from the last one.
     pub fn open(&self, file: &Path, fragment: Option<&str>) {
         let file = file.canonicalize().expect("the page exists");
         let mut url = format!("file://{}", file.display());
         if let Some(f) = fragment {
             url = format!("{url}#{f}");
         }
-        // A fresh document even when only the fragment differs from the last one.
-        self.tab.navigate_to("about:blank").expect("about:blank");
-        self.tab.wait_until_navigated().expect("about:blank loads");
-        self.tab.navigate_to(&url).expect("the page opens");
-        self.tab.wait_until_navigated().expect("the page loads");
+        for url in ["about:blank", url.as_str()] {
+            let nav = self.call("Page.navigate", json!({"url": url}));
+            assert!(nav.get("errorText").is_none(), "{url}: {nav}");
+            let loaded = self.cdp.borrow_mut().wait_event("Page.loadEventFired");
+            loaded.unwrap_or_else(|e| panic!("{url} does not load: {e}"));
+            self.collect();
+        }
         self.wait_for("document.readyState === 'complete'");
     }
 
-    /// The JSON value of `expression` (which must produce one; a promise is awaited).
+    /// The JSON value of `expression` (a promise is awaited). An exception fails the test.
     pub fn eval(&self, expression: &str) -> Value {
-        let wrapped = format!("(async () => JSON.stringify(await ({expression})))()");
-        let result = self
-            .tab
-            .evaluate(&wrapped, true)
-            .unwrap_or_else(|e| panic!("evaluating `{expression}`: {e}"));
-        match result.value {
-            Some(Value::String(s)) => serde_json::from_str(&s).expect("JSON"),
-            other => panic!("`{expression}` gave {other:?}"),
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
+        );
+        if let Some(e) = r.get("exceptionDetails") {
+            panic!("evaluating `{expression}`: {e}");
         }
+        r["result"]["value"].clone()
     }
 
     /// Waits (up to 10 s) until `condition` is true in the page.
@@ -139,68 +144,125 @@ impl Chrome {
         }
     }
 
-    /// Presses `key` (a DOM key name: `ArrowRight`, `End`, ...) on the keyboard.
+    /// Presses and releases `key` (`ArrowRight`, `ArrowLeft`, `Home` or `End`).
     pub fn press(&self, key: &str) {
-        self.tab.press_key(key).expect("the key is pressed");
+        let code = match key {
+            "End" => 35,
+            "Home" => 36,
+            "ArrowLeft" => 37,
+            "ArrowRight" => 39,
+            _ => panic!("no key code for {key}"),
+        };
+        for kind in ["rawKeyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": kind, "key": key, "code": key,
+                       "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}),
+            );
+        }
     }
 
-    /// Clicks the middle of the first element matching `selector` with the mouse.
+    /// Clicks the middle of the first element matching `selector` with the mouse, after
+    /// scrolling it into view; fails if another element would take the click.
     pub fn click(&self, selector: &str) {
-        let element = self
-            .tab
-            .find_element(selector)
-            .unwrap_or_else(|e| panic!("no element `{selector}`: {e}"));
-        element.click().expect("the click is made");
+        let sel = serde_json::to_string(selector).expect("JSON");
+        let at = self.eval(&format!(
+            "(() => {{ const e = document.querySelector({sel}); if (!e) return null;
+                e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();
+                const x = r.left + r.width / 2, y = r.top + r.height / 2;
+                const hit = document.elementFromPoint(x, y);
+                return [x, y, !!hit && (hit === e || e.contains(hit))]; }})()"
+        ));
+        assert!(at.is_array(), "no element `{selector}`");
+        assert_eq!(at[2], json!(true), "`{selector}` is covered at {at}");
+        let (x, y) = (&at[0], &at[1]);
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            );
+        }
     }
 
     /// A PNG of the viewport.
     pub fn screenshot(&self) -> Vec<u8> {
-        use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-        self.tab
-            .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
-            .expect("a screenshot")
+        let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        base64(shot["data"].as_str().unwrap_or("")).expect("a base64 screenshot")
     }
 
     /// The problems recorded since the last call.
     pub fn take_problems(&self) -> Vec<String> {
-        std::mem::take(&mut *self.problems.lock().unwrap())
+        self.collect();
+        std::mem::take(&mut *self.problems.borrow_mut())
+    }
+}
+
+impl Drop for Chrome {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Reads the browser's standard error up to `DevTools listening on ws://...` (within 30 s)
+/// and keeps draining it on a thread so the browser never blocks on a full pipe.
+fn devtools_url(child: &mut Child) -> String {
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("DevTools listening on ") {
+                let _ = tx.send(url.trim().to_string());
+            }
+        }
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(url) => url,
+        Err(_) => {
+            let _ = child.kill();
+            panic!("Chromium did not open its DevTools port within 30 s");
+        }
     }
 }
 
 /// An event the page must never cause: any console message (the page logs nothing:
 /// `spec/viewer.md` 5), an uncaught exception, a browser log entry of level warning or error.
-fn problem(event: &Event) -> Option<String> {
-    match event {
-        Event::RuntimeConsoleAPICalled(e) => {
-            let args: Vec<String> = e
-                .params
-                .args
-                .iter()
-                .map(|a| match (&a.value, &a.description) {
-                    (Some(v), _) => v.to_string(),
-                    (None, Some(d)) => d.clone(),
-                    (None, None) => "?".into(),
+fn problem(event: &Value) -> Option<String> {
+    let p = &event["params"];
+    match event["method"].as_str()? {
+        "Runtime.consoleAPICalled" => {
+            let args: Vec<String> = p["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|a| match a.get("value") {
+                    Some(v) => v.to_string(),
+                    None => a["description"].as_str().unwrap_or("?").to_string(),
                 })
                 .collect();
-            Some(format!("console.{:?}: {}", e.params.Type, args.join(" ")))
-        }
-        Event::RuntimeExceptionThrown(e) => {
-            let d = &e.params.exception_details;
-            let what = d
-                .exception
-                .as_ref()
-                .and_then(|x| x.description.clone())
-                .unwrap_or_else(|| d.text.clone());
             Some(format!(
-                "uncaught exception at {}:{}: {what}",
-                d.line_number, d.column_number
+                "console.{}: {}",
+                p["type"].as_str()?,
+                args.join(" ")
             ))
         }
-        Event::LogEntryAdded(e) => {
-            use headless_chrome::protocol::cdp::Log::LogEntryLevel;
-            let entry = &e.params.entry;
-            matches!(entry.level, LogEntryLevel::Warning | LogEntryLevel::Error)
-                .then(|| format!("browser log {:?}: {}", entry.level, entry.text))
+        "Runtime.exceptionThrown" => {
+            let d = &p["exceptionDetails"];
+            let what = d["exception"]["description"]
+                .as_str()
+                .or(d["text"].as_str())
+                .unwrap_or("?");
+            Some(format!(
+                "uncaught exception at {}:{}: {what}",
+                d["lineNumber"], d["columnNumber"]
+            ))
+        }
+        "Log.entryAdded" => {
+            let e = &p["entry"];
+            let level = e["level"].as_str()?;
+            matches!(level, "warning" | "error")
+                .then(|| format!("browser log {level}: {} ({})", e["text"], e["url"]))
         }
         _ => None,
     }

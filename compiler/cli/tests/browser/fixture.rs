@@ -17,6 +17,10 @@ pub enum Spoil {
     Undrawn,
     /// The page warns in the console at load.
     Warns,
+    /// The page throws an exception at load.
+    Throws,
+    /// A toggle marks its node collapsed but hides nothing.
+    Stuck,
     /// Tick 1's active path lacks a node.
     Inactive,
     /// Tick 1's first finished node shows another status.
@@ -71,6 +75,8 @@ pub fn write(dir: &Path, expected: &Expected, spoil: Spoil) -> PathBuf {
         "roots": roots,
         "timeline": {"ticks": ticks},
         "warn": spoil == Spoil::Warns,
+        "throws": spoil == Spoil::Throws,
+        "stuck": spoil == Spoil::Stuck,
     });
     let text = serde_json::to_string(&data)
         .expect("JSON")

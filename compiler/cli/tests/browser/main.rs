@@ -12,6 +12,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cdp;
 mod chrome;
 mod expect;
 mod fixture;
@@ -165,13 +166,19 @@ fn the_checks_fail_on_a_page_that_breaks_the_contract() {
     for spoil in [
         Spoil::Undrawn,
         Spoil::Warns,
+        Spoil::Throws,
+        Spoil::Stuck,
         Spoil::Inactive,
         Spoil::Status,
         Spoil::Call,
     ] {
         chrome.open(&fixture::write(&dir, &expected, spoil), None);
         let verdict = page::loaded(&chrome, &expected)
-            .and_then(|()| page::step_through(&chrome, &expected.ticks));
+            .and_then(|()| page::step_through(&chrome, &expected.ticks))
+            .and_then(|()| {
+                let (node, below) = page::collapsible(&chrome, &expected).expect("a subtree");
+                page::collapse(&chrome, &expected, node, &below)
+            });
         let err = verdict.expect_err(&format!("the checks pass a page spoiled by {spoil:?}"));
         println!("fixture spoiled by {spoil:?} fails: {err}");
         chrome.take_problems();

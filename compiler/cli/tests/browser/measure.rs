@@ -154,7 +154,7 @@ fn subtree(out: &mut String, budget: usize, depth: usize, leaf: &mut usize) {
         *leaf += 1;
         return;
     }
-    let kind = if depth % 2 == 0 {
+    let kind = if depth.is_multiple_of(2) {
         "selector"
     } else {
         "sequence"
