@@ -41,7 +41,11 @@ pub fn dot(view: &View, tick: Option<&TickView>) -> String {
     out.push_str("  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n");
     for n in &view.nodes {
         // An action's knobs start with its name: `moveTo(16, 300)` says it once.
-        let name = if n.args.starts_with(n.name.as_str()) { "" } else { &n.name };
+        let name = if n.args.starts_with(n.name.as_str()) {
+            ""
+        } else {
+            &n.name
+        };
         let label: Vec<&str> = [n.kind.as_str(), name, n.args.as_str()]
             .into_iter()
             .filter(|p| !p.is_empty())

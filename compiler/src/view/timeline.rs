@@ -161,6 +161,9 @@ mod tests {
     #[test]
     fn written_lines_escape_controls_like_the_trace() {
         assert_eq!(written("log \"a\""), "log \"a\"");
-        assert_eq!(written("a\u{1b}b() enter -> success"), "a\\u{1b}b() enter -> success");
+        assert_eq!(
+            written("a\u{1b}b() enter -> success"),
+            "a\\u{1b}b() enter -> success"
+        );
     }
 }

@@ -74,7 +74,10 @@ mod tests {
     #[test]
     fn script_end_tags_cannot_survive() {
         let s = script_safe(r#"{"name":"</script><b>&"}"#);
-        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'), "{s}");
+        assert!(
+            !s.contains('<') && !s.contains('>') && !s.contains('&'),
+            "{s}"
+        );
         let back: Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back["name"], "</script><b>&");
     }

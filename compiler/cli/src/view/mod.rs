@@ -66,9 +66,10 @@ fn model(
     out: &mut Renderer,
 ) -> Option<View> {
     let (tree, mut sources) = crate::load_tree(file, input, out)?;
-    let title = file
-        .file_name()
-        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let title = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let mut view = view::display(&tree, &sources, &title);
     if let Some((path, agent)) = scenario {
         let limits = btvm::Limits::default();
