@@ -334,7 +334,7 @@ fn parse_dot(dot: &str) -> (BTreeSet<String>, Vec<(String, String)>) {
         match c {
             '"' => {
                 in_str = true;
-                bare.push_str("S");
+                bare.push('S');
             }
             '{' => depth += 1,
             '}' => {

@@ -54,7 +54,7 @@ pub fn timeline(
         ..scenario.clone()
     };
     let session = Session {
-        limits: limits.clone(),
+        limits: *limits,
         ..Session::default()
     };
     let mut keep = Keep {
