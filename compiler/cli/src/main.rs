@@ -9,6 +9,7 @@ mod hints;
 mod output;
 mod reload;
 mod render;
+mod view;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -156,6 +157,13 @@ enum Command {
     /// Time the engines on the embedded demo (or a tree): ns per agent-tick, throughput,
     /// state bytes per agent and speedup over the reference.
     Bench(bench::BenchArgs),
+    /// Write a tree (and with `--scenario` its run, tick by tick) as one self-contained HTML
+    /// page: the tree drawn with collapsible subtrees, a timeline, the host calls
+    /// (spec/viewer.md).
+    View(view::ViewArgs),
+    /// Write a tree as Graphviz DOT (with `--scenario` and `--tick`, that tick's statuses and
+    /// active path).
+    Dot(view::DotArgs),
     /// Print a tree in the canonical syntax.
     Fmt {
         /// The tree to print.
@@ -326,6 +334,8 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             output,
         } => compile(&file, &input, output, stdout, out),
         Command::Bench(args) => bench::bench(&args, stdout, out),
+        Command::View(args) => view::view(&args, stdout, out),
+        Command::Dot(args) => view::dot(&args, stdout, out),
         Command::Disasm {
             file,
             input,
