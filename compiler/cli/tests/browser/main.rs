@@ -142,6 +142,15 @@ fn screenshot_of_the_viewer_at_a_tick_chosen_by_url() {
     chrome.open(&page_path, Some(&format!("tick={}", tick.tick)));
     check(case.name, page::loaded(&chrome, &expected));
     check(case.name, page::shows(&chrome, tick));
+    // Collapse the root's children that are off the active path, so the running part shows.
+    for child in 0..expected.parents.len() as u32 {
+        let idle = expected.parents[child as usize] == Some(0) && !tick.active.contains(&child);
+        if idle && !expected.descendants(child).is_empty() {
+            chrome.click(&format!("svg#tree g.node[data-node=\"{child}\"] .toggle"));
+        }
+    }
+    chrome.eval("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; }) ?? true");
+    check(case.name, page::shows(&chrome, tick));
     let png = chrome.screenshot();
     measure::save_screenshot(&png, case.name, tick.tick);
 }

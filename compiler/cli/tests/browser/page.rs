@@ -13,9 +13,14 @@ use crate::expect::{Expected, Tick};
 /// A check's verdict: `Err` says what the page got wrong.
 pub type Verdict = Result<(), String>;
 
-/// The `data-node` values of the drawn, displayed `g.node` elements.
+/// The `data-node` values of the drawn, displayed `g.node` elements. Chromium's
+/// `checkVisibility` says true for an SVG `g` with `display: none`: a displayed element is
+/// one with a layout box (client rects), and then also not `visibility: hidden` or
+/// transparent.
 const VISIBLE: &str = "[...document.querySelectorAll('svg#tree g.node[data-node]')]
-    .filter(g => g.checkVisibility()).map(g => Number(g.dataset.node))";
+    .filter(g => g.getClientRects().length > 0
+        && g.checkVisibility({visibilityProperty: true, opacityProperty: true}))
+    .map(g => Number(g.dataset.node))";
 
 /// Each `g.node`: its id, whether it is `active`, its `data-status` (or null); the current
 /// tick from the body and from `#tick`; the lines of `#calls`.
