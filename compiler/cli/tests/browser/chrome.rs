@@ -165,12 +165,18 @@ impl Chrome {
     /// Clicks the middle of the first element matching `selector` with the mouse, after
     /// scrolling it into view; fails if another element would take the click.
     pub fn click(&self, selector: &str) {
+        self.click_at(selector, 0.5);
+    }
+
+    /// [`Chrome::click`] at `fx` of the element's width from its left edge (clamped to 2 px
+    /// inside it).
+    pub fn click_at(&self, selector: &str, fx: f64) {
         let sel = serde_json::to_string(selector).expect("JSON");
         let at = self.eval(&format!(
             "(() => {{ const e = document.querySelector({sel}); if (!e) return null;
                 e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();
-                const x = r.left + r.width / 2, y = r.top + r.height / 2;
-                const hit = document.elementFromPoint(x, y);
+                const x = Math.min(Math.max(r.left + r.width * {fx}, r.left + 2), r.right - 2);
+                const y = r.top + r.height / 2, hit = document.elementFromPoint(x, y);
                 return [x, y, !!hit && (hit === e || e.contains(hit))]; }})()"
         ));
         assert!(at.is_array(), "no element `{selector}`");

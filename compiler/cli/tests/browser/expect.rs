@@ -24,6 +24,8 @@ pub struct Case {
     pub scenario: Option<String>,
     /// A built-in profile (`--profile`).
     pub profile: Option<&'static str>,
+    /// The agent whose timeline the page shows (`--agent`).
+    pub agent: u32,
 }
 
 impl Case {
@@ -36,7 +38,7 @@ impl Case {
     }
 }
 
-/// What one tick must show for the agent shown (agent 0).
+/// What one tick must show for the agent shown.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tick {
     /// The tick number of the trace header.
@@ -83,7 +85,7 @@ impl Expected {
     }
 }
 
-/// Computes what `case` must show, for agent 0.
+/// Computes what `case` must show, for its agent.
 pub fn expected(case: &Case) -> Expected {
     let options = LoadOptions {
         profile: case
@@ -104,7 +106,7 @@ pub fn expected(case: &Case) -> Expected {
             let scenario = scenario(scn);
             assert_eq!(ticks.len(), scenario.ticks as usize, "{}", case.name);
             for (k, t) in ticks.iter_mut().enumerate() {
-                t.active = active_after(&tree, &program, &scenario, k as u32);
+                t.active = active_after(&tree, &program, &scenario, k as u32, case.agent);
             }
             ticks
         }
@@ -128,24 +130,28 @@ fn scenario(path: &str) -> Scenario {
     .expect("the scenario parses")
 }
 
-/// Agent 0's active path after tick `k`: the state after a run of ticks `0..=k` on the vm.
+/// `agent`'s active path after tick `k`: its state after a run of ticks `0..=k` on the vm.
 fn active_after(
     tree: &btvm_compiler::ir::Tree,
     program: &btvm::Program,
     scenario: &Scenario,
     k: u32,
+    agent: u32,
 ) -> BTreeSet<u32> {
     let mut prefix = scenario.clone();
     prefix.ticks = k + 1;
     prefix.trace_nodes = false;
     let outcome =
         run_session(tree, &prefix, EngineKind::Vm, &Session::default()).expect("the scenario runs");
-    let state = outcome.states.first().expect("agent 0 has a state");
+    let state = outcome
+        .states
+        .get(agent as usize)
+        .expect("the agent has a state");
     program.active_path(state).iter().map(|n| n.index).collect()
 }
 
 /// The ticks of `btvm run --trace nodes` (plain `btvm run` where the model has no node
-/// traces yet: no statuses then), agent 0's part of each.
+/// traces yet: no statuses then), the case's agent's part of each.
 fn trace_ticks(case: &Case, scn: &str) -> Vec<Tick> {
     let mut args = vec!["run", case.tree.as_str(), "--scenario", scn];
     let load = case.load_args();
@@ -161,7 +167,7 @@ fn trace_ticks(case: &Case, scn: &str) -> Vec<Tick> {
         btvm(&args)
     };
     assert!(out.status.success(), "{}: {}", case.name, text(&out.stderr));
-    parse_trace(&text(&out.stdout), 0)
+    parse_trace(&text(&out.stdout), case.agent)
 }
 
 /// Splits a trace into ticks and keeps `agent`'s part of each.

@@ -26,13 +26,14 @@ use common::{btvm, spec, text};
 use expect::{Case, Expected};
 use page::Verdict;
 
-/// An example per dialect, each with its scenario.
+/// An example per dialect, each with its scenario, and another agent of one of them.
 fn cases() -> Vec<Case> {
     let case = |name, tree: &str, scn: &str, profile| Case {
         name,
         tree: spec(tree),
         scenario: Some(spec(scn)),
         profile,
+        agent: 0,
     };
     vec![
         case("guard", "examples/guard.bt", "examples/guard.scn", None),
@@ -60,6 +61,15 @@ fn cases() -> Vec<Case> {
             "examples/figure1.scn",
             None,
         ),
+        Case {
+            agent: 2,
+            ..case(
+                "squad_soldier-agent-2",
+                "examples/squad_soldier.xml",
+                "scenarios/squad_soldier.scn",
+                Some("gamesdk"),
+            )
+        },
     ]
 }
 
@@ -75,8 +85,9 @@ fn view(case: &Case, dir: &Path) -> PathBuf {
     let out = dir.join(format!("{}.html", case.name));
     let out_arg = out.to_string_lossy().into_owned();
     let mut args = vec!["view", case.tree.as_str()];
+    let agent = case.agent.to_string();
     if let Some(s) = &case.scenario {
-        args.extend(["--scenario", s.as_str()]);
+        args.extend(["--scenario", s.as_str(), "--agent", agent.as_str()]);
     }
     let load = case.load_args();
     args.extend(load.iter().map(String::as_str));
@@ -110,7 +121,7 @@ fn check_page(chrome: &Chrome, name: &str, page_path: &Path, expected: &Expected
         None => "no node to collapse".to_string(),
     };
     println!(
-        "{name}: {} nodes drawn, {} ticks stepped (ArrowRight, Home, End, ArrowLeft), {collapsed}, console quiet",
+        "{name}: {} nodes drawn, {} ticks stepped (ArrowRight, Home, End, ArrowLeft, slider), {collapsed}, console quiet",
         expected.parents.len(),
         expected.ticks.len(),
     );

@@ -108,7 +108,7 @@ pub fn shows(chrome: &Chrome, tick: &Tick) -> Verdict {
 
 /// Steps the whole timeline with the keyboard: ArrowRight from the first tick to the last
 /// (and once past it: no wrap-around), Home, End, then ArrowLeft back to the first, checking
-/// every tick shown.
+/// every tick shown; then the slider.
 pub fn step_through(chrome: &Chrome, ticks: &[Tick]) -> Verdict {
     let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
         return Ok(());
@@ -127,6 +127,23 @@ pub fn step_through(chrome: &Chrome, ticks: &[Tick]) -> Verdict {
     for t in ticks.iter().rev().skip(1) {
         chrome.press("ArrowLeft");
         shows(chrome, t)?;
+    }
+    slide(chrome, ticks)
+}
+
+/// Moves the range input `#tick-slider` with the mouse: its right end selects the last tick,
+/// its left end the first; then ArrowRight (the slider has the focus now) the second.
+fn slide(chrome: &Chrome, ticks: &[Tick]) -> Verdict {
+    let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
+        return Ok(());
+    };
+    chrome.click_at("#tick-slider", 1.0);
+    shows(chrome, last)?;
+    chrome.click_at("#tick-slider", 0.0);
+    shows(chrome, first)?;
+    if let Some(second) = ticks.get(1) {
+        chrome.press("ArrowRight");
+        shows(chrome, second)?;
     }
     Ok(())
 }
