@@ -87,6 +87,27 @@ impl Expected {
 
 /// Computes what `case` must show, for its agent.
 pub fn expected(case: &Case) -> Expected {
+    let (tree, program, mut expected) = load(case);
+    if let Some(scn) = &case.scenario {
+        let mut ticks = trace_ticks(case, scn);
+        let scenario = scenario(scn);
+        assert_eq!(ticks.len(), scenario.ticks as usize, "{}", case.name);
+        for (k, t) in ticks.iter_mut().enumerate() {
+            t.active = active_after(&tree, &program, &scenario, k as u32, case.agent);
+        }
+        expected.ticks = ticks;
+    }
+    expected
+}
+
+/// The tree part of [`expected`] only (no ticks: a long scenario's active paths take a run
+/// per tick).
+pub fn tree_only(case: &Case) -> Expected {
+    load(case).2
+}
+
+/// Loads and lowers the case's tree; its node table's parents and kinds.
+fn load(case: &Case) -> (btvm_compiler::ir::Tree, btvm::Program, Expected) {
     let options = LoadOptions {
         profile: case
             .profile
@@ -97,28 +118,16 @@ pub fn expected(case: &Case) -> Expected {
     let limits = btvm::Limits::default();
     let program = btvm_compiler::lower::lower(&tree, &limits).expect("the example lowers");
     let table = &program.nodes().nodes;
-    let parents = table.iter().map(|n| n.parent).collect();
-    let kinds = table.iter().map(|n| n.kind.clone()).collect();
-    let ticks = match &case.scenario {
-        None => Vec::new(),
-        Some(scn) => {
-            let mut ticks = trace_ticks(case, scn);
-            let scenario = scenario(scn);
-            assert_eq!(ticks.len(), scenario.ticks as usize, "{}", case.name);
-            for (k, t) in ticks.iter_mut().enumerate() {
-                t.active = active_after(&tree, &program, &scenario, k as u32, case.agent);
-            }
-            ticks
-        }
+    let expected = Expected {
+        parents: table.iter().map(|n| n.parent).collect(),
+        kinds: table.iter().map(|n| n.kind.clone()).collect(),
+        ticks: Vec::new(),
     };
-    Expected {
-        parents,
-        kinds,
-        ticks,
-    }
+    (tree, program, expected)
 }
 
-fn scenario(path: &str) -> Scenario {
+/// The scenario file at `path`.
+pub fn scenario(path: &str) -> Scenario {
     let bytes = std::fs::read(path).expect("the scenario reads");
     let mut sources = SourceMap::new();
     load_scenario(
