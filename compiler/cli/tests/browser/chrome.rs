@@ -21,6 +21,9 @@ pub const WIDTH: u32 = 1280;
 /// See [`WIDTH`].
 pub const HEIGHT: u32 = 800;
 
+/// The event that ends a page load.
+const LOADED: &str = "Page.loadEventFired";
+
 /// The browser to run: `BTVM_CHROMIUM` or `/usr/bin/chromium`. Panics (fails the test) when
 /// it is not there: the test is ignored by default precisely so that running it means
 /// wanting it.
@@ -93,12 +96,15 @@ impl Chrome {
         result.unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Moves the problems among the events received so far to [`Chrome::take_problems`].
+    /// Moves the problems among the events received so far to [`Chrome::take_problems`];
+    /// drops the other events except load events, which [`Chrome::open`] waits for.
     fn collect(&self) {
         let events = std::mem::take(&mut self.cdp.borrow_mut().events);
         self.problems
             .borrow_mut()
             .extend(events.iter().filter_map(problem));
+        let loads = events.into_iter().filter(|e| e["method"] == LOADED);
+        self.cdp.borrow_mut().events.extend(loads);
     }
 
     /// Opens `file` (with `fragment`, e.g. `tick=3`, when given) and waits for its load event
@@ -111,13 +117,21 @@ impl Chrome {
             url = format!("{url}#{f}");
         }
         for url in ["about:blank", url.as_str()] {
+            // A load event still queued is an earlier document's.
+            self.collect();
+            self.cdp
+                .borrow_mut()
+                .events
+                .retain(|e| e["method"] != LOADED);
             let nav = self.call("Page.navigate", json!({"url": url}));
             assert!(nav.get("errorText").is_none(), "{url}: {nav}");
-            let loaded = self.cdp.borrow_mut().wait_event("Page.loadEventFired");
+            let loaded = self.cdp.borrow_mut().wait_event(LOADED);
             loaded.unwrap_or_else(|e| panic!("{url} does not load: {e}"));
-            self.collect();
+            let url = serde_json::to_string(url).expect("JSON");
+            self.wait_for(&format!(
+                "location.href === {url} && document.readyState === 'complete'"
+            ));
         }
-        self.wait_for("document.readyState === 'complete'");
     }
 
     /// The JSON value of `expression` (a promise is awaited). An exception fails the test.
