@@ -32,7 +32,11 @@ fuzz_target!(|data: &[u8]| {
     let view = display(&tree, &SourceMap::new(), "fuzz");
     let n = view.nodes.len();
     assert_eq!(n, tree.nodes.len());
-    assert!(view.nodes.iter().enumerate().all(|(i, v)| v.id as usize == i));
+    assert!(view
+        .nodes
+        .iter()
+        .enumerate()
+        .all(|(i, v)| v.id as usize == i));
     let mut seen = vec![false; n];
     let mut stack: Vec<u32> = view.roots.clone();
     while let Some(id) = stack.pop() {
