@@ -158,21 +158,29 @@ impl Chrome {
         }
     }
 
-    /// Presses and releases `key` (`ArrowRight`, `ArrowLeft`, `Home` or `End`).
+    /// Presses and releases `key` (`ArrowRight`, `ArrowLeft`, `Home`, `End`, `j` or `k`).
     pub fn press(&self, key: &str) {
-        let code = match key {
-            "End" => 35,
-            "Home" => 36,
-            "ArrowLeft" => 37,
-            "ArrowRight" => 39,
+        let (code, dom_code, text) = match key {
+            "End" => (35, key, None),
+            "Home" => (36, key, None),
+            "ArrowLeft" => (37, key, None),
+            "ArrowRight" => (39, key, None),
+            "j" => (74, "KeyJ", Some(key)),
+            "k" => (75, "KeyK", Some(key)),
             _ => panic!("no key code for {key}"),
         };
-        for kind in ["rawKeyDown", "keyUp"] {
-            self.call(
-                "Input.dispatchKeyEvent",
-                json!({"type": kind, "key": key, "code": key,
-                       "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}),
-            );
+        let down = if text.is_some() {
+            "keyDown"
+        } else {
+            "rawKeyDown"
+        };
+        for kind in [down, "keyUp"] {
+            let mut event = json!({"type": kind, "key": key, "code": dom_code,
+                                   "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code});
+            if let (Some(t), "keyDown") = (text, kind) {
+                event["text"] = json!(t);
+            }
+            self.call("Input.dispatchKeyEvent", event);
         }
     }
 

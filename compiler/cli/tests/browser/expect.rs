@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use btvm_compiler::load::{load_path, LoadOptions};
+use btvm_compiler::load::{load, LoadOptions};
 use btvm_compiler::scenario::{load_scenario, run_session, EngineKind, Scenario, Session};
-use btvm_compiler::source::SourceMap;
+use btvm_compiler::source::{RealFs, SourceMap};
 use btvm_compiler::syntax::profile::Profile;
 
 use crate::common::{btvm, text};
@@ -58,6 +58,8 @@ pub struct Expected {
     pub parents: Vec<Option<u32>>,
     /// Each node's kind.
     pub kinds: Vec<String>,
+    /// Each node's `FILE:LINE` (the file's name only), where the table knows it.
+    pub places: Vec<Option<String>>,
     /// One entry per tick of the scenario (empty without one).
     pub ticks: Vec<Tick>,
 }
@@ -87,7 +89,7 @@ impl Expected {
 
 /// Computes what `case` must show, for its agent.
 pub fn expected(case: &Case) -> Expected {
-    let (tree, program, mut expected) = load(case);
+    let (tree, program, mut expected) = load_case(case);
     if let Some(scn) = &case.scenario {
         let mut ticks = trace_ticks(case, scn);
         let scenario = scenario(scn);
@@ -103,24 +105,33 @@ pub fn expected(case: &Case) -> Expected {
 /// The tree part of [`expected`] only (no ticks: a long scenario's active paths take a run
 /// per tick).
 pub fn tree_only(case: &Case) -> Expected {
-    load(case).2
+    load_case(case).2
 }
 
 /// Loads and lowers the case's tree; its node table's parents and kinds.
-fn load(case: &Case) -> (btvm_compiler::ir::Tree, btvm::Program, Expected) {
+fn load_case(case: &Case) -> (btvm_compiler::ir::Tree, btvm::Program, Expected) {
     let options = LoadOptions {
         profile: case
             .profile
             .map(|p| Profile::builtin(p).expect("a built-in profile")),
         ..LoadOptions::default()
     };
-    let tree = load_path(Path::new(&case.tree), &options).expect("the example loads");
+    let mut sources = SourceMap::new();
+    let tree =
+        load(Path::new(&case.tree), &RealFs, &options, &mut sources).expect("the example loads");
     let limits = btvm::Limits::default();
-    let program = btvm_compiler::lower::lower(&tree, &limits).expect("the example lowers");
-    let table = &program.nodes().nodes;
+    let program = btvm_compiler::lower::lower_with_sources(&tree, &limits, &sources)
+        .expect("the example lowers");
+    let table = program.nodes();
+    let place = |n: &btvm::program::NodeInfo| {
+        let file = table.files.get(n.file? as usize)?;
+        let name = Path::new(file).file_name()?.to_string_lossy();
+        (n.line > 0).then(|| format!("{name}:{}", n.line))
+    };
     let expected = Expected {
-        parents: table.iter().map(|n| n.parent).collect(),
-        kinds: table.iter().map(|n| n.kind.clone()).collect(),
+        parents: table.nodes.iter().map(|n| n.parent).collect(),
+        kinds: table.nodes.iter().map(|n| n.kind.clone()).collect(),
+        places: table.nodes.iter().map(place).collect(),
         ticks: Vec::new(),
     };
     (tree, program, expected)

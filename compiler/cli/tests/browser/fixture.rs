@@ -15,6 +15,8 @@ pub enum Spoil {
     None,
     /// One node is not drawn.
     Undrawn,
+    /// No node's tooltip says its `file:line`.
+    Unplaced,
     /// The page warns in the console at load.
     Warns,
     /// The page throws an exception at load.
@@ -46,7 +48,10 @@ pub fn write(dir: &Path, expected: &Expected, spoil: Spoil) -> PathBuf {
     let nodes: Vec<Value> = children
         .iter()
         .enumerate()
-        .map(|(i, c)| json!({"id": i, "kind": expected.kinds[i], "children": c}))
+        .map(|(i, c)| {
+            let place = (spoil != Spoil::Unplaced).then(|| &expected.places[i]);
+            json!({"id": i, "kind": expected.kinds[i], "place": place, "children": c})
+        })
         .collect();
     let mut ticks = expected.ticks.clone();
     if let Some(t) = ticks.get_mut(1) {

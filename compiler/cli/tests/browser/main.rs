@@ -121,7 +121,7 @@ fn check_page(chrome: &Chrome, name: &str, page_path: &Path, expected: &Expected
         None => "no node to collapse".to_string(),
     };
     println!(
-        "{name}: {} nodes drawn, {} ticks stepped (ArrowRight, Home, End, ArrowLeft, slider), {collapsed}, console quiet",
+        "{name}: {} nodes drawn, {} ticks stepped (ArrowRight, Home, End, ArrowLeft, j, k, slider), {collapsed}, console quiet",
         expected.parents.len(),
         expected.ticks.len(),
     );
@@ -185,6 +185,7 @@ fn the_checks_fail_on_a_page_that_breaks_the_contract() {
     check_page(&chrome, "fixture", &right, &expected);
     for spoil in [
         Spoil::Undrawn,
+        Spoil::Unplaced,
         Spoil::Warns,
         Spoil::Throws,
         Spoil::Stuck,

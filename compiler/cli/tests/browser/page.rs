@@ -43,6 +43,7 @@ pub fn loaded(chrome: &Chrome, expected: &Expected) -> Verdict {
     if fetched != Value::Array(Vec::new()) {
         return Err(format!("the page fetched {fetched}"));
     }
+    labelled(chrome, expected)?;
     let drawn = ids(&chrome.eval(VISIBLE));
     if drawn != expected.nodes() {
         let missing: Vec<_> = expected.nodes().difference(&drawn).copied().collect();
@@ -50,6 +51,31 @@ pub fn loaded(chrome: &Chrome, expected: &Expected) -> Verdict {
         return Err(format!(
             "drawn nodes differ from the node table: missing {missing:?}, not in the tree {extra:?}"
         ));
+    }
+    Ok(())
+}
+
+/// Checks each drawn node shows its kind and has a `<title>` holding its `file:line`.
+fn labelled(chrome: &Chrome, expected: &Expected) -> Verdict {
+    let drawn = chrome.eval(
+        "[...document.querySelectorAll('svg#tree g.node[data-node]')].map(g => [
+            Number(g.dataset.node),
+            [...g.childNodes].filter(c => c.nodeName !== 'title').map(c => c.textContent).join(' '),
+            g.querySelector(':scope > title')?.textContent ?? null])",
+    );
+    for g in drawn.as_array().into_iter().flatten() {
+        let id = g[0].as_u64().unwrap_or(u64::MAX) as usize;
+        let (Some(kind), Some(place)) = (expected.kinds.get(id), expected.places.get(id)) else {
+            return Err(format!("a drawn node {} is not in the tree", g[0]));
+        };
+        let shown = g[1].as_str().unwrap_or("");
+        if !shown.split_whitespace().any(|w| w == kind) {
+            return Err(format!("node {id} ({kind}) shows {shown:?}"));
+        }
+        let title = g[2].as_str().unwrap_or("");
+        if let Some(place) = place.as_deref().filter(|p| !title.contains(p)) {
+            return Err(format!("node {id}'s title {title:?} does not say {place}"));
+        }
     }
     Ok(())
 }
@@ -108,7 +134,7 @@ pub fn shows(chrome: &Chrome, tick: &Tick) -> Verdict {
 
 /// Steps the whole timeline with the keyboard: ArrowRight from the first tick to the last
 /// (and once past it: no wrap-around), Home, End, then ArrowLeft back to the first, checking
-/// every tick shown; then the slider.
+/// every tick shown; then `j` and `k`, then the slider.
 pub fn step_through(chrome: &Chrome, ticks: &[Tick]) -> Verdict {
     let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
         return Ok(());
@@ -127,6 +153,12 @@ pub fn step_through(chrome: &Chrome, ticks: &[Tick]) -> Verdict {
     for t in ticks.iter().rev().skip(1) {
         chrome.press("ArrowLeft");
         shows(chrome, t)?;
+    }
+    if let Some(second) = ticks.get(1) {
+        chrome.press("j");
+        shows(chrome, second)?;
+        chrome.press("k");
+        shows(chrome, first)?;
     }
     slide(chrome, ticks)
 }
