@@ -32,7 +32,7 @@ const STATE: &str = "({
     calls: [...document.querySelectorAll('ol#calls > li')].map(li => li.textContent),
 })";
 
-/// Checks the chrome finished loading with nothing in the console, nothing fetched from
+/// Checks the page finished loading with nothing in the console, nothing fetched from
 /// outside the file, and every node of the tree drawn and displayed.
 pub fn loaded(chrome: &Chrome, expected: &Expected) -> Verdict {
     quiet(chrome, "at load")?;
