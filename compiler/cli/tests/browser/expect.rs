@@ -89,11 +89,18 @@ impl Expected {
 
 /// Computes what `case` must show, for its agent.
 pub fn expected(case: &Case) -> Expected {
+    expected_first(case, u32::MAX)
+}
+
+/// [`expected`] for the first `n` ticks only (the active path after tick `k` takes a run of
+/// `k + 1` ticks).
+pub fn expected_first(case: &Case, n: u32) -> Expected {
     let (tree, program, mut expected) = load_case(case);
     if let Some(scn) = &case.scenario {
         let mut ticks = trace_ticks(case, scn);
         let scenario = scenario(scn);
         assert_eq!(ticks.len(), scenario.ticks as usize, "{}", case.name);
+        ticks.truncate(n as usize);
         for (k, t) in ticks.iter_mut().enumerate() {
             t.active = active_after(&tree, &program, &scenario, k as u32, case.agent);
         }

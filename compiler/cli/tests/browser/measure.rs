@@ -103,6 +103,19 @@ pub fn load_times(chrome: &Chrome, dir: &Path) {
         );
     }
     print!("{table}");
+    // The real tree's first ticks, stepped and checked like the examples'.
+    if let Some(default) = cases.iter().find(|c| c.name == "default") {
+        let expected = expect::expected_first(default, 50);
+        chrome.open(&dir.join("default.html"), None);
+        crate::check(default.name, page::loaded(chrome, &expected));
+        for (k, t) in expected.ticks.iter().enumerate() {
+            if k > 0 {
+                chrome.press("ArrowRight");
+            }
+            crate::check(default.name, page::shows(chrome, t));
+        }
+        println!("default: the first 50 of its 1000 ticks stepped and checked");
+    }
     // The 5,000-node page replays its trace like the examples' pages.
     let big = generated(dir, 5000);
     crate::check_page(chrome, big.name, &view(&big, dir), &expect::expected(&big));
