@@ -219,7 +219,7 @@ pub fn collapse(chrome: &Chrome, expected: &Expected, node: u32, below: &BTreeSe
     if visible != want {
         let shown: Vec<_> = visible.intersection(below).collect();
         return Err(format!(
-            "after collapsing node {node}: still shown below it {shown:?}, visible {} of {}",
+            "after collapsing node {node}: still shown below it {shown:?} ({} nodes shown, {} expected)",
             visible.len(),
             want.len()
         ));
