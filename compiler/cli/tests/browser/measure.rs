@@ -1,6 +1,6 @@
 //! What the browser test measures and keeps: load times and file sizes of the largest
-//! trees' pages (the Unvanquished corpus's `default.bt`, the squad soldier, a generated
-//! 5,000-node tree), the time a key press takes to show the next tick, and the README's
+//! trees' pages (the Unvanquished corpus's `default.bt`, the MBT human soldier where present,
+//! the squad soldier, a generated 5,000-node tree), the time a key press takes to show the next tick, and the README's
 //! screenshot (`docs/viewer.png` when `BTVM_UPDATE_SCREENSHOT=1`).
 
 use std::fmt::Write as _;
@@ -60,6 +60,16 @@ pub fn load_times(chrome: &Chrome, dir: &Path) {
     } else {
         println!("{} not found: default.bt not measured", corpus.display());
     }
+    // Our largest MBT tree, where the branch has it.
+    if Path::new(&spec("examples/human_soldier.xml")).is_file() {
+        cases.push(Case {
+            name: "human_soldier",
+            tree: spec("examples/human_soldier.xml"),
+            scenario: Some(spec("scenarios/human_soldier.scn")),
+            profile: Some("gamesdk"),
+            agent: 0,
+        });
+    }
     cases.push(Case {
         name: "squad_soldier",
         tree: spec("examples/squad_soldier.xml"),
@@ -115,6 +125,14 @@ pub fn load_times(chrome: &Chrome, dir: &Path) {
             crate::check(default.name, page::shows(chrome, t));
         }
         println!("default: the first 50 of its 1000 ticks stepped and checked");
+    }
+    if let Some(human) = cases.iter().find(|c| c.name == "human_soldier") {
+        crate::check_page(
+            chrome,
+            human.name,
+            &dir.join("human_soldier.html"),
+            &expect::expected(human),
+        );
     }
     // The 5,000-node page replays its trace like the examples' pages.
     let big = generated(dir, 5000);
