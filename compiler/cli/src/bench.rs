@@ -41,10 +41,11 @@ pub struct BenchArgs {
     /// one); by default 1 and the number of cores (each 1 to 1,024).
     #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
     threads: Vec<usize>,
-    /// The percentage of agents awake (1 to 100): the others sleep through the whole run
-    /// (`Batch::sleep_until`), to time what sleeping agents cost.
-    #[arg(long, default_value_t = 100, value_parser = parse_awake)]
-    awake: u32,
+    /// The percentage of agents awake (1 to 100, default 100): the others sleep through the
+    /// whole run (`Batch::sleep_until`), to time what sleeping agents cost. Given, the table
+    /// also shows the time spent inside `Batch::tick` alone (one thread).
+    #[arg(long, value_parser = parse_awake)]
+    awake: Option<u32>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -131,7 +132,7 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
     let cfg = BenchConfig {
         agents: args.agents,
         ticks: args.ticks,
-        awake_percent: args.awake,
+        awake_percent: args.awake.unwrap_or(100),
         ..BenchConfig::default()
     };
     let host = match bench_host(args, &tree, out) {
@@ -150,6 +151,9 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
         print_json(&name, &cfg, host, &rows, &compiles, stdout);
     } else {
         print_table(&name, &tree, &cfg, host, &rows, stdout);
+        if args.awake.is_some() {
+            print_tick_alone(&rows, stdout);
+        }
         if !compiles.is_empty() {
             print_compile_table(&compiles, stdout, out);
         }
@@ -302,13 +306,15 @@ fn print_json(
         .iter()
         .map(|r| {
             format!(
-                "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\"}}",
+                "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\", \"tick_ns_per_agent_tick\": {}}}",
                 r.engine.name(),
                 r.threads,
                 r.ns_per_agent_tick,
                 r.agent_ticks_per_sec,
                 r.state_bytes_per_agent,
-                r.checksum
+                r.checksum,
+                r.tick_ns_per_agent_tick
+                    .map_or("null".to_string(), |ns| format!("{ns:.3}"))
             )
         })
         .collect();
@@ -391,6 +397,25 @@ fn print_table(
             ratio(reference, r, false),
             // The baseline runs on one thread; other rows are not comparable with it.
             ratio(baseline.filter(|_| r.threads == 1), r, true)
+        );
+    }
+}
+
+/// `--awake`: the time inside `Batch::tick` alone, per one-thread batch row (the engine's
+/// share, without the harness's work between ticks).
+fn print_tick_alone(rows: &[BenchRow], stdout: &mut Output) {
+    let alone: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let ns = r.tick_ns_per_agent_tick?;
+            Some(format!("{} {ns:.1}", r.engine.name()))
+        })
+        .collect();
+    if !alone.is_empty() {
+        writeln!(
+            stdout,
+            "inside Batch::tick alone (one thread), ns/agent-tick: {}",
+            alone.join(", ")
         );
     }
 }
