@@ -129,6 +129,11 @@ pub fn examples() -> Vec<(&'static str, &'static str, Option<Profile>)> {
             Profile::builtin("gamesdk"),
         ),
         ("examples/grunt/grunt.xml", "scenarios/grunt.scn", None),
+        (
+            "examples/human_soldier.xml",
+            "scenarios/human_soldier.scn",
+            Profile::builtin("gamesdk"),
+        ),
     ]
 }
 
