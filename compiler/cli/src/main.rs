@@ -182,7 +182,8 @@ struct InputArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     runaway_limit: Option<u32>,
     /// Make warnings errors: a tree the original game loads with a logged complaint (an
-    /// Unvanquished call with too many parameters, an unknown string escape, ...) fails.
+    /// Unvanquished call with too many parameters, an unknown string escape, ...) fails, and
+    /// so does a scenario naming an import or event the tree never uses.
     #[arg(long)]
     deny_warnings: bool,
     /// Read the files the tree names (includes, behaviors, subtrees, block files) only inside
@@ -477,6 +478,20 @@ fn run_cmd(
             }
         },
     };
+    // Names the scenario gives that the tree never uses: warnings (errors when denied).
+    let lints = btvm_compiler::scenario::lint(&scenario, &tree);
+    if input.deny_warnings && !lints.is_empty() {
+        let denied: Vec<_> = lints
+            .into_iter()
+            .map(|d| btvm_compiler::diag::Diagnostic {
+                severity: btvm_compiler::diag::Severity::Error,
+                ..d
+            })
+            .collect();
+        out.emit(&sources, &denied);
+        return ExitCode::FAILURE;
+    }
+    out.emit(&sources, &lints);
     if let Some(t) = opts.ticks {
         scenario.ticks = t;
     }

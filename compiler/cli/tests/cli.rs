@@ -79,6 +79,38 @@ fn warnings_are_printed_and_can_be_denied() {
 }
 
 #[test]
+fn a_scenario_naming_what_the_tree_never_uses_warns_and_can_be_denied() {
+    // guard.bt calls alertedToEnemy; `alertedToEnemi` is a typo, `nosuch` calls nothing.
+    let scn = temp(
+        "typo.scn",
+        "ticks 2\nanswer alertedToEnemy = 0\nanswer alertedToEnemi = 1\nmissing nosuch\n",
+    );
+    let args = [
+        "run",
+        &spec("examples/guard.bt"),
+        "--scenario",
+        scn.to_str().unwrap(),
+    ];
+    let out = btvm(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: the scenario answers `alertedToEnemi`, which the tree never calls"),
+        "{err}"
+    );
+    assert!(err.contains("typo.scn:3:8"), "{err}");
+    assert!(err.contains("did you mean `alertedToEnemy`?"), "{err}");
+    assert!(err.contains("`nosuch` is missing"), "{err}");
+    assert!(text(&out.stdout).contains("tick 1"), "the run still runs");
+    let mut denied = args.to_vec();
+    denied.push("--deny-warnings");
+    let out = btvm(&denied);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("error: the scenario answers `alertedToEnemi`"));
+    assert!(out.stdout.is_empty(), "nothing runs");
+}
+
+#[test]
 fn check_of_several_files_fails_if_any_fails() {
     let bad = temp("bad2.bt", "sequence {");
     let out = btvm(&["check", &spec("examples/guard.bt"), bad.to_str().unwrap()]);

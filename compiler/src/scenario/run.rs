@@ -407,7 +407,7 @@ fn check_scenario(tree: &Tree, scenario: &Scenario) -> Result<(), Diagnostic> {
         if let Some(imp) = tree
             .imports
             .iter()
-            .find(|i| scenario.missing.contains(&i.name))
+            .find(|i| scenario.missing.contains_key(&i.name))
         {
             return Err(Diagnostic::new(
                 ErrorKind::UnknownName,
