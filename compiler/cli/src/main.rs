@@ -6,6 +6,7 @@ mod bench;
 mod clip;
 mod fight;
 mod hints;
+mod inputs;
 mod output;
 mod reload;
 mod render;
@@ -46,7 +47,8 @@ struct Cli {
 enum Command {
     /// Check trees: exit 0 when every file is valid, else print diagnostics and exit 1.
     Check {
-        /// The files to check.
+        /// The files to check; a directory stands for every tree file below it (.bt, .debt,
+        /// .spore, .btn, .xml), and `-` for a tree read from standard input (with `--dialect`).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -343,6 +345,34 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
 }
 
 fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree, SourceMap)> {
+    load_tree_in(path, &RealFs, input.root.clone(), input, out)
+}
+
+/// A tree read from standard input (`-`): `--dialect` says its format, and it can include
+/// nothing (it has no directory).
+fn load_stdin(input: &InputArgs, out: &mut Renderer) -> Option<(Tree, SourceMap)> {
+    let limits = btvm::Limits::default();
+    let bytes = match inputs::read_stdin(limits.max_source_bytes as u64) {
+        Ok(b) => b,
+        Err(e) => {
+            out.error(&e);
+            return None;
+        }
+    };
+    let path = Path::new("/").join(inputs::STDIN_NAME);
+    let mut fs = btvm_compiler::source::MemFs::new();
+    fs.insert(&path, bytes);
+    load_tree_in(&path, &fs, Some(PathBuf::from("/")), input, out)
+}
+
+/// [`load_tree`] through `fs`, reading only inside `root` (by default the tree's directory).
+fn load_tree_in(
+    path: &Path,
+    fs: &dyn btvm_compiler::source::FileSystem,
+    root: Option<PathBuf>,
+    input: &InputArgs,
+    out: &mut Renderer,
+) -> Option<(Tree, SourceMap)> {
     let mut sources = SourceMap::new();
     let profile = match input
         .profile
@@ -360,10 +390,10 @@ fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree
         format: input.dialect,
         profile,
         deny_warnings: input.deny_warnings,
-        root: input.root.clone(),
+        root,
         ..LoadOptions::default()
     };
-    let mut tree = match load_reporting(path, &RealFs, &options, &mut sources) {
+    let mut tree = match load_reporting(path, fs, &options, &mut sources) {
         Ok(loaded) => {
             out.emit(&sources, &loaded.warnings);
             loaded.tree
@@ -396,9 +426,24 @@ fn check(
     stdout: &mut Output,
     out: &mut Renderer,
 ) -> ExitCode {
+    let inputs = match inputs::expand(files) {
+        Ok(i) => i,
+        Err(e) => {
+            out.error(&e);
+            return ExitCode::FAILURE;
+        }
+    };
+    if inputs.contains(&inputs::Input::Stdin) && input.dialect.is_none() {
+        out.error("reading a tree from standard input (`-`) needs `--dialect`");
+        return ExitCode::from(2);
+    }
     let mut failed = 0usize;
-    for path in files {
-        match load_tree(path, input, out) {
+    for each in &inputs {
+        let (loaded, path) = match each {
+            inputs::Input::File(path) => (load_tree(path, input, out), path.as_path()),
+            inputs::Input::Stdin => (load_stdin(input, out), Path::new(inputs::STDIN_NAME)),
+        };
+        match loaded {
             Some((tree, sources)) => {
                 if let Some(known) = strict {
                     let diags = btvm_compiler::check::strict_names(&tree, known);
@@ -431,7 +476,7 @@ fn check(
     if failed > 0 {
         out.error(&format!(
             "{failed} of {} files failed to check",
-            files.len()
+            inputs.len()
         ));
         ExitCode::FAILURE
     } else {

@@ -111,6 +111,61 @@ fn a_scenario_naming_what_the_tree_never_uses_warns_and_can_be_denied() {
 }
 
 #[test]
+fn check_walks_directories_for_tree_files_in_name_order() {
+    // spec/examples/wanderer: the tree, its two versions and its subtree files.
+    let out = btvm(&["check", &spec("examples/wanderer")]);
+    let stdout = text(&out.stdout);
+    let checked: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split(": ").next())
+        .map(|p| p.rsplit('/').next().unwrap())
+        .collect();
+    // look.debt and patrol.debt hold several top-level rules: subtree files, not trees.
+    assert_eq!(
+        checked,
+        [
+            "rest.debt",
+            "wanderer.debt",
+            "wanderer_v2.debt",
+            "wanderer_v3.debt"
+        ],
+        "{stdout}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("2 of 6 files failed to check"));
+    let empty = temp("readme.md", "").with_file_name("no-trees");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("notes.txt"), "").unwrap();
+    let out = btvm(&["check", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no trees in"));
+}
+
+#[test]
+fn check_reads_a_tree_from_standard_input_with_a_dialect() {
+    let guard = std::fs::read(spec("examples/guard.bt")).unwrap();
+    let out = btvm_fed(&["check", "-", "--dialect", "unvanquished"], &guard);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "<stdin>: ok (11 nodes, 0 included behaviors, 1 files)\n"
+    );
+    let out = btvm_fed(&["check", "-"], &guard);
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    assert!(text(&out.stderr).contains("needs `--dialect`"));
+    let out = btvm_fed(
+        &["check", "-", "--dialect", "unvanquished"],
+        b"selector {\n action figth\n}\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("<stdin>:2:9"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn check_of_several_files_fails_if_any_fails() {
     let bad = temp("bad2.bt", "sequence {");
     let out = btvm(&["check", &spec("examples/guard.bt"), bad.to_str().unwrap()]);
