@@ -5,6 +5,7 @@
 mod bench;
 mod clip;
 mod fight;
+mod fmt;
 mod hints;
 mod inputs;
 mod output;
@@ -158,8 +159,19 @@ enum Command {
     /// Time the engines on the embedded demo (or a tree): ns per agent-tick, throughput,
     /// state bytes per agent and speedup over the reference.
     Bench(bench::BenchArgs),
-    /// Print a tree in the canonical syntax.
+    /// Format canonical-syntax files (.btn) in place, as rustfmt does: the canonical layout,
+    /// comments kept. A file already formatted is not written.
     Fmt {
+        /// The files to format; `-` formats standard input to standard output.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write nothing: print a diff for each file that is not formatted and exit 1 if any
+        /// is not (for CI).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print a tree of any dialect in the canonical syntax.
+    Convert {
         /// The tree to print.
         file: PathBuf,
         #[command(flatten)]
@@ -334,7 +346,8 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             input,
             native,
         } => disasm(&file, &input, native, stdout, out),
-        Command::Fmt { file, input } => match load_tree(&file, &input, out) {
+        Command::Fmt { files, check } => fmt::fmt(&files, check, stdout, out),
+        Command::Convert { file, input } => match load_tree(&file, &input, out) {
             Some((tree, _)) => {
                 write!(stdout, "{}", canonical::print(&tree));
                 ExitCode::SUCCESS

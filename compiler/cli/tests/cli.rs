@@ -237,15 +237,19 @@ fn run_reports_scenario_errors() {
 }
 
 #[test]
-fn fmt_prints_native_syntax_that_reads_back() {
-    let out = btvm(&["fmt", &spec("examples/guard.bt")]);
+fn convert_prints_canonical_syntax_that_reads_back() {
+    let out = btvm(&["convert", &spec("examples/guard.bt")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let native = text(&out.stdout);
     assert!(native.starts_with("btvm 1;"), "{native}");
     let p = temp("guard.btn", &native);
-    let again = btvm(&["fmt", p.to_str().unwrap()]);
+    let again = btvm(&["convert", p.to_str().unwrap()]);
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(text(&again.stdout), native);
+    // Already formatted: `fmt --check` passes and `fmt` leaves it as it is.
+    let check = btvm(&["fmt", "--check", p.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    assert!(check.stdout.is_empty());
     // The native form runs exactly like the source.
     let a = btvm(&[
         "run",
@@ -260,6 +264,54 @@ fn fmt_prints_native_syntax_that_reads_back() {
         &spec("examples/guard.scn"),
     ]);
     assert_eq!(text(&a.stdout), text(&b.stdout));
+}
+
+#[test]
+fn fmt_formats_canonical_files_in_place_keeping_comments_and_check_fails_on_a_difference() {
+    let messy = "btvm 1; dialect unvanquished; model running-list 20;\n\
+                 import action fight 0..0 long; // swings\n\
+                 root main = selector restart { // the body\n  action fight() }\n";
+    let p = temp("messy.btn", messy);
+    let path = p.to_str().unwrap();
+    let check = btvm(&["fmt", "--check", path]);
+    assert_eq!(check.status.code(), Some(1));
+    let diff = text(&check.stdout);
+    assert!(
+        diff.contains("--- ") && diff.contains("+++ "),
+        "a unified diff: {diff}"
+    );
+    assert!(diff.contains("+    action fight()"), "{diff}");
+    assert!(text(&check.stderr).contains("1 of 1 files are not formatted"));
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        messy,
+        "--check writes nothing"
+    );
+    let fmt = btvm(&["fmt", path]);
+    assert!(fmt.status.success(), "{}", text(&fmt.stderr));
+    assert!(fmt.stdout.is_empty());
+    let formatted = std::fs::read_to_string(&p).unwrap();
+    assert!(
+        formatted.contains("import action fight 0..0 long;  // swings\n"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.contains("selector restart {  // the body\n    action fight()\n}\n"),
+        "{formatted}"
+    );
+    assert!(btvm(&["fmt", "--check", path]).status.success());
+    // Standard input to standard output.
+    let piped = btvm_fed(&["fmt", "-"], messy.as_bytes());
+    assert!(piped.status.success(), "{}", text(&piped.stderr));
+    assert_eq!(text(&piped.stdout), formatted);
+    // Other dialects are converted, not formatted.
+    let bt = btvm(&["fmt", &spec("examples/guard.bt")]);
+    assert_eq!(bt.status.code(), Some(1));
+    assert!(
+        text(&bt.stderr).contains("btvm convert"),
+        "{}",
+        text(&bt.stderr)
+    );
 }
 
 #[test]
