@@ -314,6 +314,49 @@ fn fmt_formats_canonical_files_in_place_keeping_comments_and_check_fails_on_a_di
     );
 }
 
+/// README's "Exit status": 0 success, 1 failure (bad input), 2 usage error, command by
+/// command.
+#[test]
+fn exit_codes_are_the_documented_ones() {
+    let guard = spec("examples/guard.bt");
+    let scn = spec("examples/guard.scn");
+    let bad = temp("exit-bad.bt", "selector {\n action figth\n}\n");
+    let bad = bad.to_str().unwrap();
+    let messy = temp(
+        "exit-messy.btn",
+        "btvm 1; dialect unvanquished;\nroot main = yield\n",
+    );
+    let messy = messy.to_str().unwrap();
+    let cases: [(&[&str], i32); 16] = [
+        (&["check", &guard], 0),
+        (&["run", &guard, "--scenario", &scn, "--summary"], 0),
+        (&["convert", &guard], 0),
+        (&["disasm", &guard], 0),
+        (&["check", bad], 1),
+        (&["run", bad], 1),
+        (&["convert", bad], 1),
+        (&["compile", bad, "-o", "-"], 1),
+        (&["run", &guard, "--scenario", "/nonexistent.scn"], 1),
+        (&["fmt", "--check", messy], 1),
+        (&["fmt", &guard], 1),
+        (&["check"], 2),
+        (&["run", &guard, "--no-such-option"], 2),
+        (&["bench", "--agents", "0"], 2),
+        (&["run", &guard, "--engine", "klingon"], 2),
+        (&["no-such-command"], 2),
+    ];
+    for (args, code) in cases {
+        let out = btvm(args);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "btvm {}: {}",
+            args.join(" "),
+            text(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn unknown_extension_needs_a_dialect() {
     let p = temp("tree.txt", "selector { }");
