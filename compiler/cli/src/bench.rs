@@ -13,6 +13,7 @@ use btvm_compiler::source::SourceMap;
 
 use crate::output::Output;
 use crate::render::Renderer;
+use crate::timed::{self, Timed};
 use crate::{load_tree, EngineArg, InputArgs};
 
 /// Options of `btvm bench`.
@@ -46,6 +47,10 @@ pub struct BenchArgs {
     /// also shows the time spent inside `Batch::tick` alone (one thread).
     #[arg(long, value_parser = parse_awake)]
     awake: Option<u32>,
+    /// Time each engine and thread count this many times (1 to 100): the table shows the
+    /// median and the spread (min–max). The fight-or-flight workload times each once.
+    #[arg(long, default_value_t = 3, value_parser = parse_runs)]
+    runs: u32,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -90,6 +95,11 @@ fn parse_ticks(s: &str) -> Result<u32, String> {
 
 /// `--awake`: a percentage, 1 to 100.
 fn parse_awake(s: &str) -> Result<u32, String> {
+    crate::number_in(s, 1, 100).map(|n| n as u32)
+}
+
+/// `--runs`: 1 to 100.
+fn parse_runs(s: &str) -> Result<u32, String> {
     crate::number_in(s, 1, 100).map(|n| n as u32)
 }
 
@@ -147,6 +157,7 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
         Ok(compiles) => compiles,
         Err(code) => return code,
     };
+    let agreed = timed::agreement(&rows, args.runs as usize);
     if args.json {
         print_json(&name, &cfg, host, &rows, &compiles, stdout);
     } else {
@@ -154,11 +165,14 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
         if args.awake.is_some() {
             print_tick_alone(&rows, stdout);
         }
+        if let Some(line) = &agreed {
+            writeln!(stdout, "{line}");
+        }
         if !compiles.is_empty() {
             print_compile_table(&compiles, stdout, out);
         }
     }
-    if rows.windows(2).any(|w| w[0].checksum != w[1].checksum) {
+    if agreed.is_none() && !rows.is_empty() {
         out.error("the engines disagree: their checksums differ (run `btvm run` on each engine and compare the traces)");
         return ExitCode::FAILURE;
     }
@@ -217,7 +231,8 @@ fn bench_host(args: &BenchArgs, tree: &Tree, out: &mut Renderer) -> Result<HostK
     }
 }
 
-/// Times every engine on every thread count, then the hand-written baseline when it applies.
+/// Times every engine on every thread count, then the hand-written baseline when it applies,
+/// each `--runs` times (a progress bar on a terminal's standard error).
 fn time_engines(
     args: &BenchArgs,
     tree: &Tree,
@@ -225,8 +240,8 @@ fn time_engines(
     host: HostKind,
     cfg: &BenchConfig,
     out: &mut Renderer,
-) -> Result<Vec<BenchRow>, ExitCode> {
-    let mut rows: Vec<BenchRow> = Vec::new();
+) -> Result<Vec<Timed>, ExitCode> {
+    let mut plan: Vec<(BenchEngine, usize)> = Vec::new();
     for engine in &args.engines {
         let (engine, counts) = match engine {
             EngineArg::Reference => (BenchEngine::Reference, vec![1]),
@@ -243,25 +258,39 @@ fn time_engines(
                 continue;
             }
         }
-        for t in counts {
+        plan.extend(counts.into_iter().map(|t| (engine, t)));
+    }
+    if args.file.is_none() && !args.no_baseline && host == HostKind::World {
+        plan.push((BenchEngine::HandWritten, 1));
+    }
+    let runs = args.runs as usize;
+    let bar = timed::progress(plan.len() * runs);
+    let mut rows = Vec::with_capacity(plan.len());
+    for (engine, t) in plan {
+        let mut each = Vec::with_capacity(runs);
+        for k in 0..runs {
+            bar.set_message(format!("{} x{t}, run {}/{runs}", engine.name(), k + 1));
             match run_bench(tree, engine, t, host, cfg) {
-                Ok(r) => rows.push(r),
+                Ok(r) => each.push(r),
                 Err(d) => {
+                    bar.finish_and_clear();
                     out.emit(&SourceMap::new(), &[d]);
                     return Err(ExitCode::FAILURE);
                 }
             }
+            bar.inc(1);
         }
-    }
-    if args.file.is_none() && !args.no_baseline && host == HostKind::World {
-        match run_bench(tree, BenchEngine::HandWritten, 1, host, cfg) {
-            Ok(r) => rows.push(r),
-            Err(d) => {
-                out.emit(&SourceMap::new(), &[d]);
-                return Err(ExitCode::FAILURE);
-            }
+        if each.windows(2).any(|w| w[0].checksum != w[1].checksum) {
+            bar.finish_and_clear();
+            out.error(&format!(
+                "the runs of {} on {t} threads disagree: their checksums differ",
+                engine.name()
+            ));
+            return Err(ExitCode::FAILURE);
         }
+        rows.extend(Timed::of(each));
     }
+    bar.finish_and_clear();
     Ok(rows)
 }
 
@@ -298,18 +327,23 @@ fn print_json(
     name: &str,
     cfg: &BenchConfig,
     host: HostKind,
-    rows: &[BenchRow],
+    rows: &[Timed],
     compiles: &[CompileRow],
     stdout: &mut Output,
 ) {
     let results: Vec<String> = rows
         .iter()
-        .map(|r| {
+        .map(|t| {
+            let r = &t.row;
+            let runs: Vec<String> = t.ns.iter().map(|ns| format!("{ns:.3}")).collect();
             format!(
-                "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\", \"tick_ns_per_agent_tick\": {}}}",
+                "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"ns_min\": {:.3}, \"ns_max\": {:.3}, \"ns_runs\": [{}], \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\", \"tick_ns_per_agent_tick\": {}}}",
                 r.engine.name(),
                 r.threads,
                 r.ns_per_agent_tick,
+                t.min(),
+                t.max(),
+                runs.join(", "),
                 r.agent_ticks_per_sec,
                 r.state_bytes_per_agent,
                 r.checksum,
@@ -321,11 +355,12 @@ fn print_json(
     let compiles: Vec<String> = compiles.iter().map(compile_json).collect();
     writeln!(
         stdout,
-        "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
+        "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"machine\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
         json_escape(name),
         cfg.agents,
         cfg.ticks,
         host_name(host),
+        json_escape(&timed::machine()),
         results.join(", "),
         compiles.join(", ")
     );
@@ -337,17 +372,17 @@ fn print_table(
     tree: &Tree,
     cfg: &BenchConfig,
     host: HostKind,
-    rows: &[BenchRow],
+    rows: &[Timed],
     stdout: &mut Output,
 ) {
     let baseline = rows
         .iter()
-        .find(|r| r.engine == BenchEngine::HandWritten)
-        .map(|r| r.ns_per_agent_tick);
+        .find(|t| t.row.engine == BenchEngine::HandWritten)
+        .map(|t| t.row.ns_per_agent_tick);
     let reference = rows
         .iter()
-        .find(|r| r.engine == BenchEngine::Reference)
-        .map(|r| r.ns_per_agent_tick);
+        .find(|t| t.row.engine == BenchEngine::Reference)
+        .map(|t| t.row.ns_per_agent_tick);
     writeln!(
         stdout,
         "{name}: {} nodes, {} agents x {} ticks, host: {}",
@@ -355,6 +390,13 @@ fn print_table(
         cfg.agents,
         cfg.ticks,
         host_name(host)
+    );
+    let runs = rows.first().map_or(0, |t| t.ns.len());
+    writeln!(
+        stdout,
+        "machine: {}; {runs} run{} each (ns/agent-tick: the median; min–max)",
+        timed::machine(),
+        if runs == 1 { "" } else { "s" }
     );
     if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
         writeln!(
@@ -370,10 +412,11 @@ fn print_table(
     }
     writeln!(
         stdout,
-        "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
+        "{:<12} {:>7} {:>14} {:>15} {:>16} {:>14} {:>9} {:>8}",
         "engine",
         "threads",
         "ns/agent-tick",
+        "min–max",
         "agent-ticks/s",
         "state B/agent",
         "speedup",
@@ -385,13 +428,15 @@ fn print_table(
             format!("{:.2}x", if inverse { ns / b } else { b / ns })
         })
     };
-    for r in rows {
+    for t in rows {
+        let r = &t.row;
         writeln!(
             stdout,
-            "{:<12} {:>7} {:>14.1} {:>16.0} {:>14} {:>9} {:>8}",
+            "{:<12} {:>7} {:>14.1} {:>15} {:>16.0} {:>14} {:>9} {:>8}",
             r.engine.name(),
             r.threads,
             r.ns_per_agent_tick,
+            t.spread(),
             r.agent_ticks_per_sec,
             r.state_bytes_per_agent,
             ratio(reference, r, false),
@@ -403,9 +448,10 @@ fn print_table(
 
 /// `--awake`: the time inside `Batch::tick` alone, per one-thread batch row (the engine's
 /// share, without the harness's work between ticks).
-fn print_tick_alone(rows: &[BenchRow], stdout: &mut Output) {
+fn print_tick_alone(rows: &[Timed], stdout: &mut Output) {
     let alone: Vec<String> = rows
         .iter()
+        .map(|t| &t.row)
         .filter_map(|r| {
             let ns = r.tick_ns_per_agent_tick?;
             Some(format!("{} {ns:.1}", r.engine.name()))

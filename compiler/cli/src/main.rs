@@ -11,6 +11,7 @@ mod inputs;
 mod output;
 mod reload;
 mod render;
+mod timed;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -509,6 +509,10 @@ fn bench_prints_a_table_and_json() {
         "hand-written",
         "speedup",
         "vs hand",
+        "machine: ",
+        "3 runs each",
+        "min–max",
+        "checksums agree: 18 engine runs (3 each) all gave ",
     ] {
         assert!(table.contains(needle), "{needle} missing: {table}");
     }
@@ -548,6 +552,8 @@ fn bench_prints_a_table_and_json() {
         "vm",
         "--threads",
         "1",
+        "--runs",
+        "2",
         "--json",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -561,9 +567,18 @@ fn bench_prints_a_table_and_json() {
         "\"ns_per_agent_tick\"",
         "\"agent_ticks_per_sec\"",
         "\"state_bytes_per_agent\": ",
+        "\"machine\": ",
+        "\"ns_min\": ",
+        "\"ns_max\": ",
     ] {
         assert!(json.contains(needle), "{needle} missing: {json}");
     }
+    // Two runs each: two figures per row.
+    let runs = json
+        .split("\"ns_runs\": [")
+        .nth(1)
+        .and_then(|r| r.split(']').next());
+    assert_eq!(runs.map(|r| r.split(", ").count()), Some(2), "{json}");
     let out = btvm(&["bench", "--threads", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
