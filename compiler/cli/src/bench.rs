@@ -54,6 +54,10 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also draw the results as a bar chart into FILE (SVG): ns/agent-tick per engine and
+    /// thread count, with each row's spread; a log scale when the figures span more than 20x.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
     /// The host the tree calls: `world` (the simulated game; the default when it knows every
     /// name the tree calls) or `synthetic` (stateless hashed answers, much cheaper per call,
     /// so the engines' own costs dominate).
@@ -170,6 +174,12 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
         }
         if !compiles.is_empty() {
             print_compile_table(&compiles, stdout, out);
+        }
+    }
+    if let Some(path) = &args.svg {
+        if let Err(e) = write_chart(path, &name, &cfg, &rows) {
+            out.error(&e);
+            return ExitCode::FAILURE;
         }
     }
     if agreed.is_none() && !rows.is_empty() {
@@ -444,6 +454,28 @@ fn print_table(
             ratio(baseline.filter(|_| r.threads == 1), r, true)
         );
     }
+}
+
+/// `--svg FILE`: the rows as a bar chart.
+fn write_chart(
+    path: &std::path::Path,
+    name: &str,
+    cfg: &BenchConfig,
+    rows: &[Timed],
+) -> Result<(), String> {
+    let bars: Vec<crate::chart::Bar> = rows
+        .iter()
+        .map(|t| crate::chart::Bar {
+            label: format!("{} x{}", t.row.engine.name(), t.row.threads),
+            ns: t.row.ns_per_agent_tick,
+            min: t.min(),
+            max: t.max(),
+        })
+        .collect();
+    let short = name.rsplit('/').next().unwrap_or(name);
+    let title = format!("{short}: {} agents x {} ticks", cfg.agents, cfg.ticks);
+    let svg = crate::chart::svg(&title, &bars)?;
+    std::fs::write(path, svg).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }
 
 /// `--awake`: the time inside `Batch::tick` alone, per one-thread batch row (the engine's

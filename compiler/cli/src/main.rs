@@ -3,6 +3,7 @@
 //! The CLI is the only part of btvm that prints, depends on clap and renders diagnostics.
 
 mod bench;
+mod chart;
 mod clip;
 mod fight;
 mod fmt;

@@ -487,6 +487,44 @@ fn disasm_native_prints_the_bytecode_then_the_machine_code() {
 }
 
 #[test]
+fn bench_draws_its_rows_as_an_svg_bar_chart() {
+    let svg = temp("bench.svg", "");
+    let out = btvm(&[
+        "bench",
+        &spec("examples/guard.bt"),
+        "--agents",
+        "50",
+        "--ticks",
+        "2",
+        "--engines",
+        "reference,vm",
+        "--threads",
+        "1",
+        "--runs",
+        "2",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.starts_with("<svg"), "{drawn}");
+    for label in ["reference x1", "vm x1", "guard.bt: 50 agents x 2 ticks"] {
+        assert!(drawn.contains(label), "{label} missing");
+    }
+    let bad = btvm(&[
+        "bench",
+        "--agents",
+        "5",
+        "--ticks",
+        "1",
+        "--svg",
+        "/nonexistent/dir/x.svg",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr).contains("cannot write"));
+}
+
+#[test]
 #[cfg(feature = "jit")] // runs `--engine native`
 fn bench_prints_a_table_and_json() {
     let out = btvm(&[
