@@ -51,11 +51,14 @@ model decider 2;
 import action act 0..0 long;
 import function seen 0..0;
 root main = decider {
-    group prioritized behavior act activate tick deactivate {
+    group prioritized {
         decider every 150 decide (seen()) { behavior act activate tick deactivate }
         include "shared"
-        decider { group sequential { decider decide (seen()) { behavior act activate tick deactivate } include "shared" } }
+        decider { group sequential behavior act tick { decider decide (seen()) { behavior act activate tick deactivate } include "shared" } }
         decider decide (seen()) redecide { group scored { decider decide (seen()) { behavior act tick } decider { behavior act activate tick deactivate } } }
+        decider { behavior act activate tick deactivate }
+        decider { behavior act activate tick deactivate }
+        decider { behavior act activate tick deactivate }
     }
 }
 subtree "shared" shared = decider decide (seen()) { behavior act activate tick deactivate }
