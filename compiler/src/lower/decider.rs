@@ -821,7 +821,11 @@ impl DeciderLower<'_, '_> {
     /// Traced: the redecides' guard exits, each finishing its open deciders with failure,
     /// innermost first, then jumping on to the loop guard (`spec/semantics.md` 4.7).
     fn guard_exits(&mut self) {
-        for (exit, open) in std::mem::take(&mut self.guard_exits) {
+        let exits = std::mem::take(&mut self.guard_exits);
+        if self.too_large {
+            return;
+        }
+        for (exit, open) in exits {
             self.place(exit);
             for &d in open.iter().rev() {
                 let previous = self.lw.asm.enter(d.0);
