@@ -131,7 +131,7 @@ enum Command {
         debug_level: u8,
         /// What the trace shows: `calls` (host calls and root statuses) or `nodes` (also
         /// every node entered and finished, `node N KIND enter` / `node N KIND -> STATUS`,
-        /// N the node table index; spec/cases/README.md). Every dialect but Spore.
+        /// N the node table index; spec/cases/README.md). Every dialect.
         #[arg(long, value_enum, value_name = "LEVEL", default_value_t = TraceArg::Calls)]
         trace: TraceArg,
     },

@@ -202,8 +202,8 @@ impl<'t> Interpreter<'t> {
     /// ([`Host::node`]; `spec/semantics.md`, "Node-level traces"), as the
     /// program of [`lower_traced`](crate::lower::lower_traced) does on the compiled engines,
     /// with the same node numbering (IR arena indices are node table indices). Fails as
-    /// [`lower_traced`](crate::lower::lower_traced) would for a size limit or a model whose
-    /// tracing is not implemented yet, so every engine traces the same trees.
+    /// [`lower_traced`](crate::lower::lower_traced) would for a size limit, so every engine
+    /// traces the same trees.
     pub fn with_node_trace(mut self, limits: &btvm::Limits) -> Result<Self, Diagnostic> {
         crate::lower::within_budget_traced(self.tree, limits)?;
         self.trace_nodes = true;
