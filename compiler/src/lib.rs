@@ -20,3 +20,4 @@ pub mod reference;
 pub mod scenario;
 pub mod source;
 pub mod syntax;
+pub mod view;

@@ -13,6 +13,7 @@ mod output;
 mod reload;
 mod render;
 mod timed;
+mod view;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -161,6 +162,13 @@ enum Command {
     /// Time the engines on the embedded demo (or a tree): ns per agent-tick, throughput,
     /// state bytes per agent and speedup over the reference.
     Bench(bench::BenchArgs),
+    /// Write a tree (and with `--scenario` its run, tick by tick) as one self-contained HTML
+    /// page: the tree drawn with collapsible subtrees, a timeline, the host calls
+    /// (spec/viewer.md).
+    View(view::ViewArgs),
+    /// Write a tree as Graphviz DOT (with `--scenario` and `--tick`, that tick's statuses and
+    /// active path).
+    Dot(view::DotArgs),
     /// Format canonical-syntax files (.btn) in place, as rustfmt does: the canonical layout,
     /// comments kept. A file already formatted is not written.
     Fmt {
@@ -343,6 +351,8 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             output,
         } => compile(&file, &input, output, stdout, out),
         Command::Bench(args) => bench::bench(&args, stdout, out),
+        Command::View(args) => view::view(&args, stdout, out),
+        Command::Dot(args) => view::dot(&args, stdout, out),
         Command::Disasm {
             file,
             input,

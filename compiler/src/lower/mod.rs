@@ -21,6 +21,9 @@ mod expr;
 mod layout;
 mod lifecycle;
 mod nodes;
+/// A node's display name (its own, else the action, subtree, selection or event it names), as
+/// the node table records it; the viewer shows the same.
+pub(crate) use nodes::name as node_name;
 mod records;
 mod selection;
 mod stateful;

@@ -112,7 +112,7 @@ fn parents(tree: &Tree) -> Vec<Option<NodeId>> {
 }
 
 /// A node's name: its own (rule id, state or decider name), else what it calls or includes.
-fn name(tree: &Tree, id: NodeId) -> Option<String> {
+pub(crate) fn name(tree: &Tree, id: NodeId) -> Option<String> {
     let node = tree.node(id);
     if let Some(n) = &node.name {
         return Some(n.clone());

@@ -649,6 +649,14 @@ fn drive(
                 _ => format!("root {s}"),
             });
             flush(engine, host, sink)?;
+            let state = engine.program_of().zip(engine.state_block(agent));
+            sink.ticked(k, agent, state).map_err(|e| {
+                Diagnostic::new(
+                    ErrorKind::Io,
+                    Span::DUMMY,
+                    format!("cannot write the trace: {e}"),
+                )
+            })?;
         }
     }
     if session.save_at.is_none() {

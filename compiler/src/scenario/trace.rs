@@ -20,6 +20,19 @@ pub trait TraceSink {
         let _ = line;
         Ok(())
     }
+
+    /// Called once per agent-tick after its lines: tick `tick`, `agent`, and the program and
+    /// the agent's state block after the tick when the engine keeps blocks (the compiled
+    /// engines; what [`btvm::Program::active_path`] reads). The default does nothing.
+    fn ticked(
+        &mut self,
+        tick: u32,
+        agent: u32,
+        state: Option<(&btvm::Program, &[u8])>,
+    ) -> io::Result<()> {
+        let _ = (tick, agent, state);
+        Ok(())
+    }
 }
 
 impl TraceSink for Trace {

@@ -30,6 +30,7 @@ mod profiles;
 mod scale;
 mod scenario;
 mod trace;
+mod viewer;
 
 /// The three tree formats, by file extension.
 const FORMATS: [(&str, Format); 3] = [

@@ -65,6 +65,12 @@ pub fn node_text(tree: &Tree, id: crate::ir::NodeId) -> String {
     printer::node_text(tree, id)
 }
 
+/// A node's knobs in canonical syntax: [`node_text`] without the keyword and the name
+/// (what the viewer shows as the node's arguments).
+pub(crate) fn node_knobs(tree: &Tree, id: crate::ir::NodeId) -> String {
+    printer::node_knobs(tree, id)
+}
+
 /// Reads `path` through `fs`, adds it to `sources`, and parses it.
 ///
 /// Fails with [`ErrorKind::Io`](crate::diag::ErrorKind::Io) if the file cannot be read

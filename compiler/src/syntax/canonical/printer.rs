@@ -70,6 +70,20 @@ pub(super) fn node_text(tree: &Tree, id: NodeId) -> String {
     p.out
 }
 
+/// Node `id`'s knobs as [`node_text`] writes them (the action called, the condition, ...),
+/// without the keyword and the name, trimmed; empty for a node that does not exist.
+pub(super) fn node_knobs(tree: &Tree, id: NodeId) -> String {
+    let mut p = Printer {
+        tree,
+        out: String::new(),
+        printed: Vec::new(),
+    };
+    if let Some(node) = tree.nodes.get(id.index()) {
+        p.knobs(&node.kind);
+    }
+    p.out.trim().to_string()
+}
+
 struct Printer<'a> {
     tree: &'a Tree,
     out: String,
