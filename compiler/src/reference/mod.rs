@@ -15,6 +15,7 @@
 //! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
 
+mod blocks;
 pub(crate) mod cursor;
 pub(crate) mod decider;
 
