@@ -27,6 +27,7 @@ pub(crate) mod selection;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use blocks::dont_care;
 pub use lifecycle::Scopes;
 
 use btvm::{

@@ -236,9 +236,12 @@ pub fn stream_session(
                 )
                 .with_note("run it on the vm or native code"));
             }
-            saved::check_reference(
+            let program = saved::program_for(
+                tree,
                 session.save_at.map(|_| save_format(tree, session)),
                 session.restore.as_ref(),
+                scenario.trace_nodes,
+                &session.limits,
             )?;
             let mut interp = Interpreter::new(tree)?;
             if scenario.trace_nodes {
@@ -254,6 +257,7 @@ pub fn stream_session(
                 agents,
                 debug,
                 scopes: Scopes::new(),
+                program,
             };
             let saved = drive(&mut engine, tree, scenario, session, &mut host, sink)?;
             Ok(Outcome {

@@ -4,11 +4,15 @@
 //! node's cells), and the agent's AI group and group-scope memberships against the
 //! reference's [`Scopes`].
 //!
-//! A node without a flags byte has no *live* bit in the block: on import it is live when its
-//! fields are not zero or a node below it is live (every live node's parent is live). A
+//! The block keeps a *live* bit only where a step reads it (`lower/lifecycle/nodes.rs`,
+//! `tick_node`): for a node with an init step or a start message (set when it is made live)
+//! and for actions and WaitForEvent (set when they return running, which is exactly when the
+//! reference keeps them live between ticks). Every other node (one without a flags byte, or a
+//! loop, whose flags byte holds only its extra bit) is live on import when its fields or its
+//! extra bit are not zero or a node below it is live (every live node's parent is live). A
 //! node that is live with zero data and nothing live below it imports as not live; the two
-//! are the same to every step of the model (such a node has no init or terminate step, and
-//! its fresh data is zero), so the traces cannot tell them apart. What the block keeps that
+//! are the same to every step of the model (such a node has no init step and no terminate
+//! step of its own, and its fresh data is zero), so the traces cannot tell them apart. What the block keeps that
 //! the reference derives: a live guard's or group scope's gate is open (a closed one fails and
 //! stops being live in the same update), a live action is running, a loop's `was_running` is
 //! its extra bit. It never panics on a block.
@@ -32,8 +36,45 @@ fn mask(bits: impl Iterator<Item = bool>) -> u64 {
         .fold(0, |m, (k, _)| m | 1 << k)
 }
 
+/// Per node, whether the block keeps its *live* bit (see the module docs): the node has an
+/// init step (the lowering's `init_step`) or a start message, or it is an action or a
+/// WaitForEvent.
+fn keeps_live(tree: &Tree) -> Vec<bool> {
+    let mut keeps: Vec<bool> = tree
+        .nodes
+        .iter()
+        .map(|node| match &node.kind {
+            NodeKind::Guard(_)
+            | NodeKind::GroupScope(_)
+            | NodeKind::StateMachine
+            | NodeKind::SendEvent(_)
+            | NodeKind::Action(_)
+            | NodeKind::WaitForEvent(_) => true,
+            NodeKind::Hooks(h) => h.enter.is_some() || h.exit.is_some(),
+            NodeKind::Wait(w) => w.time >= 0,
+            _ => false,
+        })
+        .collect();
+    for node in &tree.nodes {
+        if let (NodeKind::LogStatus(l), Some(c)) = (&node.kind, node.children.first()) {
+            if l.start.is_some() {
+                if let Some(k) = keeps.get_mut(c.index()) {
+                    *k = true;
+                }
+            }
+        }
+    }
+    keeps
+}
+
 /// Writes node `i`'s runtime data into its cells.
-fn export_node(cells: &Cells<'_>, i: usize, data: Option<&NodeData>, block: &mut [u8]) {
+fn export_node(
+    keeps: bool,
+    cells: &Cells<'_>,
+    i: usize,
+    data: Option<&NodeData>,
+    block: &mut [u8],
+) {
     let cell = |key| cells.get(Some(i), key);
     let extra = match data {
         Some(NodeData::WaitForEvent { arrived: x }) | Some(NodeData::GroupScope { entered: x }) => {
@@ -43,7 +84,8 @@ fn export_node(cells: &Cells<'_>, i: usize, data: Option<&NodeData>, block: &mut
         Some(NodeData::Loop { was_running, .. }) => *was_running,
         _ => false,
     };
-    let flags = if data.is_some() { LIVE } else { 0 } | if extra { EXTRA } else { 0 };
+    let live = data.is_some() && keeps;
+    let flags = if live { LIVE } else { 0 } | if extra { EXTRA } else { 0 };
     write(block, cell("flags"), flags);
     match data {
         Some(NodeData::Index(k)) => write(block, cell("index"), *k as u64),
@@ -88,9 +130,9 @@ pub(super) fn export(
     scopes: &Scopes,
     block: &mut [u8],
 ) {
-    for i in 0..interp.tree.nodes.len() {
+    for (i, keeps) in keeps_live(interp.tree).into_iter().enumerate() {
         let data = state.live.get(i).and_then(Option::as_ref);
-        export_node(cells, i, data, block);
+        export_node(keeps, cells, i, data, block);
     }
     let agent = state.agent;
     write(
@@ -199,21 +241,25 @@ pub(super) fn import(
     let tree = interp.tree;
     let n = tree.nodes.len();
     let mut live = vec![false; n];
+    let keeps = keeps_live(tree);
     // Pre-order: every node comes after its parent, so a reverse walk sees children first.
     for i in (0..n).rev() {
-        let own = match cells.get(Some(i), "flags") {
-            Some(c) => read(block, Some(c)) & LIVE != 0,
-            None => [
-                "index",
-                "finished",
-                "succeeded",
-                "case",
-                "state",
-                "count",
-                "until",
-            ]
-            .iter()
-            .any(|k| read(block, cells.get(Some(i), k)) != 0),
+        let flags = read(block, cells.get(Some(i), "flags"));
+        let own = if keeps[i] {
+            flags & LIVE != 0
+        } else {
+            flags & EXTRA != 0
+                || [
+                    "index",
+                    "finished",
+                    "succeeded",
+                    "case",
+                    "state",
+                    "count",
+                    "until",
+                ]
+                .iter()
+                .any(|k| read(block, cells.get(Some(i), k)) != 0)
         };
         let below = tree.nodes[i]
             .children

@@ -17,10 +17,13 @@
 
 mod cursor;
 mod decider;
+mod dont_care;
 mod lifecycle;
 mod running_list;
 mod selection;
 mod stateful;
+
+pub use dont_care::dont_care;
 
 use std::collections::HashMap;
 
@@ -153,7 +156,10 @@ fn matches(interp: &Interpreter<'_>, program: &Program) -> Result<(), SnapshotEr
             | (Model::Selection, ProgramModel::Selection { .. })
     );
     let table = program.nodes();
-    if !same_model || table.nodes.len() != tree.nodes.len() || table.cells.is_empty() {
+    if !same_model
+        || table.nodes.len() != tree.nodes.len()
+        || (table.cells.is_empty() && program.state_size() > 0)
+    {
         return Err(invalid(
             "the program is not the one this tree lowers to (another model or node table)",
         ));
