@@ -11,7 +11,7 @@ use btvm::Program;
 /// A mask over `block` (a state block of `program`): the bits set in it are don't-care.
 ///
 /// - lifecycle and selection: [`FLAG_CHANGED_BEFORE`] (written by every tick before it is
-///   read); a StateMachine's `pending` field while its extra bit (*pending*) is clear;
+///   read);
 /// - decider: the root's `since` while [`FLAG_ROOT_ACTIVE`] is clear; each stimulus record
 ///   whose present bit is clear.
 pub fn dont_care(program: &Program, block: &[u8]) -> Vec<u8> {
@@ -25,16 +25,6 @@ pub fn dont_care(program: &Program, block: &[u8]) -> Vec<u8> {
                 l.flags.offset * 8 + FLAG_CHANGED_BEFORE.trailing_zeros(),
                 1,
             );
-            let cells = &program.nodes().cells;
-            for c in cells.iter().filter(|c| c.key == "pending") {
-                let held = cells
-                    .iter()
-                    .find(|f| f.node == c.node && f.key == "flags")
-                    .is_some_and(|f| get(block, f.bit + 1));
-                if !held {
-                    set(&mut mask, c.bit, c.bits);
-                }
-            }
         }
         ProgramModel::Decider { .. } => {
             if flags & FLAG_ROOT_ACTIVE == 0 {

@@ -101,7 +101,8 @@ fn export_node(
         }
         Some(NodeData::StateMachine { current, pending }) => {
             write(block, cell("state"), *current as u64);
-            write(block, cell("pending"), pending.unwrap_or(0) as u64);
+            // `b` is the state the machine is in or goes to: events match from it.
+            write(block, cell("pending"), pending.unwrap_or(*current) as u64);
         }
         Some(NodeData::Wait { end: Some(end) }) => write(block, cell("until"), *end as u64),
         _ => {}
@@ -204,14 +205,20 @@ fn import_node(
                 v => Some(child("case", v - 1)?),
             },
         },
-        NodeKind::StateMachine => NodeData::StateMachine {
-            current: child("state", field("state"))?,
-            pending: if extra {
-                Some(child("pending", field("pending"))?)
-            } else {
-                None
-            },
-        },
+        NodeKind::StateMachine => {
+            let current = child("state", field("state"))?;
+            let to = child("pending", field("pending"))?;
+            if !extra && to != current {
+                return Err(invalid(format!(
+                    "state machine {i} is in state {current} with no transition pending, but \
+                     its events would match from state {to}"
+                )));
+            }
+            NodeData::StateMachine {
+                current,
+                pending: extra.then_some(to),
+            }
+        }
         NodeKind::Guard(_) => NodeData::Gate { open: true },
         NodeKind::Wait(w) => NodeData::Wait {
             end: (w.time >= 0).then(|| field("until") as i64),
