@@ -1,7 +1,8 @@
 //! Hostile state blocks given to the reference interpreter (`Interpreter::restore_block`,
 //! `spec/bytecode.md` §9), on every case tree of `spec/cases/` (every model): a block of
 //! another program, a truncated or extended one, and damaged ones (each byte overwritten)
-//! end in a `SnapshotError` or in a restored agent that then ticks without panicking; and
+//! end in a `SnapshotError` (the agent unchanged) or in a restored agent whose export imports
+//! back to the same bytes and that then ticks without panicking; and
 //! on the scenario path, a btvm snapshot of another tree or a damaged one is an error on the
 //! reference engine as on the others.
 
@@ -69,13 +70,27 @@ fn middle_block(tree: &Tree, scn: &Scenario, program: &Program) -> Option<Vec<u8
     snap.agents.into_iter().next().map(|a| a.state)
 }
 
-/// Restores `block` into a fresh reference agent; restored, the agent ticks three times.
+/// Restores `block` into a fresh reference agent; restored, its state exports and imports
+/// back to the same bytes, and the agent ticks three times.
 fn restore_and_tick(interp: &Interpreter<'_>, program: &Program, block: &[u8], seed: u64) {
     let mut scopes = Scopes::new();
     let mut state = interp.new_agent(AgentId(0));
     let before = state.clone();
     match interp.restore_block(program, &mut state, block, &mut scopes) {
         Ok(()) => {
+            // A taken block exports to one that imports and exports to the same bytes.
+            let once = interp
+                .export_block(program, &state, &scopes)
+                .expect("exports");
+            let mut again = interp.new_agent(AgentId(0));
+            let mut scopes2 = Scopes::new();
+            interp
+                .restore_block(program, &mut again, &once, &mut scopes2)
+                .expect("an exported block is taken");
+            let twice = interp
+                .export_block(program, &again, &scopes2)
+                .expect("exports");
+            assert_eq!(once, twice, "export and import disagree");
             let mut host = Permissive::always(seed);
             for k in 0..3 {
                 interp.tick_with_scopes(&mut state, &mut host, 100 * k, &mut scopes);
