@@ -28,6 +28,16 @@ use crate::reference::{AgentState, Interpreter, Scopes};
 const LIVE: u64 = 1;
 /// Bit 1 of a flags byte: the node's extra bit.
 const EXTRA: u64 = 2;
+/// The keys of the cells that hold a node's fields `a` and `b`.
+const FIELDS: [&str; 7] = [
+    "index",
+    "finished",
+    "succeeded",
+    "case",
+    "state",
+    "count",
+    "until",
+];
 
 /// A set of children as a bit mask (bit `k`: child `k`).
 fn mask(bits: impl Iterator<Item = bool>) -> u64 {
@@ -256,17 +266,9 @@ pub(super) fn import(
             flags & LIVE != 0
         } else {
             flags & EXTRA != 0
-                || [
-                    "index",
-                    "finished",
-                    "succeeded",
-                    "case",
-                    "state",
-                    "count",
-                    "until",
-                ]
-                .iter()
-                .any(|k| read(block, cells.get(Some(i), k)) != 0)
+                || FIELDS
+                    .iter()
+                    .any(|k| read(block, cells.get(Some(i), k)) != 0)
         };
         let below = tree.nodes[i]
             .children
@@ -274,8 +276,8 @@ pub(super) fn import(
             .any(|c| live.get(c.index()) == Some(&true));
         live[i] = own || below;
     }
-    for i in 0..n {
-        if live[i] && !transparent(&tree.nodes[i].kind) {
+    for (i, (&live, node)) in live.iter().zip(&tree.nodes).enumerate() {
+        if live && !transparent(&node.kind) {
             let data = import_node(tree, cells, i, block)?;
             if let Some(slot) = state.live.get_mut(i) {
                 *slot = Some(data);
