@@ -113,8 +113,9 @@ fn damaged_blocks_are_refused_or_tick_safely() {
                 let mut bad = block.clone();
                 bad[at] = v;
                 let seed = (at as u64) << 8 | u64::from(v);
-                let r =
-                    std::panic::catch_unwind(|| restore_and_tick(&interp, &program, &bad, seed));
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    restore_and_tick(&interp, &program, &bad, seed)
+                }));
                 assert!(
                     r.is_ok(),
                     "{}: byte {at} = {v:#04x} panicked",
