@@ -145,7 +145,7 @@ fn import_rng(program: &Program, agent: AgentId, block: &[u8]) -> Prng {
 
 /// Whether `program` can be the lowering of the interpreter's tree: the same model and one
 /// node-table entry per IR node, with cells.
-fn matches(interp: &Interpreter<'_>, program: &Program) -> Result<(), SnapshotError> {
+fn check_program(interp: &Interpreter<'_>, program: &Program) -> Result<(), SnapshotError> {
     let tree = interp.tree;
     let same_model = matches!(
         (tree.config.model, program.model()),
@@ -179,7 +179,7 @@ impl Interpreter<'_> {
         state: &AgentState,
         scopes: &Scopes,
     ) -> Result<Vec<u8>, SnapshotError> {
-        matches(self, program)?;
+        check_program(self, program)?;
         let cells = Cells::new(program);
         let mut block = program.new_state();
         match self.tree.config.model {
@@ -189,11 +189,11 @@ impl Interpreter<'_> {
             Model::Cursor { .. } => cursor::export(program, state, &mut block),
             Model::Decider { .. } => decider::export(self, program, &cells, state, &mut block),
             Model::Lifecycle => {
-                stateful::export(self, program, &cells, state, &mut block);
+                stateful::export(program, state, &mut block);
                 lifecycle::export(self, &cells, state, scopes, &mut block);
             }
             Model::Selection => {
-                stateful::export(self, program, &cells, state, &mut block);
+                stateful::export(program, state, &mut block);
                 selection::export(self, program, &cells, state, &mut block);
             }
         }
@@ -216,7 +216,7 @@ impl Interpreter<'_> {
         block: &[u8],
         scopes: &mut Scopes,
     ) -> Result<(), SnapshotError> {
-        matches(self, program)?;
+        check_program(self, program)?;
         program.check_state(block)?;
         let cells = Cells::new(program);
         let mut fresh = self.new_agent(state.agent);
@@ -227,11 +227,11 @@ impl Interpreter<'_> {
             Model::Cursor { .. } => cursor::import(program, block, &mut fresh),
             Model::Decider { .. } => decider::import(self, program, &cells, block, &mut fresh)?,
             Model::Lifecycle => {
-                stateful::import(self, program, &cells, block, &mut fresh)?;
+                stateful::import(program, block, &mut fresh)?;
                 lifecycle::import(self, &cells, block, &mut fresh)?;
             }
             Model::Selection => {
-                stateful::import(self, program, &cells, block, &mut fresh)?;
+                stateful::import(program, block, &mut fresh)?;
                 selection::import(self, program, &cells, block, &mut fresh)?;
             }
         }

@@ -10,8 +10,8 @@
 use btvm::program::{FLAG_STOPPED, FLAG_UNCHANGED, STAMP_RECORD};
 use btvm::{Halt, Program, SnapshotError, Value};
 
-use super::{get_bits, read_i64, set_bits, write_i64, Cells};
-use crate::reference::{AgentState, Interpreter};
+use super::{get_bits, read_i64, set_bits, write_i64};
+use crate::reference::AgentState;
 
 /// Bit 0 of a stamp's last byte: set at least once.
 const EVER: u8 = 1;
@@ -19,13 +19,7 @@ const EVER: u8 = 1;
 const VALID: u8 = 2;
 
 /// Writes the flags, variables and timestamps of `state` into `block`.
-pub(super) fn export(
-    _interp: &Interpreter<'_>,
-    program: &Program,
-    _cells: &Cells<'_>,
-    state: &AgentState,
-    block: &mut [u8],
-) {
+pub(super) fn export(program: &Program, state: &AgentState, block: &mut [u8]) {
     let l = program.layout();
     let mut flags = 0u8;
     if !state.changed {
@@ -50,9 +44,7 @@ pub(super) fn export(
 
 /// Reads the flags, variables and timestamps of `block` into `state`.
 pub(super) fn import(
-    _interp: &Interpreter<'_>,
     program: &Program,
-    _cells: &Cells<'_>,
     block: &[u8],
     state: &mut AgentState,
 ) -> Result<(), SnapshotError> {
