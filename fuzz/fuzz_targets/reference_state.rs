@@ -45,7 +45,11 @@ fuzz_target!(|data: &[u8]| {
         .restore_block(&program, &mut state, &garbage, &mut scopes)
         .is_err()
     {
-        assert_eq!(format!("{state:?}"), fresh, "a refused block changed the agent");
+        assert_eq!(
+            format!("{state:?}"),
+            fresh,
+            "a refused block changed the agent"
+        );
         return;
     }
     let once = interp
