@@ -1,8 +1,8 @@
 //! Save and resume, every dialect: each case tree of `spec/cases/` and each example of
 //! `spec/examples/` runs to half its ticks, is saved as a btvm snapshot, and is resumed in a
-//! fresh run from the snapshot; the two halves must equal the uninterrupted run, on the vm, on
-//! native code and across them (saved on one, resumed on the other). `BTVM_CASE=substr`
-//! filters.
+//! fresh run from the snapshot; the two halves must equal the uninterrupted run, on the
+//! reference, the vm, native code and across them (saved on one, resumed on another: every
+//! pair). `BTVM_CASE=substr` filters.
 //!
 //! Answers that count calls (`seq`, `cycle`) are dropped from the scenarios first (the tree
 //! then gets the default answers there): the scripted host's counters are the game's, not the
@@ -14,9 +14,10 @@ use reload_support::{case_trees, examples, load_spec};
 use btvm_compiler::ir::Tree;
 use btvm_compiler::scenario::{run_session, EngineKind, SaveFormat, Scenario, Session, TraceSink};
 
-/// The engines a run is saved on and resumed on.
+/// The engines a run is saved on and resumed on: every pair of the reference, the vm and
+/// (with `jit`) native code.
 fn pairs() -> Vec<(EngineKind, EngineKind)> {
-    let mut kinds = vec![EngineKind::Vm];
+    let mut kinds = vec![EngineKind::Reference, EngineKind::Vm];
     if cfg!(feature = "jit") {
         kinds.push(EngineKind::Native);
     }

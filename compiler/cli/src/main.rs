@@ -101,7 +101,7 @@ enum Command {
         #[arg(long, value_name = "FILE", requires = "save_at")]
         save: Option<PathBuf>,
         /// The format `--save` writes: `cursor` (Drag[en]gine's records; cursor trees, every
-        /// engine) or `btvm` (a btvm snapshot: every model, `--engine vm` or `native`).
+        /// engine) or `btvm` (a btvm snapshot: every model, every engine).
         /// Default: `cursor` for Drag[en]gine trees, `btvm` for the others.
         #[arg(long, value_enum, value_name = "FORMAT", requires = "save_at")]
         snapshot_format: Option<SnapshotArg>,

@@ -15,6 +15,7 @@
 //! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
 
+mod blocks;
 pub(crate) mod cursor;
 pub(crate) mod decider;
 
@@ -26,6 +27,7 @@ pub(crate) mod selection;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use blocks::dont_care;
 pub use lifecycle::Scopes;
 
 use btvm::{
