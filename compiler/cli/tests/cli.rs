@@ -358,6 +358,78 @@ fn exit_codes_are_the_documented_ones() {
 }
 
 #[test]
+fn help_lists_values_groups_dialect_options_and_ends_with_examples() {
+    for command in [
+        "check", "run", "compile", "disasm", "bench", "view", "dot", "fmt", "convert",
+    ] {
+        let help = text(&btvm(&[command, "--help"]).stdout);
+        let examples = help
+            .rfind("Examples:\n")
+            .unwrap_or_else(|| panic!("{command}: {help}"));
+        assert!(
+            help[examples..]
+                .lines()
+                .skip(1)
+                .all(|l| l.starts_with("  btvm ") || l.starts_with("  cat ")),
+            "{command}: the help ends with examples of btvm commands:\n{help}"
+        );
+    }
+    let run = text(&btvm(&["run", "--help"]).stdout);
+    assert!(
+        run.contains("[possible values: canonical, unvanquished, dragengine, mbt, bst, spore]"),
+        "{run}"
+    );
+    // Dialect-specific options under their headings, after the general ones.
+    let heading = |h: &str| {
+        run.find(&format!("\n{h}:\n"))
+            .unwrap_or_else(|| panic!("{h}: {run}"))
+    };
+    assert!(heading("Loading") < run.find("--dialect").unwrap());
+    assert!(heading("Drag[en]gine") < run.find("--runaway-limit").unwrap());
+    assert!(heading("Saving, restoring and reloading") < run.find("--save-at").unwrap());
+    assert!(heading("Spore") < run.find("--debug-level").unwrap());
+    assert!(run.find("--summary").unwrap() < heading("Loading"));
+    let bad = btvm(&["check", "--dialect", "klingon", "x.bt"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("[possible values: canonical,"));
+    // `native`, the canonical syntax's old name, still reads.
+    let canonical = btvm(&["convert", &spec("examples/guard.bt")]).stdout;
+    let native = btvm_fed(&["check", "-", "--dialect", "native"], &canonical);
+    assert!(native.status.success(), "{}", text(&native.stderr));
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_command_definition() {
+    for (shell, needle) in [
+        ("bash", "_btvm()"),
+        ("zsh", "#compdef btvm"),
+        ("fish", "complete -c btvm"),
+    ] {
+        let out = btvm(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        assert!(script.contains(needle), "{shell}: {script}");
+        assert!(
+            script.contains("reload-at"),
+            "{shell}: every option is there"
+        );
+    }
+    let man = text(&btvm(&["man"]).stdout);
+    assert!(
+        man.contains(".TH btvm 1") && man.contains("convert"),
+        "{man}"
+    );
+    let run = text(&btvm(&["man", "run"]).stdout);
+    assert!(
+        run.contains(".TH btvm-run 1") && run.contains("reload\\-at"),
+        "{run}"
+    );
+    let nosuch = btvm(&["man", "nosuch"]);
+    assert_eq!(nosuch.status.code(), Some(2));
+    assert!(text(&nosuch.stderr).contains("the commands: check, run"));
+}
+
+#[test]
 fn unknown_extension_needs_a_dialect() {
     let p = temp("tree.txt", "selector { }");
     let out = btvm(&["check", p.to_str().unwrap()]);
