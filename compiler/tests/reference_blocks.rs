@@ -10,7 +10,7 @@
 //! `BTVM_CASE=substr` filters.
 
 mod reload_support;
-use reload_support::{case_trees, examples, load_spec};
+use reload_support::{every_case, examples, load_spec};
 
 use btvm::{AgentId, Limits, Program, Snapshot};
 use btvm_compiler::ir::Tree;
@@ -96,27 +96,7 @@ fn check(tree: &Tree, scn: &Scenario) -> Result<bool, String> {
 
 #[test]
 fn every_case_tree_exports_the_vms_blocks() {
-    let (mut ran, mut failures) = (0, Vec::new());
-    for (path, tree, scn) in case_trees() {
-        let Some(scn) = scn else { continue };
-        match check(&tree, &scn) {
-            Ok(true) => ran += 1,
-            Ok(false) => {}
-            Err(e) => failures.push(format!("{}: {e}", path.display())),
-        }
-    }
-    for f in &failures {
-        eprintln!("FAILED {f}\n");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed",
-        failures.len(),
-        ran + failures.len()
-    );
-    if std::env::var("BTVM_CASE").is_err() {
-        assert!(ran >= 100, "only {ran} cases compared");
-    }
+    every_case("compared", check);
 }
 
 #[test]

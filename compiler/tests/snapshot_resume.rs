@@ -9,7 +9,7 @@
 //! agent's, and a snapshot holds only agents.
 
 mod reload_support;
-use reload_support::{case_trees, examples, load_spec};
+use reload_support::{every_case, examples, load_spec};
 
 use btvm_compiler::ir::Tree;
 use btvm_compiler::scenario::{run_session, EngineKind, SaveFormat, Scenario, Session, TraceSink};
@@ -67,29 +67,10 @@ fn check(tree: &Tree, scn: &Scenario) -> Result<bool, String> {
 
 #[test]
 fn every_case_tree_resumes_from_a_snapshot() {
-    let (mut ran, mut failures) = (0, Vec::new());
-    for (path, tree, scn) in case_trees() {
-        let Some(scn) = scn.filter(|s| s.ticks >= 2) else {
-            continue;
-        };
-        match check(&tree, &scn) {
-            Ok(true) => ran += 1,
-            Ok(false) => {}
-            Err(e) => failures.push(format!("{}: {e}", path.display())),
-        }
-    }
-    for f in &failures {
-        eprintln!("FAILED {f}\n");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed",
-        failures.len(),
-        ran + failures.len()
-    );
-    if std::env::var("BTVM_CASE").is_err() {
-        assert!(ran >= 100, "only {ran} cases resumed");
-    }
+    every_case("resumed", |tree, scn| match scn.ticks >= 2 {
+        true => check(tree, scn),
+        false => Ok(false),
+    });
 }
 
 #[test]
