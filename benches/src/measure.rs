@@ -104,6 +104,10 @@ pub struct BenchRow {
     /// A hash of every root status and of the final world (with the synthetic host: of every
     /// call it answered): equal across engines.
     pub checksum: u64,
+    /// Nanoseconds per agent-tick spent inside `Batch::tick` alone, without the harness's
+    /// work between ticks (inputs, events, the status tally, restarts): the engine's own
+    /// share. Only for the vm and native code on one thread; `None` otherwise.
+    pub tick_ns_per_agent_tick: Option<f64>,
 }
 
 /// Which host a tree is benchmarked against.
@@ -426,6 +430,7 @@ fn row(
         agent_ticks_per_sec: if secs > 0.0 { n / secs } else { 0.0 },
         state_bytes_per_agent: state,
         checksum,
+        tick_ns_per_agent_tick: None,
     }
 }
 
@@ -659,6 +664,7 @@ fn run_batch(
         true => Vec::new(),
         false => batch.ids().iter().map(|a| !cfg.awake(a.0)).collect(),
     };
+    let mut in_tick = std::time::Duration::ZERO;
     let start = Instant::now();
     pool.install(|| -> Result<(), btvm::VmError> {
         for t in 0..cfg.ticks {
@@ -698,10 +704,12 @@ fn run_batch(
                     }
                 }
             }
+            let before = Instant::now();
             let statuses = match &mut hosts {
                 Hosts::World(w) => batch.tick(&mut w[0], now),
                 Hosts::Synthetic(s) => batch.tick(&mut s[0], now),
             };
+            in_tick += before.elapsed();
             // A game restarts a tree that stopped (Drag[en]gine `context.reset()`);
             // only a failed tick can have stopped one. An MBT tree stops when its root
             // finishes either way; resetting it also leaves its group scopes. Only
@@ -724,14 +732,19 @@ fn run_batch(
     })
     .map_err(|e| invalid(e.to_string()))?;
     let secs = start.elapsed().as_secs_f64();
-    Ok(row(
+    let mut timed = row(
         engine,
         threads,
         secs,
         cfg,
         program.state_size(),
         tally.hash(hosts.checksum()),
-    ))
+    );
+    if threads == 1 {
+        let n = f64::from(cfg.agents) * f64::from(cfg.ticks);
+        timed.tick_ns_per_agent_tick = (n > 0.0).then(|| in_tick.as_secs_f64() * 1e9 / n);
+    }
+    Ok(timed)
 }
 
 /// One parallel tick of `batch`, each shard doing its agents' work around its tick

@@ -268,3 +268,33 @@ fn the_example_mbt_and_bst_trees_get_events_and_every_engine_agrees() {
     }
     assert_ne!(sums[0], sums[2], "the Grunt's events changed nothing");
 }
+
+/// The time inside `Batch::tick` alone is reported for one-thread batch runs only, and it is
+/// a part of the whole run's time (the harness's work between ticks is outside it).
+#[test]
+fn the_tick_alone_is_timed_on_one_thread_and_is_part_of_the_run() {
+    use btvm_benches::measure::{run_bench, BenchConfig, BenchEngine, HostKind};
+    let tree = example("wanderer/wanderer.debt", None);
+    let cfg = BenchConfig {
+        agents: 2000,
+        ticks: 5,
+        step_ms: 100,
+        awake_percent: 10,
+    };
+    let host = HostKind::for_tree(&tree);
+    let run = |engine, threads| {
+        run_bench(&tree, engine, threads, host, &cfg)
+            .unwrap_or_else(|d| panic!("{} does not run: {}", engine.name(), d.message))
+    };
+    let one = run(BenchEngine::Vm, 1);
+    let alone = one
+        .tick_ns_per_agent_tick
+        .expect("a one-thread vm run times its ticks alone");
+    assert!(
+        alone > 0.0 && alone <= one.ns_per_agent_tick,
+        "tick alone {alone} ns against the run's {} ns",
+        one.ns_per_agent_tick
+    );
+    assert_eq!(run(BenchEngine::Vm, 2).tick_ns_per_agent_tick, None);
+    assert_eq!(run(BenchEngine::Reference, 1).tick_ns_per_agent_tick, None);
+}

@@ -63,6 +63,53 @@ proptest! {
     }
 }
 
+/// `text` with a comment on a line of its own before every line and one at the end of every
+/// line that does not end inside a string, each numbered so it can be found again.
+fn commented(text: &str) -> (String, usize) {
+    let mut out = String::new();
+    let mut n = 0;
+    for line in text.lines() {
+        out.push_str(&format!("// c{n}#\n"));
+        n += 1;
+        out.push_str(line);
+        // A line that opens a string it does not close continues the string on the next.
+        if line.matches('"').count() % 2 == 0 && !line.contains('\\') {
+            out.push_str(&format!(" /* c{n}# */"));
+            n += 1;
+        }
+        out.push('\n');
+    }
+    (out, n)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// `btvm fmt`: formatting a commented printout keeps the tree and every comment, in
+    /// order, and formatting it again changes nothing.
+    #[test]
+    fn formatting_keeps_the_tree_and_every_comment(tree in gen::tree(GenConfig::default())) {
+        let (text, comments) = commented(&canonical::print(&tree));
+        let mut sources = SourceMap::new();
+        let file = sources.add("commented.btn", text.clone());
+        let limits = Limits::default();
+        let once = match canonical::format(file, &text, &limits) {
+            Ok(t) => t,
+            Err(d) => return Err(TestCaseError::fail(format!("{}\n--- text ---\n{text}", d[0].display(&sources)))),
+        };
+        let mut at = 0;
+        for k in 0..comments {
+            let found = once[at..].find(&format!(" c{k}#"));
+            prop_assert!(found.is_some(), "comment c{} lost or out of order:\n{}", k, once);
+            at += found.unwrap_or(0);
+        }
+        let again = canonical::format(file, &once, &limits).map_err(|d| TestCaseError::fail(d[0].message.clone()))?;
+        prop_assert_eq!(&again, &once, "formatting is not a fixed point");
+        let parsed = parse(&once).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(stripped(parsed), stripped(tree));
+    }
+}
+
 /// Applies one edit to `text`: deletes `len` characters at `at` and inserts `insert` there.
 fn mangle(text: &str, at: prop::sample::Index, len: usize, insert: &str) -> String {
     let chars: Vec<char> = text.chars().collect();

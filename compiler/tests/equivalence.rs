@@ -34,10 +34,11 @@
 //!   signal bindings, timestamps, and scenarios with events, variable sets and resets;
 //!   `lifecycle_generator_reaches_every_feature` and `selection_generator_reaches_every_feature`
 //!   list what they cover.
-//! - Node-level traces (`spec/semantics.md` 4.7): every model but the decider one is also run
+//! - Node-level traces (`spec/semantics.md` 4.7): every model is also run
 //!   with `trace nodes` on a quarter as many cases; the node events must agree on every engine
 //!   and nest (`btvm_testkit::nodes`), and without them the trace must be the untraced one.
-//!   `generated_trees_run_traced` checks that most generated trees do run traced.
+//!   `generated_trees_run_traced` and `generated_decider_trees_run_traced` check that most
+//!   generated trees do run traced.
 //! - `default_bot_runs_alike` runs the game's real `default.bt` (if the external corpus is
 //!   present) for 300 ticks × 3 agents.
 //!
@@ -227,6 +228,13 @@ proptest! {
     fn every_engine_gives_the_reference_node_trace_on_selection_trees((tree, text) in selection_case()) {
         traced(&tree, &text)?;
     }
+
+    /// The same for decider-model (Spore) trees: Decides, activations, visits, switches,
+    /// redecides, root failures and the loop guard's exits.
+    #[test]
+    fn every_engine_gives_the_reference_node_trace_on_decider_trees((tree, text) in decider_case()) {
+        traced(&tree, &text)?;
+    }
 }
 
 /// The traced properties' check for one generated case.
@@ -268,6 +276,43 @@ fn generated_trees_run_traced() {
         }
     }
     assert!(ran >= 80, "only {ran} of 100 generated trees ran traced");
+    let want = ["enter", "success", "failure", "running"];
+    assert!(
+        want.iter().all(|w| statuses.contains(*w)),
+        "node events seen: {statuses:?}"
+    );
+}
+
+/// The decider model's traced property is not vacuous: generated decider trees run traced, with
+/// node events of every status, and some of them trip the loop guard (whose exits finish the
+/// open deciders: the events still nest).
+#[test]
+fn generated_decider_trees_run_traced() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = decider_case();
+    let (mut ran, mut guarded, mut statuses) = (0, 0, BTreeSet::new());
+    for _ in 0..100 {
+        let (tree, text) = strategy.new_tree(&mut runner).unwrap().current();
+        let mut scn = parse_scenario(FileId(0), &text).unwrap();
+        scn.trace_nodes = true;
+        if let Ok(t) = run(&tree, &scn, EngineKind::Reference) {
+            ran += 1;
+            check_nesting(&t, Nesting::of(&tree)).unwrap();
+            let lines = t.lines();
+            guarded += usize::from(lines.iter().any(|l| l.starts_with("error redecide")));
+            for l in lines.iter().filter(|l| l.starts_with("node ")) {
+                statuses.insert(l.rsplit(' ').next().unwrap_or_default().to_string());
+            }
+        }
+    }
+    assert!(
+        ran >= 80,
+        "only {ran} of 100 generated decider trees ran traced"
+    );
+    assert!(
+        guarded > 0,
+        "no generated decider tree tripped the loop guard"
+    );
     let want = ["enter", "success", "failure", "running"];
     assert!(
         want.iter().all(|w| statuses.contains(*w)),

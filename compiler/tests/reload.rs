@@ -11,7 +11,7 @@
 //! in `snapshot_resume.rs` (the scripted host's counters are the game's, not the agent's).
 
 mod reload_support;
-use reload_support::{case_trees, examples, load_spec, program, reload_run};
+use reload_support::{case_trees, every_case, examples, load_spec, program, reload_run};
 
 use btvm::program::CellKind;
 use btvm_compiler::ir::Tree;
@@ -88,33 +88,17 @@ fn check_cells(tree: &Tree) -> Result<(), String> {
 
 #[test]
 fn every_case_tree_reloads_into_itself_cell_by_cell() {
-    let (mut ran, mut failures) = (0, Vec::new());
-    for (path, tree, scn) in case_trees() {
-        if let Err(e) = check_cells(&tree) {
-            failures.push(format!("{}: {e}", path.display()));
-            continue;
-        }
-        let Some(scn) = scn.filter(|s| s.ticks >= 2) else {
-            continue;
-        };
-        match check_self(&tree, &scn) {
-            Ok(true) => ran += 1,
-            Ok(false) => {}
-            Err(e) => failures.push(format!("{}: {e}", path.display())),
-        }
-    }
-    for f in &failures {
-        eprintln!("FAILED {f}\n");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed",
-        failures.len(),
-        ran + failures.len()
-    );
-    if std::env::var("BTVM_CASE").is_err() {
-        assert!(ran >= 100, "only {ran} cases reloaded");
-    }
+    let bad_cells: Vec<String> = case_trees()
+        .iter()
+        .filter_map(|(path, tree, _)| {
+            Some(format!("{}: {}", path.display(), check_cells(tree).err()?))
+        })
+        .collect();
+    assert!(bad_cells.is_empty(), "{}", bad_cells.join("\n"));
+    every_case("reloaded", |tree, scn| match scn.ticks >= 2 {
+        true => check_self(tree, scn),
+        false => Ok(false),
+    });
 }
 
 #[test]

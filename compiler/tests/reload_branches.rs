@@ -27,6 +27,7 @@ fn version2(tree: &str) -> &'static str {
         "examples/wanderer/wanderer.debt" => "examples/wanderer/wanderer_v2.debt",
         "examples/squad_soldier.xml" => "examples/reload/squad_soldier_v2.xml",
         "examples/grunt/grunt.xml" => "examples/grunt/grunt_v2.xml",
+        "examples/human_soldier.xml" => "examples/reload/human_soldier_v2.xml",
         other => panic!("no version 2 of {other}"),
     }
 }

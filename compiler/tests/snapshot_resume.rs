@@ -1,22 +1,23 @@
 //! Save and resume, every dialect: each case tree of `spec/cases/` and each example of
 //! `spec/examples/` runs to half its ticks, is saved as a btvm snapshot, and is resumed in a
-//! fresh run from the snapshot; the two halves must equal the uninterrupted run, on the vm, on
-//! native code and across them (saved on one, resumed on the other). `BTVM_CASE=substr`
-//! filters.
+//! fresh run from the snapshot; the two halves must equal the uninterrupted run, on the
+//! reference, the vm, native code and across them (saved on one, resumed on another: every
+//! pair). `BTVM_CASE=substr` filters.
 //!
 //! Answers that count calls (`seq`, `cycle`) are dropped from the scenarios first (the tree
 //! then gets the default answers there): the scripted host's counters are the game's, not the
 //! agent's, and a snapshot holds only agents.
 
 mod reload_support;
-use reload_support::{case_trees, examples, load_spec};
+use reload_support::{every_case, examples, load_spec};
 
 use btvm_compiler::ir::Tree;
 use btvm_compiler::scenario::{run_session, EngineKind, SaveFormat, Scenario, Session, TraceSink};
 
-/// The engines a run is saved on and resumed on.
+/// The engines a run is saved on and resumed on: every pair of the reference, the vm and
+/// (with `jit`) native code.
 fn pairs() -> Vec<(EngineKind, EngineKind)> {
-    let mut kinds = vec![EngineKind::Vm];
+    let mut kinds = vec![EngineKind::Reference, EngineKind::Vm];
     if cfg!(feature = "jit") {
         kinds.push(EngineKind::Native);
     }
@@ -66,29 +67,10 @@ fn check(tree: &Tree, scn: &Scenario) -> Result<bool, String> {
 
 #[test]
 fn every_case_tree_resumes_from_a_snapshot() {
-    let (mut ran, mut failures) = (0, Vec::new());
-    for (path, tree, scn) in case_trees() {
-        let Some(scn) = scn.filter(|s| s.ticks >= 2) else {
-            continue;
-        };
-        match check(&tree, &scn) {
-            Ok(true) => ran += 1,
-            Ok(false) => {}
-            Err(e) => failures.push(format!("{}: {e}", path.display())),
-        }
-    }
-    for f in &failures {
-        eprintln!("FAILED {f}\n");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed",
-        failures.len(),
-        ran + failures.len()
-    );
-    if std::env::var("BTVM_CASE").is_err() {
-        assert!(ran >= 100, "only {ran} cases resumed");
-    }
+    every_case("resumed", |tree, scn| match scn.ticks >= 2 {
+        true => check(tree, scn),
+        false => Ok(false),
+    });
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! vm, native code, the two taking turns and chunked native code produce identical traces, or
 //! all reject the tree with the same kind of error. The first byte's high bit runs the case
 //! with node-level tracing on (`trace nodes`): the traces then hold node events, which must
-//! agree too and nest (models without node traces must be refused alike).
+//! agree too and nest (decider trees included).
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};

@@ -42,6 +42,28 @@ root main = sequence cursor when (seen()) {
 }
 "#;
 
+/// A decider-model (Spore) tree with a loop-guard limit of 2: Decides, every timers, a shared
+/// decider in two groups, group behaviors, sequential and scored groups, the `redecide` flag;
+/// failing behaviors make its groups redecide and trip the guard.
+const DECIDER_TREE: &str = r#"btvm 1;
+dialect spore;
+model decider 2;
+import action act 0..0 long;
+import function seen 0..0;
+root main = decider {
+    group prioritized {
+        decider every 150 decide (seen()) { behavior act activate tick deactivate }
+        include "shared"
+        decider { group sequential behavior act tick { decider decide (seen()) { behavior act activate tick deactivate } include "shared" } }
+        decider decide (seen()) redecide { group scored { decider decide (seen()) { behavior act tick } decider { behavior act activate tick deactivate } } }
+        decider { behavior act activate tick deactivate }
+        decider { behavior act activate tick deactivate }
+        decider { behavior act activate tick deactivate }
+    }
+}
+subtree "shared" shared = decider decide (seen()) { behavior act activate tick deactivate }
+"#;
+
 fn tree(text: &str) -> Tree {
     let mut sources = SourceMap::new();
     let file = sources.add("trace.btn", text.to_string());
@@ -88,8 +110,34 @@ const TICKS: i64 = 6;
 
 #[test]
 fn every_compiled_engine_tells_the_reference_node_events() {
-    for text in [TREE, CURSOR_TREE] {
+    for text in [TREE, CURSOR_TREE, DECIDER_TREE] {
         engines_agree(&tree(text));
+    }
+}
+
+/// The decider tree's run is not vacuous: its loop guard trips (the traced program's guard
+/// exits are taken) and its deciders finish with every status a decider has.
+#[test]
+fn the_decider_tree_trips_its_loop_guard_traced() {
+    let p = traced(&tree(DECIDER_TREE));
+    let mut host = Log::default();
+    let mut engine = Engine::new(&p, EngineKind::Vm);
+    let mut guards = 0;
+    for a in 0..AGENTS {
+        let mut state = p.new_state();
+        for now in 0..TICKS {
+            engine
+                .tick(&mut state, AgentId(a), &mut host, now * 100)
+                .unwrap();
+            guards += usize::from(p.loop_guard(&state));
+        }
+    }
+    assert!(guards > 0, "the loop guard never tripped: {:?}", host.log);
+    for status in ["Success", "Failure", "Running"] {
+        assert!(
+            host.log.iter().any(|(_, w)| w.contains(status)),
+            "no decider finished with {status}"
+        );
     }
 }
 
@@ -131,6 +179,36 @@ fn engines_agree(t: &Tree) {
         }
         assert_eq!(host.log, expected, "Batch::tick on {kind}");
     }
+}
+
+/// The decider lowering: untraced, no trace instruction; traced, every decider and nothing
+/// else is entered (targets and includes have no events: `spec/semantics.md` 4.7), and the
+/// program survives its file format.
+#[test]
+fn the_untraced_decider_program_has_no_trace_instruction() {
+    let t = tree(DECIDER_TREE);
+    let plain = btvm_compiler::lower::lower(&t, &Limits::default()).unwrap();
+    assert!(!plain.code().iter().any(Instr::is_trace));
+    let p = traced(&t);
+    let deciders: std::collections::BTreeSet<u32> = p
+        .code()
+        .iter()
+        .filter_map(|i| match i {
+            Instr::NodeEnter { node } => Some(*node),
+            _ => None,
+        })
+        .collect();
+    let want: std::collections::BTreeSet<u32> = t
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| matches!(n.kind, btvm_compiler::ir::NodeKind::Decider(_)))
+        .map(|(i, _)| i as u32)
+        .collect();
+    assert_eq!(deciders, want, "only deciders, all of them, are entered");
+    assert!(p.tick_budget() > plain.tick_budget());
+    let back = Program::decode(&p.encode(), &Limits::default()).unwrap();
+    assert_eq!(back.code(), p.code());
 }
 
 #[test]

@@ -13,6 +13,7 @@ use btvm_compiler::source::SourceMap;
 
 use crate::output::Output;
 use crate::render::Renderer;
+use crate::timed::{self, Timed};
 use crate::{load_tree, EngineArg, InputArgs};
 
 /// Options of `btvm bench`.
@@ -41,13 +42,22 @@ pub struct BenchArgs {
     /// one); by default 1 and the number of cores (each 1 to 1,024).
     #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
     threads: Vec<usize>,
-    /// The percentage of agents awake (1 to 100): the others sleep through the whole run
-    /// (`Batch::sleep_until`), to time what sleeping agents cost.
-    #[arg(long, default_value_t = 100, value_parser = parse_awake)]
-    awake: u32,
+    /// The percentage of agents awake (1 to 100, default 100): the others sleep through the
+    /// whole run (`Batch::sleep_until`), to time what sleeping agents cost. Given, the table
+    /// also shows the time spent inside `Batch::tick` alone (one thread).
+    #[arg(long, value_parser = parse_awake)]
+    awake: Option<u32>,
+    /// Time each engine and thread count this many times (1 to 100): the table shows the
+    /// median and the spread (min–max). The fight-or-flight workload times each once.
+    #[arg(long, default_value_t = 3, value_parser = parse_runs)]
+    runs: u32,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also draw the results as a bar chart into FILE (SVG): ns/agent-tick per engine and
+    /// thread count, with each row's spread; a log scale when the figures span more than 20x.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
     /// The host the tree calls: `world` (the simulated game; the default when it knows every
     /// name the tree calls) or `synthetic` (stateless hashed answers, much cheaper per call,
     /// so the engines' own costs dominate).
@@ -92,6 +102,11 @@ fn parse_awake(s: &str) -> Result<u32, String> {
     crate::number_in(s, 1, 100).map(|n| n as u32)
 }
 
+/// `--runs`: 1 to 100.
+fn parse_runs(s: &str) -> Result<u32, String> {
+    crate::number_in(s, 1, 100).map(|n| n as u32)
+}
+
 /// `--threads`: each count 1 to 1,024.
 fn parse_threads(s: &str) -> Result<usize, String> {
     crate::number_in(s, 1, 1024).map(|n| n as usize)
@@ -131,7 +146,7 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
     let cfg = BenchConfig {
         agents: args.agents,
         ticks: args.ticks,
-        awake_percent: args.awake,
+        awake_percent: args.awake.unwrap_or(100),
         ..BenchConfig::default()
     };
     let host = match bench_host(args, &tree, out) {
@@ -146,15 +161,28 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
         Ok(compiles) => compiles,
         Err(code) => return code,
     };
+    let agreed = timed::agreement(&rows, args.runs as usize);
     if args.json {
         print_json(&name, &cfg, host, &rows, &compiles, stdout);
     } else {
         print_table(&name, &tree, &cfg, host, &rows, stdout);
+        if args.awake.is_some() {
+            print_tick_alone(&rows, stdout);
+        }
+        if let Some(line) = &agreed {
+            writeln!(stdout, "{line}");
+        }
         if !compiles.is_empty() {
             print_compile_table(&compiles, stdout, out);
         }
     }
-    if rows.windows(2).any(|w| w[0].checksum != w[1].checksum) {
+    if let Some(path) = &args.svg {
+        if let Err(e) = write_chart(path, &name, &cfg, &rows) {
+            out.error(&e);
+            return ExitCode::FAILURE;
+        }
+    }
+    if agreed.is_none() && !rows.is_empty() {
         out.error("the engines disagree: their checksums differ (run `btvm run` on each engine and compare the traces)");
         return ExitCode::FAILURE;
     }
@@ -213,7 +241,8 @@ fn bench_host(args: &BenchArgs, tree: &Tree, out: &mut Renderer) -> Result<HostK
     }
 }
 
-/// Times every engine on every thread count, then the hand-written baseline when it applies.
+/// Times every engine on every thread count, then the hand-written baseline when it applies,
+/// each `--runs` times (a progress bar on a terminal's standard error).
 fn time_engines(
     args: &BenchArgs,
     tree: &Tree,
@@ -221,8 +250,8 @@ fn time_engines(
     host: HostKind,
     cfg: &BenchConfig,
     out: &mut Renderer,
-) -> Result<Vec<BenchRow>, ExitCode> {
-    let mut rows: Vec<BenchRow> = Vec::new();
+) -> Result<Vec<Timed>, ExitCode> {
+    let mut plan: Vec<(BenchEngine, usize)> = Vec::new();
     for engine in &args.engines {
         let (engine, counts) = match engine {
             EngineArg::Reference => (BenchEngine::Reference, vec![1]),
@@ -239,25 +268,39 @@ fn time_engines(
                 continue;
             }
         }
-        for t in counts {
+        plan.extend(counts.into_iter().map(|t| (engine, t)));
+    }
+    if args.file.is_none() && !args.no_baseline && host == HostKind::World {
+        plan.push((BenchEngine::HandWritten, 1));
+    }
+    let runs = args.runs as usize;
+    let bar = timed::progress(plan.len() * runs);
+    let mut rows = Vec::with_capacity(plan.len());
+    for (engine, t) in plan {
+        let mut each = Vec::with_capacity(runs);
+        for k in 0..runs {
+            bar.set_message(format!("{} x{t}, run {}/{runs}", engine.name(), k + 1));
             match run_bench(tree, engine, t, host, cfg) {
-                Ok(r) => rows.push(r),
+                Ok(r) => each.push(r),
                 Err(d) => {
+                    bar.finish_and_clear();
                     out.emit(&SourceMap::new(), &[d]);
                     return Err(ExitCode::FAILURE);
                 }
             }
+            bar.inc(1);
         }
-    }
-    if args.file.is_none() && !args.no_baseline && host == HostKind::World {
-        match run_bench(tree, BenchEngine::HandWritten, 1, host, cfg) {
-            Ok(r) => rows.push(r),
-            Err(d) => {
-                out.emit(&SourceMap::new(), &[d]);
-                return Err(ExitCode::FAILURE);
-            }
+        if each.windows(2).any(|w| w[0].checksum != w[1].checksum) {
+            bar.finish_and_clear();
+            out.error(&format!(
+                "the runs of {} on {t} threads disagree: their checksums differ",
+                engine.name()
+            ));
+            return Err(ExitCode::FAILURE);
         }
+        rows.extend(Timed::of(each));
     }
+    bar.finish_and_clear();
     Ok(rows)
 }
 
@@ -294,32 +337,40 @@ fn print_json(
     name: &str,
     cfg: &BenchConfig,
     host: HostKind,
-    rows: &[BenchRow],
+    rows: &[Timed],
     compiles: &[CompileRow],
     stdout: &mut Output,
 ) {
     let results: Vec<String> = rows
         .iter()
-        .map(|r| {
+        .map(|t| {
+            let r = &t.row;
+            let runs: Vec<String> = t.ns.iter().map(|ns| format!("{ns:.3}")).collect();
             format!(
-                "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\"}}",
+                "{{\"engine\": \"{}\", \"threads\": {}, \"ns_per_agent_tick\": {:.3}, \"ns_min\": {:.3}, \"ns_max\": {:.3}, \"ns_runs\": [{}], \"agent_ticks_per_sec\": {:.0}, \"state_bytes_per_agent\": {}, \"checksum\": \"{:016x}\", \"tick_ns_per_agent_tick\": {}}}",
                 r.engine.name(),
                 r.threads,
                 r.ns_per_agent_tick,
+                t.min(),
+                t.max(),
+                runs.join(", "),
                 r.agent_ticks_per_sec,
                 r.state_bytes_per_agent,
-                r.checksum
+                r.checksum,
+                r.tick_ns_per_agent_tick
+                    .map_or("null".to_string(), |ns| format!("{ns:.3}"))
             )
         })
         .collect();
     let compiles: Vec<String> = compiles.iter().map(compile_json).collect();
     writeln!(
         stdout,
-        "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
+        "{{\"tree\": \"{}\", \"agents\": {}, \"ticks\": {}, \"host\": \"{}\", \"machine\": \"{}\", \"results\": [{}], \"compile\": [{}]}}",
         json_escape(name),
         cfg.agents,
         cfg.ticks,
         host_name(host),
+        json_escape(&timed::machine()),
         results.join(", "),
         compiles.join(", ")
     );
@@ -331,17 +382,17 @@ fn print_table(
     tree: &Tree,
     cfg: &BenchConfig,
     host: HostKind,
-    rows: &[BenchRow],
+    rows: &[Timed],
     stdout: &mut Output,
 ) {
     let baseline = rows
         .iter()
-        .find(|r| r.engine == BenchEngine::HandWritten)
-        .map(|r| r.ns_per_agent_tick);
+        .find(|t| t.row.engine == BenchEngine::HandWritten)
+        .map(|t| t.row.ns_per_agent_tick);
     let reference = rows
         .iter()
-        .find(|r| r.engine == BenchEngine::Reference)
-        .map(|r| r.ns_per_agent_tick);
+        .find(|t| t.row.engine == BenchEngine::Reference)
+        .map(|t| t.row.ns_per_agent_tick);
     writeln!(
         stdout,
         "{name}: {} nodes, {} agents x {} ticks, host: {}",
@@ -349,6 +400,13 @@ fn print_table(
         cfg.agents,
         cfg.ticks,
         host_name(host)
+    );
+    let runs = rows.first().map_or(0, |t| t.ns.len());
+    writeln!(
+        stdout,
+        "machine: {}; {runs} run{} each (ns/agent-tick: the median; min–max)",
+        timed::machine(),
+        if runs == 1 { "" } else { "s" }
     );
     if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
         writeln!(
@@ -364,10 +422,11 @@ fn print_table(
     }
     writeln!(
         stdout,
-        "{:<12} {:>7} {:>14} {:>16} {:>14} {:>9} {:>8}",
+        "{:<12} {:>7} {:>14} {:>15} {:>16} {:>14} {:>9} {:>8}",
         "engine",
         "threads",
         "ns/agent-tick",
+        "min–max",
         "agent-ticks/s",
         "state B/agent",
         "speedup",
@@ -379,18 +438,62 @@ fn print_table(
             format!("{:.2}x", if inverse { ns / b } else { b / ns })
         })
     };
-    for r in rows {
+    for t in rows {
+        let r = &t.row;
         writeln!(
             stdout,
-            "{:<12} {:>7} {:>14.1} {:>16.0} {:>14} {:>9} {:>8}",
+            "{:<12} {:>7} {:>14.1} {:>15} {:>16.0} {:>14} {:>9} {:>8}",
             r.engine.name(),
             r.threads,
             r.ns_per_agent_tick,
+            t.spread(),
             r.agent_ticks_per_sec,
             r.state_bytes_per_agent,
             ratio(reference, r, false),
             // The baseline runs on one thread; other rows are not comparable with it.
             ratio(baseline.filter(|_| r.threads == 1), r, true)
+        );
+    }
+}
+
+/// `--svg FILE`: the rows as a bar chart.
+fn write_chart(
+    path: &std::path::Path,
+    name: &str,
+    cfg: &BenchConfig,
+    rows: &[Timed],
+) -> Result<(), String> {
+    let bars: Vec<crate::chart::Bar> = rows
+        .iter()
+        .map(|t| crate::chart::Bar {
+            label: format!("{} x{}", t.row.engine.name(), t.row.threads),
+            ns: t.row.ns_per_agent_tick,
+            min: t.min(),
+            max: t.max(),
+        })
+        .collect();
+    let short = name.rsplit('/').next().unwrap_or(name);
+    let title = format!("{short}: {} agents x {} ticks", cfg.agents, cfg.ticks);
+    let svg = crate::chart::svg(&title, &bars)?;
+    std::fs::write(path, svg).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
+/// `--awake`: the time inside `Batch::tick` alone, per one-thread batch row (the engine's
+/// share, without the harness's work between ticks).
+fn print_tick_alone(rows: &[Timed], stdout: &mut Output) {
+    let alone: Vec<String> = rows
+        .iter()
+        .map(|t| &t.row)
+        .filter_map(|r| {
+            let ns = r.tick_ns_per_agent_tick?;
+            Some(format!("{} {ns:.1}", r.engine.name()))
+        })
+        .collect();
+    if !alone.is_empty() {
+        writeln!(
+            stdout,
+            "inside Batch::tick alone (one thread), ns/agent-tick: {}",
+            alone.join(", ")
         );
     }
 }

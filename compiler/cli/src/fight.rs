@@ -293,6 +293,7 @@ fn print_table(agents: u32, ticks: u32, rows: &[Row], hand: Option<f64>, stdout:
         "fight-or-flight: {agents} agents x {ticks} ticks (after {WARMUP} untimed), checksum {:016x} on every row",
         rows.first().map_or(0, |r| r.checksum)
     );
+    writeln!(stdout, "machine: {}", crate::timed::machine());
     writeln!(
         stdout,
         "{:<22} {:>7} {:>14} {:>16} {:>12} {:>12} {:>8}",

@@ -3,12 +3,17 @@
 //! The CLI is the only part of btvm that prints, depends on clap and renders diagnostics.
 
 mod bench;
+mod chart;
 mod clip;
 mod fight;
+mod fmt;
+mod help;
 mod hints;
+mod inputs;
 mod output;
 mod reload;
 mod render;
+mod timed;
 mod view;
 
 use std::path::{Path, PathBuf};
@@ -23,7 +28,7 @@ use btvm_compiler::scenario::{
 };
 use btvm_compiler::source::{read_file, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use output::Output;
 use render::{Color, Renderer};
 
@@ -46,8 +51,10 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Check trees: exit 0 when every file is valid, else print diagnostics and exit 1.
+    #[command(after_help = help::CHECK)]
     Check {
-        /// The files to check.
+        /// The files to check; a directory stands for every tree file below it (.bt, .debt,
+        /// .spore, .btn, .xml), and `-` for a tree read from standard input (with `--dialect`).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -58,14 +65,15 @@ enum Command {
         /// Drag[en]gine: report actions and conditions the game may not have as errors, instead
         /// of letting them fail at run time. Known names are the standard `timer.*` ones and
         /// those given with `--known`.
-        #[arg(long)]
+        #[arg(long, help_heading = help::DRAGENGINE)]
         strict: bool,
         /// With `--strict`: names the game has (comma-separated, repeatable).
-        #[arg(long, value_delimiter = ',', requires = "strict")]
+        #[arg(long, value_delimiter = ',', requires = "strict", help_heading = help::DRAGENGINE)]
         known: Vec<String>,
     },
     /// Run a tree under a scenario and print the trace (every host call and each tick's root
     /// status).
+    #[command(after_help = help::RUN)]
     Run {
         /// The tree to run.
         file: PathBuf,
@@ -90,29 +98,31 @@ enum Command {
         /// Stop before tick N and save every agent to the `--save` file: Drag[en]gine trees
         /// as the original's cursor records (one per agent), every other tree as a btvm
         /// snapshot (see `--snapshot-format`).
-        #[arg(long, value_name = "N", requires = "save")]
+        #[arg(long, value_name = "N", requires = "save", help_heading = help::SAVING)]
         save_at: Option<u32>,
         /// Where `--save-at` writes the saved agents.
-        #[arg(long, value_name = "FILE", requires = "save_at")]
+        #[arg(long, value_name = "FILE", requires = "save_at", help_heading = help::SAVING)]
         save: Option<PathBuf>,
         /// The format `--save` writes: `cursor` (Drag[en]gine's records; cursor trees, every
-        /// engine) or `btvm` (a btvm snapshot: every model, `--engine vm` or `native`).
+        /// engine) or `btvm` (a btvm snapshot: every model, every engine).
         /// Default: `cursor` for Drag[en]gine trees, `btvm` for the others.
-        #[arg(long, value_enum, value_name = "FORMAT", requires = "save_at")]
+        #[arg(long, value_enum, value_name = "FORMAT", requires = "save_at",
+              help_heading = help::SAVING)]
         snapshot_format: Option<SnapshotArg>,
         /// Restore the agents saved in FILE before the first tick (either format, told apart
         /// by content); combine with `--from` to continue the saved run where it stopped.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", help_heading = help::SAVING)]
         restore: Option<PathBuf>,
         /// Start at tick N instead of 0 (the scenario's times and schedules still count from 0).
-        #[arg(long, value_name = "N", default_value_t = 0)]
+        #[arg(long, value_name = "N", default_value_t = 0, help_heading = help::SAVING)]
         from: u32,
         /// Hot reload: run FILE until tick N, carry every agent into the NEW tree's program
         /// (running nodes still in the tree keep running; what cannot be carried starts
         /// fresh, after its exit calls in MBT trees) and run NEW from tick N on. What each
         /// agent kept and lost goes to stderr. `--engine vm` or `native`.
         #[arg(long, num_args = 2, value_names = ["N", "NEW"],
-              conflicts_with_all = ["save_at", "restore", "dump_state", "summary", "from"])]
+              conflicts_with_all = ["save_at", "restore", "dump_state", "summary", "from"],
+              help_heading = help::SAVING)]
         reload_at: Vec<String>,
         /// After the run, print each agent's active path (every dialect: kind, name and
         /// file:line:column of each node it is running, root first); decider (Spore) trees add
@@ -123,15 +133,16 @@ enum Command {
         /// transitions only, 3-5 every tick in growing detail (5: every precondition and
         /// Decide). Needs `--engine reference`.
         #[arg(long, value_name = "N", default_value_t = 0,
-              value_parser = clap::value_parser!(u8).range(0..=5))]
+              value_parser = clap::value_parser!(u8).range(0..=5), help_heading = help::SPORE)]
         debug_level: u8,
         /// What the trace shows: `calls` (host calls and root statuses) or `nodes` (also
         /// every node entered and finished, `node N KIND enter` / `node N KIND -> STATUS`,
-        /// N the node table index; spec/cases/README.md). Every dialect but Spore.
+        /// N the node table index; spec/cases/README.md). Every dialect.
         #[arg(long, value_enum, value_name = "LEVEL", default_value_t = TraceArg::Calls)]
         trace: TraceArg,
     },
     /// Compile a tree to a bytecode program file.
+    #[command(after_help = help::COMPILE)]
     Compile {
         /// The tree to compile.
         file: PathBuf,
@@ -143,6 +154,7 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Print the bytecode of a tree or of a program file, as assembly.
+    #[command(after_help = help::DISASM)]
     Disasm {
         /// A tree, or a program file written by `btvm compile`.
         file: PathBuf,
@@ -156,20 +168,48 @@ enum Command {
     },
     /// Time the engines on the embedded demo (or a tree): ns per agent-tick, throughput,
     /// state bytes per agent and speedup over the reference.
+    #[command(after_help = help::BENCH)]
     Bench(bench::BenchArgs),
     /// Write a tree (and with `--scenario` its run, tick by tick) as one self-contained HTML
     /// page: the tree drawn with collapsible subtrees, a timeline, the host calls
     /// (spec/viewer.md).
+    #[command(after_help = help::VIEW)]
     View(view::ViewArgs),
     /// Write a tree as Graphviz DOT (with `--scenario` and `--tick`, that tick's statuses and
     /// active path).
+    #[command(after_help = help::DOT)]
     Dot(view::DotArgs),
-    /// Print a tree in the canonical syntax.
+    /// Format canonical-syntax files (.btn) in place, as rustfmt does: the canonical layout,
+    /// comments kept. A file already formatted is not written.
+    #[command(after_help = help::FMT)]
     Fmt {
+        /// The files to format; `-` formats standard input to standard output.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write nothing: print a diff for each file that is not formatted and exit 1 if any
+        /// is not (for CI).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print a tree of any dialect in the canonical syntax.
+    #[command(after_help = help::CONVERT)]
+    Convert {
         /// The tree to print.
         file: PathBuf,
         #[command(flatten)]
         input: InputArgs,
+    },
+    /// Print a shell completion script for btvm.
+    #[command(after_help = help::COMPLETIONS)]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print btvm's man page (roff), or one command's.
+    #[command(after_help = help::MAN)]
+    Man {
+        /// The command (`run`, `check`, ...); without it, the page of btvm itself.
+        command: Option<String>,
     },
 }
 
@@ -178,25 +218,27 @@ struct InputArgs {
     /// The source format; by default it follows the extension (.bt unvanquished, .debt
     /// dragengine, .spore spore, .btn canonical) and, for .xml, the root element (bst for
     /// SelectionTrees/SelectionTree/Blocks, else mbt).
-    #[arg(long, value_parser = parse_format)]
+    #[arg(long, value_parser = help::dialect_parser(), help_heading = help::LOADING)]
     dialect: Option<Format>,
     /// A game profile: a built-in one (`unvanquished`, the default for .bt trees; `gamesdk`
     /// accepts CRYENGINE's GameSDK nodes (Move, Shoot, ...) in MBT trees as host actions and
     /// loads them as leniently as CRYENGINE does), or else a profile file (spec/profiles.md)
     /// declaring a game's actions, functions, symbols and MBT nodes.
-    #[arg(long, value_name = "NAME|FILE")]
+    #[arg(long, value_name = "NAME|FILE", help_heading = help::LOADING)]
     profile: Option<String>,
     /// Drag[en]gine: rule runs per step before the step is a run-away error (default 100).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          help_heading = help::DRAGENGINE)]
     runaway_limit: Option<u32>,
     /// Make warnings errors: a tree the original game loads with a logged complaint (an
-    /// Unvanquished call with too many parameters, an unknown string escape, ...) fails.
-    #[arg(long)]
+    /// Unvanquished call with too many parameters, an unknown string escape, ...) fails, and
+    /// so does a scenario naming an import or event the tree never uses.
+    #[arg(long, help_heading = help::LOADING)]
     deny_warnings: bool,
     /// Read the files the tree names (includes, behaviors, subtrees, block files) only inside
     /// DIR, after following symbolic links, and the tree itself too (by default: the tree's
     /// directory, for Unvanquished the directory above it, the game's root).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = help::LOADING)]
     root: Option<PathBuf>,
 }
 
@@ -224,15 +266,6 @@ enum EngineArg {
     Vm,
     /// Native code compiled with Cranelift.
     Native,
-}
-
-fn parse_format(s: &str) -> Result<Format, String> {
-    Format::from_name(s).ok_or_else(|| {
-        format!(
-            "unknown format `{s}`; expected one of: {}",
-            Format::NAMES.join(", ")
-        )
-    })
 }
 
 /// The profile `--profile` names: a built-in one by name, else the file at that path.
@@ -341,7 +374,34 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             input,
             native,
         } => disasm(&file, &input, native, stdout, out),
-        Command::Fmt { file, input } => match load_tree(&file, &input, out) {
+        Command::Fmt { files, check } => fmt::fmt(&files, check, stdout, out),
+        Command::Completions { shell } => {
+            stdout.write_bytes(&help::completions::<Cli>(shell));
+            ExitCode::SUCCESS
+        }
+        Command::Man { command } => match help::man::<Cli>(command.as_deref()) {
+            Some(Ok(page)) => {
+                stdout.write_bytes(&page);
+                ExitCode::SUCCESS
+            }
+            Some(Err(e)) => {
+                out.error(&format!("cannot write the man page: {e}"));
+                ExitCode::FAILURE
+            }
+            None => {
+                out.error(&format!(
+                    "no command `{}`; the commands: {}",
+                    command.unwrap_or_default(),
+                    Cli::command()
+                        .get_subcommands()
+                        .map(|c| c.get_name().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                ExitCode::from(2)
+            }
+        },
+        Command::Convert { file, input } => match load_tree(&file, &input, out) {
             Some((tree, _)) => {
                 write!(stdout, "{}", canonical::print(&tree));
                 ExitCode::SUCCESS
@@ -352,6 +412,34 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
 }
 
 fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree, SourceMap)> {
+    load_tree_in(path, &RealFs, input.root.clone(), input, out)
+}
+
+/// A tree read from standard input (`-`): `--dialect` says its format, and it can include
+/// nothing (it has no directory).
+fn load_stdin(input: &InputArgs, out: &mut Renderer) -> Option<(Tree, SourceMap)> {
+    let limits = btvm::Limits::default();
+    let bytes = match inputs::read_stdin(limits.max_source_bytes as u64) {
+        Ok(b) => b,
+        Err(e) => {
+            out.error(&e);
+            return None;
+        }
+    };
+    let path = Path::new("/").join(inputs::STDIN_NAME);
+    let mut fs = btvm_compiler::source::MemFs::new();
+    fs.insert(&path, bytes);
+    load_tree_in(&path, &fs, Some(PathBuf::from("/")), input, out)
+}
+
+/// [`load_tree`] through `fs`, reading only inside `root` (by default the tree's directory).
+fn load_tree_in(
+    path: &Path,
+    fs: &dyn btvm_compiler::source::FileSystem,
+    root: Option<PathBuf>,
+    input: &InputArgs,
+    out: &mut Renderer,
+) -> Option<(Tree, SourceMap)> {
     let mut sources = SourceMap::new();
     let profile = match input
         .profile
@@ -369,10 +457,10 @@ fn load_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Tree
         format: input.dialect,
         profile,
         deny_warnings: input.deny_warnings,
-        root: input.root.clone(),
+        root,
         ..LoadOptions::default()
     };
-    let mut tree = match load_reporting(path, &RealFs, &options, &mut sources) {
+    let mut tree = match load_reporting(path, fs, &options, &mut sources) {
         Ok(loaded) => {
             out.emit(&sources, &loaded.warnings);
             loaded.tree
@@ -405,9 +493,24 @@ fn check(
     stdout: &mut Output,
     out: &mut Renderer,
 ) -> ExitCode {
+    let inputs = match inputs::expand(files) {
+        Ok(i) => i,
+        Err(e) => {
+            out.error(&e);
+            return ExitCode::FAILURE;
+        }
+    };
+    if inputs.contains(&inputs::Input::Stdin) && input.dialect.is_none() {
+        out.error("reading a tree from standard input (`-`) needs `--dialect`");
+        return ExitCode::from(2);
+    }
     let mut failed = 0usize;
-    for path in files {
-        match load_tree(path, input, out) {
+    for each in &inputs {
+        let (loaded, path) = match each {
+            inputs::Input::File(path) => (load_tree(path, input, out), path.as_path()),
+            inputs::Input::Stdin => (load_stdin(input, out), Path::new(inputs::STDIN_NAME)),
+        };
+        match loaded {
             Some((tree, sources)) => {
                 if let Some(known) = strict {
                     let diags = btvm_compiler::check::strict_names(&tree, known);
@@ -440,7 +543,7 @@ fn check(
     if failed > 0 {
         out.error(&format!(
             "{failed} of {} files failed to check",
-            files.len()
+            inputs.len()
         ));
         ExitCode::FAILURE
     } else {
@@ -487,6 +590,20 @@ fn run_cmd(
             }
         },
     };
+    // Names the scenario gives that the tree never uses: warnings (errors when denied).
+    let lints = btvm_compiler::scenario::lint(&scenario, &tree);
+    if input.deny_warnings && !lints.is_empty() {
+        let denied: Vec<_> = lints
+            .into_iter()
+            .map(|d| btvm_compiler::diag::Diagnostic {
+                severity: btvm_compiler::diag::Severity::Error,
+                ..d
+            })
+            .collect();
+        out.emit(&sources, &denied);
+        return ExitCode::FAILURE;
+    }
+    out.emit(&sources, &lints);
     if let Some(t) = opts.ticks {
         scenario.ticks = t;
     }

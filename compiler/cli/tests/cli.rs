@@ -79,6 +79,93 @@ fn warnings_are_printed_and_can_be_denied() {
 }
 
 #[test]
+fn a_scenario_naming_what_the_tree_never_uses_warns_and_can_be_denied() {
+    // guard.bt calls alertedToEnemy; `alertedToEnemi` is a typo, `nosuch` calls nothing.
+    let scn = temp(
+        "typo.scn",
+        "ticks 2\nanswer alertedToEnemy = 0\nanswer alertedToEnemi = 1\nmissing nosuch\n",
+    );
+    let args = [
+        "run",
+        &spec("examples/guard.bt"),
+        "--scenario",
+        scn.to_str().unwrap(),
+    ];
+    let out = btvm(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: the scenario answers `alertedToEnemi`, which the tree never calls"),
+        "{err}"
+    );
+    assert!(err.contains("typo.scn:3:8"), "{err}");
+    assert!(err.contains("did you mean `alertedToEnemy`?"), "{err}");
+    assert!(err.contains("`nosuch` is missing"), "{err}");
+    assert!(text(&out.stdout).contains("tick 1"), "the run still runs");
+    let mut denied = args.to_vec();
+    denied.push("--deny-warnings");
+    let out = btvm(&denied);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("error: the scenario answers `alertedToEnemi`"));
+    assert!(out.stdout.is_empty(), "nothing runs");
+}
+
+#[test]
+fn check_walks_directories_for_tree_files_in_name_order() {
+    // spec/examples/wanderer: the tree, its two versions and its subtree files.
+    let out = btvm(&["check", &spec("examples/wanderer")]);
+    let stdout = text(&out.stdout);
+    let checked: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split(": ").next())
+        .map(|p| p.rsplit('/').next().unwrap())
+        .collect();
+    // look.debt and patrol.debt hold several top-level rules: subtree files, not trees.
+    assert_eq!(
+        checked,
+        [
+            "rest.debt",
+            "wanderer.debt",
+            "wanderer_v2.debt",
+            "wanderer_v3.debt"
+        ],
+        "{stdout}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("2 of 6 files failed to check"));
+    let empty = temp("readme.md", "").with_file_name("no-trees");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("notes.txt"), "").unwrap();
+    let out = btvm(&["check", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no trees in"));
+}
+
+#[test]
+fn check_reads_a_tree_from_standard_input_with_a_dialect() {
+    let guard = std::fs::read(spec("examples/guard.bt")).unwrap();
+    let out = btvm_fed(&["check", "-", "--dialect", "unvanquished"], &guard);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "<stdin>: ok (11 nodes, 0 included behaviors, 1 files)\n"
+    );
+    let out = btvm_fed(&["check", "-"], &guard);
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    assert!(text(&out.stderr).contains("needs `--dialect`"));
+    let out = btvm_fed(
+        &["check", "-", "--dialect", "unvanquished"],
+        b"selector {\n action figth\n}\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("<stdin>:2:9"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn check_of_several_files_fails_if_any_fails() {
     let bad = temp("bad2.bt", "sequence {");
     let out = btvm(&["check", &spec("examples/guard.bt"), bad.to_str().unwrap()]);
@@ -150,15 +237,19 @@ fn run_reports_scenario_errors() {
 }
 
 #[test]
-fn fmt_prints_native_syntax_that_reads_back() {
-    let out = btvm(&["fmt", &spec("examples/guard.bt")]);
+fn convert_prints_canonical_syntax_that_reads_back() {
+    let out = btvm(&["convert", &spec("examples/guard.bt")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let native = text(&out.stdout);
     assert!(native.starts_with("btvm 1;"), "{native}");
     let p = temp("guard.btn", &native);
-    let again = btvm(&["fmt", p.to_str().unwrap()]);
+    let again = btvm(&["convert", p.to_str().unwrap()]);
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(text(&again.stdout), native);
+    // Already formatted: `fmt --check` passes and `fmt` leaves it as it is.
+    let check = btvm(&["fmt", "--check", p.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    assert!(check.stdout.is_empty());
     // The native form runs exactly like the source.
     let a = btvm(&[
         "run",
@@ -173,6 +264,169 @@ fn fmt_prints_native_syntax_that_reads_back() {
         &spec("examples/guard.scn"),
     ]);
     assert_eq!(text(&a.stdout), text(&b.stdout));
+}
+
+#[test]
+fn fmt_formats_canonical_files_in_place_keeping_comments_and_check_fails_on_a_difference() {
+    let messy = "btvm 1; dialect unvanquished; model running-list 20;\n\
+                 import action fight 0..0 long; // swings\n\
+                 root main = selector restart { // the body\n  action fight() }\n";
+    let p = temp("messy.btn", messy);
+    let path = p.to_str().unwrap();
+    let check = btvm(&["fmt", "--check", path]);
+    assert_eq!(check.status.code(), Some(1));
+    let diff = text(&check.stdout);
+    assert!(
+        diff.contains("--- ") && diff.contains("+++ "),
+        "a unified diff: {diff}"
+    );
+    assert!(diff.contains("+    action fight()"), "{diff}");
+    assert!(text(&check.stderr).contains("1 of 1 files are not formatted"));
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        messy,
+        "--check writes nothing"
+    );
+    let fmt = btvm(&["fmt", path]);
+    assert!(fmt.status.success(), "{}", text(&fmt.stderr));
+    assert!(fmt.stdout.is_empty());
+    let formatted = std::fs::read_to_string(&p).unwrap();
+    assert!(
+        formatted.contains("import action fight 0..0 long;  // swings\n"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.contains("selector restart {  // the body\n    action fight()\n}\n"),
+        "{formatted}"
+    );
+    assert!(btvm(&["fmt", "--check", path]).status.success());
+    // Standard input to standard output.
+    let piped = btvm_fed(&["fmt", "-"], messy.as_bytes());
+    assert!(piped.status.success(), "{}", text(&piped.stderr));
+    assert_eq!(text(&piped.stdout), formatted);
+    // Other dialects are converted, not formatted.
+    let bt = btvm(&["fmt", &spec("examples/guard.bt")]);
+    assert_eq!(bt.status.code(), Some(1));
+    assert!(
+        text(&bt.stderr).contains("btvm convert"),
+        "{}",
+        text(&bt.stderr)
+    );
+}
+
+/// README's "Exit status": 0 success, 1 failure (bad input), 2 usage error, command by
+/// command.
+#[test]
+fn exit_codes_are_the_documented_ones() {
+    let guard = spec("examples/guard.bt");
+    let scn = spec("examples/guard.scn");
+    let bad = temp("exit-bad.bt", "selector {\n action figth\n}\n");
+    let bad = bad.to_str().unwrap();
+    let messy = temp(
+        "exit-messy.btn",
+        "btvm 1; dialect unvanquished;\nroot main = yield\n",
+    );
+    let messy = messy.to_str().unwrap();
+    let cases: [(&[&str], i32); 16] = [
+        (&["check", &guard], 0),
+        (&["run", &guard, "--scenario", &scn, "--summary"], 0),
+        (&["convert", &guard], 0),
+        (&["disasm", &guard], 0),
+        (&["check", bad], 1),
+        (&["run", bad], 1),
+        (&["convert", bad], 1),
+        (&["compile", bad, "-o", "-"], 1),
+        (&["run", &guard, "--scenario", "/nonexistent.scn"], 1),
+        (&["fmt", "--check", messy], 1),
+        (&["fmt", &guard], 1),
+        (&["check"], 2),
+        (&["run", &guard, "--no-such-option"], 2),
+        (&["bench", "--agents", "0"], 2),
+        (&["run", &guard, "--engine", "klingon"], 2),
+        (&["no-such-command"], 2),
+    ];
+    for (args, code) in cases {
+        let out = btvm(args);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "btvm {}: {}",
+            args.join(" "),
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn help_lists_values_groups_dialect_options_and_ends_with_examples() {
+    for command in [
+        "check", "run", "compile", "disasm", "bench", "view", "dot", "fmt", "convert",
+    ] {
+        let help = text(&btvm(&[command, "--help"]).stdout);
+        let examples = help
+            .rfind("Examples:\n")
+            .unwrap_or_else(|| panic!("{command}: {help}"));
+        assert!(
+            help[examples..]
+                .lines()
+                .skip(1)
+                .all(|l| l.starts_with("  btvm ") || l.starts_with("  cat ")),
+            "{command}: the help ends with examples of btvm commands:\n{help}"
+        );
+    }
+    let run = text(&btvm(&["run", "--help"]).stdout);
+    assert!(
+        run.contains("[possible values: canonical, unvanquished, dragengine, mbt, bst, spore]"),
+        "{run}"
+    );
+    // Dialect-specific options under their headings, after the general ones.
+    let heading = |h: &str| {
+        run.find(&format!("\n{h}:\n"))
+            .unwrap_or_else(|| panic!("{h}: {run}"))
+    };
+    assert!(heading("Loading") < run.find("--dialect").unwrap());
+    assert!(heading("Drag[en]gine") < run.find("--runaway-limit").unwrap());
+    assert!(heading("Saving, restoring and reloading") < run.find("--save-at").unwrap());
+    assert!(heading("Spore") < run.find("--debug-level").unwrap());
+    assert!(run.find("--summary").unwrap() < heading("Loading"));
+    let bad = btvm(&["check", "--dialect", "klingon", "x.bt"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("[possible values: canonical,"));
+    // `native`, the canonical syntax's old name, still reads.
+    let canonical = btvm(&["convert", &spec("examples/guard.bt")]).stdout;
+    let native = btvm_fed(&["check", "-", "--dialect", "native"], &canonical);
+    assert!(native.status.success(), "{}", text(&native.stderr));
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_command_definition() {
+    for (shell, needle) in [
+        ("bash", "_btvm()"),
+        ("zsh", "#compdef btvm"),
+        ("fish", "complete -c btvm"),
+    ] {
+        let out = btvm(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        assert!(script.contains(needle), "{shell}: {script}");
+        assert!(
+            script.contains("reload-at"),
+            "{shell}: every option is there"
+        );
+    }
+    let man = text(&btvm(&["man"]).stdout);
+    assert!(
+        man.contains(".TH btvm 1") && man.contains("convert"),
+        "{man}"
+    );
+    let run = text(&btvm(&["man", "run"]).stdout);
+    assert!(
+        run.contains(".TH btvm-run 1") && run.contains("reload\\-at"),
+        "{run}"
+    );
+    let nosuch = btvm(&["man", "nosuch"]);
+    assert_eq!(nosuch.status.code(), Some(2));
+    assert!(text(&nosuch.stderr).contains("the commands: check, run"));
 }
 
 #[test]
@@ -305,6 +559,44 @@ fn disasm_native_prints_the_bytecode_then_the_machine_code() {
 }
 
 #[test]
+fn bench_draws_its_rows_as_an_svg_bar_chart() {
+    let svg = temp("bench.svg", "");
+    let out = btvm(&[
+        "bench",
+        &spec("examples/guard.bt"),
+        "--agents",
+        "50",
+        "--ticks",
+        "2",
+        "--engines",
+        "reference,vm",
+        "--threads",
+        "1",
+        "--runs",
+        "2",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.starts_with("<svg"), "{drawn}");
+    for label in ["reference x1", "vm x1", "guard.bt: 50 agents x 2 ticks"] {
+        assert!(drawn.contains(label), "{label} missing");
+    }
+    let bad = btvm(&[
+        "bench",
+        "--agents",
+        "5",
+        "--ticks",
+        "1",
+        "--svg",
+        "/nonexistent/dir/x.svg",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr).contains("cannot write"));
+}
+
+#[test]
 #[cfg(feature = "jit")] // runs `--engine native`
 fn bench_prints_a_table_and_json() {
     let out = btvm(&[
@@ -327,6 +619,10 @@ fn bench_prints_a_table_and_json() {
         "hand-written",
         "speedup",
         "vs hand",
+        "machine: ",
+        "3 runs each",
+        "min–max",
+        "checksums agree: 18 engine runs (3 each) all gave ",
     ] {
         assert!(table.contains(needle), "{needle} missing: {table}");
     }
@@ -366,6 +662,8 @@ fn bench_prints_a_table_and_json() {
         "vm",
         "--threads",
         "1",
+        "--runs",
+        "2",
         "--json",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -379,9 +677,18 @@ fn bench_prints_a_table_and_json() {
         "\"ns_per_agent_tick\"",
         "\"agent_ticks_per_sec\"",
         "\"state_bytes_per_agent\": ",
+        "\"machine\": ",
+        "\"ns_min\": ",
+        "\"ns_max\": ",
     ] {
         assert!(json.contains(needle), "{needle} missing: {json}");
     }
+    // Two runs each: two figures per row.
+    let runs = json
+        .split("\"ns_runs\": [")
+        .nth(1)
+        .and_then(|r| r.split(']').next());
+    assert_eq!(runs.map(|r| r.split(", ").count()), Some(2), "{json}");
     let out = btvm(&["bench", "--threads", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }

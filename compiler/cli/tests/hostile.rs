@@ -42,8 +42,8 @@ fn guard() -> String {
 }
 
 #[test]
-fn fmt_into_a_closed_pipe() {
-    let args = ["fmt", &guard()];
+fn convert_into_a_closed_pipe() {
+    let args = ["convert", &guard()];
     assert_quiet(&args, &closed_pipe(&args).0, 0);
 }
 

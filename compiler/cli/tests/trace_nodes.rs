@@ -1,5 +1,5 @@
 //! `btvm run --trace nodes`: node events among the host calls (`spec/cases/README.md`), the
-//! same on every engine, and nothing else changed; a model without node traces is refused.
+//! same on every engine, and nothing else changed, for every dialect.
 
 mod common;
 
@@ -43,16 +43,38 @@ fn trace_nodes_adds_only_node_lines_and_every_engine_agrees() {
     }
 }
 
+/// Spore (the decider model): figure 1's day in the life, traced, is the untraced trace with
+/// node lines added, the same on every engine; each Decide and each run of a decider is a pair
+/// of events (`spec/semantics.md` 4.7).
 #[test]
-fn trace_nodes_is_refused_where_the_model_has_none_yet() {
-    let tree = spec("examples/figure1.spore");
-    for engine in ["reference", "vm"] {
-        let r = btvm(&["run", &tree, "--trace", "nodes", "--engine", engine]);
-        assert_eq!(r.status.code(), Some(1), "{engine}");
-        let err = text(&r.stderr);
-        assert!(
-            err.contains("node-level traces are not implemented for the decider model"),
-            "{engine}: {err}"
+fn trace_nodes_on_the_figure1_spore_tree_is_alike_on_every_engine() {
+    let (tree, scn) = (spec("examples/figure1.spore"), spec("examples/figure1.scn"));
+    let run = |more: &[&str]| {
+        let mut args = vec!["run", tree.as_str(), "--scenario", scn.as_str()];
+        args.extend_from_slice(more);
+        let r = btvm(&args);
+        assert!(r.status.success(), "{more:?}: {}", text(&r.stderr));
+        text(&r.stdout)
+    };
+    let plain = run(&[]);
+    let out = run(&["--trace", "nodes"]);
+    // Tick 0: ROOT (node 0) is decided, then activated.
+    assert!(
+        out.contains("tick 0 now 0\n  node 0 decider enter\n  node 0 decider -> success\n  node 0 decider enter\n"),
+        "{out}"
+    );
+    assert!(out.contains(" decider -> running\n") && out.contains(" decider -> failure\n"));
+    let stripped: String = out
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("node "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(stripped, plain);
+    for engine in ["reference", "vm", "native"] {
+        assert_eq!(
+            run(&["--trace", "nodes", "--engine", engine]),
+            out,
+            "{engine}"
         );
     }
 }

@@ -36,6 +36,12 @@
 //!   group redecides, which starts the choice over (the scan from its first position, or the
 //!   collection of candidates). `dec.redecide` is the only backward jump, and it is counted.
 //!
+//! Traced (`lower_traced`, `spec/semantics.md` 4.7): each `decide(d)` is wrapped in
+//! `node.enter d` and a `node.exit` on its accept (success) and reject (failure) edges; each
+//! body's two entries enter `d` and its exits finish it (running, failure); each
+//! `dec.redecide` gets its own guard exit that finishes the deciders open at it before the loop
+//! guard. The untraced program has none of these: it is the program of a build without them.
+//!
 //! Code grows with the number of include sites times the size of what they include; a tree
 //! whose code would pass `Limits::max_program_instructions` is refused as `ProgramTooLarge`
 //! before it is built.
@@ -55,18 +61,20 @@ use crate::ir::{
 };
 use crate::source::{SourceMap, Span};
 
-/// Compiles a decider-model tree.
+/// Compiles a decider-model tree; with `trace`, the traced program (`lower_traced`).
 pub(super) fn lower(
     tree: &Tree,
     limits: &Limits,
     limit: u32,
     (span, src): (Span, Option<&SourceMap>),
+    trace: bool,
 ) -> Result<Program, Vec<Diagnostic>> {
     let root = main_root(tree, span)?;
     let strings = crate::ir::analysis::intern_strings(tree);
     let slots = Slots::new(tree, 0);
     let numbers = Numbers::new(tree);
     let mut lw = Lower::new(tree, &slots, &strings);
+    lw.trace = trace;
     let guard = lw.asm.label();
     let mut dl = DeciderLower {
         lw: &mut lw,
@@ -74,6 +82,8 @@ pub(super) fn lower(
         guard,
         budget: limits.max_program_instructions as u64,
         too_large: false,
+        open: Vec::new(),
+        guard_exits: Vec::new(),
     };
     dl.tick(root);
     if dl.too_large {
@@ -259,6 +269,10 @@ struct DeciderLower<'l, 'a> {
     /// Most instructions before the tree is refused as too large.
     budget: u64,
     too_large: bool,
+    /// Traced: the deciders whose run is entered where code is being emitted, outermost first.
+    open: Vec<NodeId>,
+    /// Traced: each redecide's own guard exit, finishing the deciders open at it.
+    guard_exits: Vec<(Label, Vec<NodeId>)>,
 }
 
 impl DeciderLower<'_, '_> {
@@ -308,6 +322,7 @@ impl DeciderLower<'_, '_> {
         self.emit(Instr::Finish {
             status: Status::Running,
         });
+        self.guard_exits();
         let guard = self.guard;
         self.place(guard);
         self.emit(Instr::DecGuard {});
@@ -394,11 +409,28 @@ impl DeciderLower<'_, '_> {
         }
     }
 
-    /// `decide(d)`, its instructions mapped to `d` in the code map.
+    /// `decide(d)`, its instructions mapped to `d` in the code map; traced, inside `d`'s
+    /// node events (finished with success when it accepts, failure when it rejects).
     fn decide(&mut self, d: NodeId, reject: Label, mode: Mode) {
         let previous = self.lw.asm.enter(d.0);
-        self.decide_in(d, reject, mode);
+        if self.lw.trace {
+            self.emit(Instr::NodeEnter { node: d.0 });
+            let (rejected, accepted) = (self.label(), self.label());
+            self.decide_in(d, rejected, mode);
+            self.node_exit(d, Status::Success, accepted);
+            self.place(rejected);
+            self.node_exit(d, Status::Failure, reject);
+            self.place(accepted);
+        } else {
+            self.decide_in(d, reject, mode);
+        }
         self.lw.asm.leave(previous);
+    }
+
+    /// `node.exit d status`, then a jump to `to`.
+    fn node_exit(&mut self, d: NodeId, status: Status, to: Label) {
+        self.emit(Instr::NodeExit { node: d.0, status });
+        self.jump(to);
     }
 
     /// `decide(d)` (2.3): falls through when `d` accepts (feeding `mode`), else jumps to
@@ -474,8 +506,35 @@ impl DeciderLower<'_, '_> {
     /// a behavior's calls or a group's code, to that node).
     fn body(&mut self, d: NodeId, e: Entries, s: Label, f: Label) {
         let previous = self.lw.asm.enter(d.0);
-        self.body_in(d, e, s, f);
+        if self.lw.trace {
+            self.body_traced(d, e, s, f);
+        } else {
+            self.body_in(d, e, s, f);
+        }
         self.lw.asm.leave(previous);
+    }
+
+    /// The traced body of `d`: each entry enters `d`, the body's exits finish it with running
+    /// (it worked) or failure (`spec/semantics.md` 4.7, Decider).
+    fn body_traced(&mut self, d: NodeId, e: Entries, s: Label, f: Label) {
+        let inner = Entries {
+            activate: self.label(),
+            visit: self.label(),
+        };
+        let (worked, failed) = (self.label(), self.label());
+        self.place(e.visit);
+        self.emit(Instr::NodeEnter { node: d.0 });
+        self.jump(inner.visit);
+        self.place(e.activate);
+        self.emit(Instr::NodeEnter { node: d.0 });
+        self.open.push(d);
+        self.body_in(d, inner, worked, failed);
+        self.open.pop();
+        self.lw.asm.enter(d.0);
+        self.place(worked);
+        self.node_exit(d, Status::Running, s);
+        self.place(failed);
+        self.node_exit(d, Status::Failure, f);
     }
 
     /// The body of decider `d`, entered at `e`, leaving at `s` (it worked) or `f` (it failed).
@@ -743,12 +802,42 @@ impl DeciderLower<'_, '_> {
         }
     }
 
+    /// A counted redecide back to `to`; past the limit it leaves for the loop guard (traced:
+    /// through its own exit that first finishes the deciders open here).
     fn redecide(&mut self, to: Label) {
-        let guard = self.guard;
+        let guard = if self.lw.trace && !self.open.is_empty() {
+            let exit = self.label();
+            self.guard_exits.push((exit, self.open.clone()));
+            exit
+        } else {
+            self.guard
+        };
         self.emit(Instr::DecRedecide {
             to: Back(to.0),
             guard,
         });
+    }
+
+    /// Traced: the redecides' guard exits, each finishing its open deciders with failure,
+    /// innermost first, then jumping on to the loop guard (`spec/semantics.md` 4.7).
+    fn guard_exits(&mut self) {
+        let exits = std::mem::take(&mut self.guard_exits);
+        if self.too_large {
+            return;
+        }
+        for (exit, open) in exits {
+            self.place(exit);
+            for &d in open.iter().rev() {
+                let previous = self.lw.asm.enter(d.0);
+                self.emit(Instr::NodeExit {
+                    node: d.0,
+                    status: Status::Failure,
+                });
+                self.lw.asm.leave(previous);
+            }
+            let guard = self.guard;
+            self.jump(guard);
+        }
     }
 
     /// Deactivates decider `d`, its instructions mapped to `d` in the code map (what it runs to

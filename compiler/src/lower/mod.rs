@@ -68,10 +68,8 @@ pub fn lower_with_sources(
 /// through `node.enter`/`node.exit` instructions only this lowering emits. The ordinary
 /// lowering is untouched by this option: its programs are byte for byte what they were.
 ///
-/// Every model but the decider one is traced; decider trees fail with
-/// [`ErrorKind::Unsupported`] until their tracing is implemented. A traced
-/// program is larger than the ordinary one, so a tree near a size limit may be
-/// [`ErrorKind::ProgramTooLarge`] only when traced.
+/// Every model is traced. A traced program is larger than the ordinary one, so a tree near a
+/// size limit may be [`ErrorKind::ProgramTooLarge`] only when traced.
 pub fn lower_traced(
     tree: &Tree,
     limits: &Limits,
@@ -79,22 +77,19 @@ pub fn lower_traced(
 ) -> Result<Program, Vec<Diagnostic>> {
     crate::check::check(tree, limits)?;
     let span = tree.main_root().map_or(Span::DUMMY, |r| tree.node(r).span);
-    let model = match tree.config.model {
+    match tree.config.model {
         Model::RunningList { capacity } => {
-            return running_list(tree, limits, capacity, (span, sources), true)
+            running_list(tree, limits, capacity, (span, sources), true)
         }
         Model::Cursor { runaway_limit } => {
-            return cursor::lower(tree, limits, runaway_limit, (span, sources), true)
+            cursor::lower(tree, limits, runaway_limit, (span, sources), true)
         }
-        Model::Decider { .. } => "decider",
-        Model::Lifecycle => return lifecycle::lower(tree, limits, (span, sources), true),
-        Model::Selection => return selection::lower(tree, limits, (span, sources), true),
-    };
-    Err(vec![Diagnostic::new(
-        ErrorKind::Unsupported,
-        span,
-        format!("node-level traces are not implemented for the {model} model yet"),
-    )])
+        Model::Decider { redecide_limit } => {
+            decider::lower(tree, limits, redecide_limit, (span, sources), true)
+        }
+        Model::Lifecycle => lifecycle::lower(tree, limits, (span, sources), true),
+        Model::Selection => selection::lower(tree, limits, (span, sources), true),
+    }
 }
 
 /// Whether the compiled engines run `tree` (already accepted by [`crate::check::check`]) under
@@ -118,7 +113,7 @@ pub fn within_budget(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
 }
 
 /// [`within_budget`] for the traced program ([`lower_traced`]): its first
-/// [`ErrorKind::ProgramTooLarge`] or [`ErrorKind::Unsupported`] (a model not traced yet)
+/// [`ErrorKind::ProgramTooLarge`] or [`ErrorKind::Unsupported`]
 /// diagnostic. The reference asks it before tracing nodes, so every engine traces the same
 /// trees.
 pub fn within_budget_traced(tree: &Tree, limits: &Limits) -> Result<(), Diagnostic> {
@@ -147,7 +142,7 @@ fn lower_checked(
             return cursor::lower(tree, limits, runaway_limit, (span, src), false);
         }
         Model::Decider { redecide_limit } => {
-            return decider::lower(tree, limits, redecide_limit, (span, src));
+            return decider::lower(tree, limits, redecide_limit, (span, src), false);
         }
         Model::Lifecycle => return lifecycle::lower(tree, limits, (span, src), false),
         Model::Selection => return selection::lower(tree, limits, (span, src), false),

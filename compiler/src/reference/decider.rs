@@ -5,6 +5,10 @@
 //! Per agent ([`DeciderState`]): the active child of every group on the active path, when it
 //! was chosen, each decider's `every` timer, the DecisionFlags word and the stimuli.
 //!
+//! Traced (`Interpreter::with_node_trace`), each Decide and each activation or visit of a
+//! decider is a pair of node events (`spec/semantics.md` 4.7, Decider); the [`Observer`]'s
+//! events are Spore's own debug output, separate from them.
+//!
 //! This module must stay a plain recursive walk over the IR: it is the oracle the vm and the
 //! native code are compared with.
 
@@ -325,8 +329,28 @@ impl Tick<'_, '_> {
         self.tree().node(g).children.len() as u32
     }
 
-    /// 2.3: whether `d` accepts, and its score.
+    /// Tells the host node event `event` of decider `d`, when nodes are traced.
+    fn node(&mut self, d: NodeId, event: btvm::NodeEvent) {
+        self.interp
+            .node_event(self.host, self.state.agent, d, event);
+    }
+
+    /// 2.3 with its node events (`spec/semantics.md` 4.7, Decider): `d` entered, then finished
+    /// with success when it accepts, failure when it rejects.
     fn decide(&mut self, d: NodeId) -> Option<f64> {
+        self.node(d, btvm::NodeEvent::Enter);
+        let r = self.decide_in(d);
+        let status = if r.is_some() {
+            Status::Success
+        } else {
+            Status::Failure
+        };
+        self.node(d, btvm::NodeEvent::Finish(status));
+        r
+    }
+
+    /// 2.3: whether `d` accepts, and its score.
+    fn decide_in(&mut self, d: NodeId) -> Option<f64> {
         let pre = self.knobs(d).pre;
         let test = |word: u32, t: Option<FlagTest>| {
             t.is_none_or(|t| flag_test(word, t.mask, t.all, t.set))
@@ -400,8 +424,33 @@ impl Tick<'_, '_> {
         self.call(d, b, Phase::Enter) && self.call(d, b, Phase::Continue)
     }
 
-    /// 2.5 Activate: `d` was just chosen.
+    /// Runs `d` (its activation or visit) inside its node events (`spec/semantics.md` 4.7,
+    /// Decider): finished with running when it worked, failure otherwise (the loop guard
+    /// included).
+    fn run_node(&mut self, d: NodeId, run: fn(&mut Self, NodeId) -> Flow) -> Flow {
+        self.node(d, btvm::NodeEvent::Enter);
+        let flow = run(self, d);
+        let status = if flow == Flow::Ok {
+            Status::Running
+        } else {
+            Status::Failure
+        };
+        self.node(d, btvm::NodeEvent::Finish(status));
+        flow
+    }
+
+    /// 2.5 Activate, with its node events.
     fn activate(&mut self, d: NodeId) -> Flow {
+        self.run_node(d, Self::activate_in)
+    }
+
+    /// 2.5 Visit, with its node events.
+    fn visit(&mut self, d: NodeId) -> Flow {
+        self.run_node(d, Self::visit_in)
+    }
+
+    /// 2.5 Activate: `d` was just chosen.
+    fn activate_in(&mut self, d: NodeId) -> Flow {
         self.tell(DeciderEvent::Activate { decider: d });
         let t = self.target(d);
         match self.tree().node(t).kind.clone() {
@@ -419,7 +468,7 @@ impl Tick<'_, '_> {
     }
 
     /// 2.5 Visit: `d` is active.
-    fn visit(&mut self, d: NodeId) -> Flow {
+    fn visit_in(&mut self, d: NodeId) -> Flow {
         self.tell(DeciderEvent::Continue { decider: d });
         let t = self.target(d);
         match self.tree().node(t).kind.clone() {

@@ -15,6 +15,7 @@
 //! **Invariant:** the interpreter only accepts trees that passed [`crate::check`], so recursion
 //! depth is bounded by `Limits::max_depth` and `Limits::max_expr_depth`; it never panics.
 
+mod blocks;
 pub(crate) mod cursor;
 pub(crate) mod decider;
 
@@ -26,6 +27,7 @@ pub(crate) mod selection;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use blocks::dont_care;
 pub use lifecycle::Scopes;
 
 use btvm::{
@@ -202,8 +204,8 @@ impl<'t> Interpreter<'t> {
     /// ([`Host::node`]; `spec/semantics.md`, "Node-level traces"), as the
     /// program of [`lower_traced`](crate::lower::lower_traced) does on the compiled engines,
     /// with the same node numbering (IR arena indices are node table indices). Fails as
-    /// [`lower_traced`](crate::lower::lower_traced) would for a size limit or a model whose
-    /// tracing is not implemented yet, so every engine traces the same trees.
+    /// [`lower_traced`](crate::lower::lower_traced) would for a size limit, so every engine
+    /// traces the same trees.
     pub fn with_node_trace(mut self, limits: &btvm::Limits) -> Result<Self, Diagnostic> {
         crate::lower::within_budget_traced(self.tree, limits)?;
         self.trace_nodes = true;

@@ -5,6 +5,8 @@
 //! are [`run`](super::run)'s. Agent tables are allocated up front and fallibly, never during
 //! a tick.
 
+use std::borrow::Cow;
+
 use btvm::{AgentId, CursorSnapshot, Halt, Host, Millis, SnapshotError, Status, Stimulus};
 
 use crate::diag::{Diagnostic, ErrorKind};
@@ -61,18 +63,14 @@ pub trait Engine {
     fn snapshot(&self, agent: u32) -> Result<CursorSnapshot, SnapshotError>;
     /// Restores a saved cursor into the agent's state.
     fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError>;
-    /// The compiled program (`None` for the reference, which has no state blocks).
-    fn program_of(&self) -> Option<&btvm::Program> {
-        None
-    }
-    /// The agent's state block (`None` for the reference).
-    fn state_block(&self, _agent: u32) -> Option<&[u8]> {
-        None
-    }
-    /// Restores a saved state block into the agent (btvm snapshots; compiled engines only).
-    fn restore_block(&mut self, _agent: u32, _saved: &[u8]) -> Result<(), SnapshotError> {
-        Err(no_agent())
-    }
+    /// The compiled program: the one the engine runs, or for the reference the one its tree
+    /// lowers to, when the run saves or restores btvm snapshots (`None` otherwise).
+    fn program_of(&self) -> Option<&btvm::Program>;
+    /// The agent's state block of [`Engine::program_of`] (the reference exports its state).
+    fn state_block(&self, agent: u32) -> Result<Cow<'_, [u8]>, SnapshotError>;
+    /// Restores a saved state block of [`Engine::program_of`] into the agent (btvm
+    /// snapshots).
+    fn restore_block(&mut self, agent: u32, saved: &[u8]) -> Result<(), SnapshotError>;
     /// Sets the agent's DecisionFlags word (decider model).
     fn set_decision_flags(&mut self, agent: u32, word: u32);
     /// Gives the agent stimulus `bit` (decider model).
@@ -99,12 +97,18 @@ pub(super) fn no_agent() -> SnapshotError {
     SnapshotError::Malformed("no such agent".into())
 }
 
+fn no_program() -> SnapshotError {
+    SnapshotError::InvalidState("the run has no program to convert states with".into())
+}
+
 pub(super) struct ReferenceEngine<'t> {
     pub(super) interp: Interpreter<'t>,
     pub(super) agents: Vec<AgentState>,
     pub(super) debug: Option<crate::debug::DebugOutput<'t>>,
     /// The group-scope table every agent of the run shares (lifecycle model).
     pub(super) scopes: Scopes,
+    /// The program the tree lowers to, for runs that save or restore btvm snapshots.
+    pub(super) program: Option<btvm::Program>,
 }
 
 impl Engine for ReferenceEngine<'_> {
@@ -154,6 +158,24 @@ impl Engine for ReferenceEngine<'_> {
     fn restore(&mut self, agent: u32, snap: &CursorSnapshot) -> Result<(), SnapshotError> {
         let state = self.agents.get_mut(agent as usize).ok_or_else(no_agent)?;
         self.interp.restore(state, snap)
+    }
+
+    fn program_of(&self) -> Option<&btvm::Program> {
+        self.program.as_ref()
+    }
+
+    fn state_block(&self, agent: u32) -> Result<Cow<'_, [u8]>, SnapshotError> {
+        let state = self.agents.get(agent as usize).ok_or_else(no_agent)?;
+        let program = self.program.as_ref().ok_or_else(no_program)?;
+        let block = self.interp.export_block(program, state, &self.scopes)?;
+        Ok(Cow::Owned(block))
+    }
+
+    fn restore_block(&mut self, agent: u32, saved: &[u8]) -> Result<(), SnapshotError> {
+        let state = self.agents.get_mut(agent as usize).ok_or_else(no_agent)?;
+        let program = self.program.as_ref().ok_or_else(no_program)?;
+        self.interp
+            .restore_block(program, state, saved, &mut self.scopes)
     }
 
     fn set_decision_flags(&mut self, agent: u32, word: u32) {
@@ -338,8 +360,11 @@ impl Engine for CompiledEngine {
         Some(self.program())
     }
 
-    fn state_block(&self, agent: u32) -> Option<&[u8]> {
-        self.states.get(agent as usize)
+    fn state_block(&self, agent: u32) -> Result<Cow<'_, [u8]>, SnapshotError> {
+        self.states
+            .get(agent as usize)
+            .map(Cow::Borrowed)
+            .ok_or_else(no_agent)
     }
 
     fn restore_block(&mut self, agent: u32, saved: &[u8]) -> Result<(), SnapshotError> {

@@ -211,13 +211,13 @@ fn lit_f64(l: &Lit) -> f64 {
 
 impl Host for ScriptedHost<'_> {
     fn bind_import(&mut self, _id: ImportId, import: &Import) -> bool {
-        !self.scenario.missing.contains(&import.name)
+        !self.scenario.missing.contains_key(&import.name)
     }
 
     fn available(&mut self, id: ImportId) -> bool {
         self.imports
             .get(id.index())
-            .is_some_and(|i| !self.scenario.missing.contains(&i.name))
+            .is_some_and(|i| !self.scenario.missing.contains_key(&i.name))
     }
 
     fn action(&mut self, call: &Call<'_>) -> Status {

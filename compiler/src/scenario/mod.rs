@@ -14,6 +14,7 @@
 
 mod engines;
 mod host;
+mod lint;
 mod parse;
 mod reload;
 mod run;
@@ -22,6 +23,7 @@ mod trace;
 
 pub use engines::{Engine, EngineKind};
 pub use host::ScriptedHost;
+pub use lint::lint;
 pub use parse::{load_scenario, parse_scenario, parse_scenario_with};
 pub use reload::Reloaded;
 pub use run::{run, run_engines, run_session, run_taking_turns, stream_session, Outcome, Session};
@@ -146,8 +148,8 @@ pub struct Scenario {
     pub inputs: BTreeMap<u32, Vec<Input>>,
     /// MBT: the AI group of each agent named by `agent A group G` (others are in group 0).
     pub groups: BTreeMap<u32, u32>,
-    /// Imports the host does not have.
-    pub missing: BTreeSet<String>,
+    /// Imports the host does not have, each with where it was first named.
+    pub missing: BTreeMap<String, Span>,
     /// What unscripted actions return.
     pub default_action: Status,
     /// What unscripted functions return.
@@ -172,7 +174,7 @@ impl Default for Scenario {
             resets: BTreeSet::new(),
             inputs: BTreeMap::new(),
             groups: BTreeMap::new(),
-            missing: BTreeSet::new(),
+            missing: BTreeMap::new(),
             default_action: Status::Success,
             default_function: Lit::Int(0),
             answers: Vec::new(),

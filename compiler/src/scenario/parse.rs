@@ -628,8 +628,8 @@ fn agent_group(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic
 
 /// `missing NAME`.
 fn missing(scn: &mut Scenario, line: &mut Line<'_>) -> Result<(), Diagnostic> {
-    let (name, _) = line.word("an import name")?;
-    scn.missing.insert(name);
+    let (name, span) = line.word("an import name")?;
+    scn.missing.entry(name).or_insert(span);
     Ok(())
 }
 

@@ -236,9 +236,12 @@ pub fn stream_session(
                 )
                 .with_note("run it on the vm or native code"));
             }
-            saved::check_reference(
+            let program = saved::program_for(
+                tree,
                 session.save_at.map(|_| save_format(tree, session)),
                 session.restore.as_ref(),
+                scenario.trace_nodes,
+                &session.limits,
             )?;
             let mut interp = Interpreter::new(tree)?;
             if scenario.trace_nodes {
@@ -254,6 +257,7 @@ pub fn stream_session(
                 agents,
                 debug,
                 scopes: Scopes::new(),
+                program,
             };
             let saved = drive(&mut engine, tree, scenario, session, &mut host, sink)?;
             Ok(Outcome {
@@ -407,7 +411,7 @@ fn check_scenario(tree: &Tree, scenario: &Scenario) -> Result<(), Diagnostic> {
         if let Some(imp) = tree
             .imports
             .iter()
-            .find(|i| scenario.missing.contains(&i.name))
+            .find(|i| scenario.missing.contains_key(&i.name))
         {
             return Err(Diagnostic::new(
                 ErrorKind::UnknownName,
@@ -649,7 +653,11 @@ fn drive(
                 _ => format!("root {s}"),
             });
             flush(engine, host, sink)?;
-            let state = engine.program_of().zip(engine.state_block(agent));
+            let block = match sink.wants_state() {
+                true => engine.state_block(agent).ok(),
+                false => None,
+            };
+            let state = engine.program_of().zip(block.as_deref());
             sink.ticked(k, agent, state).map_err(|e| {
                 Diagnostic::new(
                     ErrorKind::Io,

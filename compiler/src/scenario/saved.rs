@@ -1,6 +1,7 @@
 //! What a saved run holds and how it is taken and given back: Drag\[en\]gine's cursor records
-//! (the original's format, cursor model, every engine) or btvm's snapshot (every model, the vm
-//! and native code; `spec/bytecode.md` §9).
+//! (the original's format, cursor model, every engine) or btvm's snapshot (every model, every
+//! engine: the reference converts its states to and from the blocks of the program its tree
+//! lowers to, `spec/bytecode.md` §9).
 //!
 //! This module only converts between an engine's agents and saved data; it never ticks and
 //! never reads files (the CLI does).
@@ -16,7 +17,7 @@ use crate::source::Span;
 pub enum SaveFormat {
     /// Drag\[en\]gine's element records, one per agent (cursor-model trees only; every engine).
     Cursor,
-    /// btvm's snapshot ([`btvm::Snapshot`]): every model, on the vm and native code.
+    /// btvm's snapshot ([`btvm::Snapshot`]): every model, on every engine.
     Btvm,
 }
 
@@ -74,14 +75,14 @@ impl Saved {
     }
 }
 
-/// The error for the reference engine asked for btvm's snapshot.
-fn reference_cannot() -> Diagnostic {
+/// The error for an engine without a program asked for btvm's snapshot (the run did not
+/// ask for one: [`program_for`]).
+fn no_program() -> Diagnostic {
     Diagnostic::new(
-        ErrorKind::Unsupported,
+        ErrorKind::InvalidProgram,
         Span::DUMMY,
-        "the reference engine saves only Drag[en]gine cursors",
+        "the run has no program to save or restore btvm snapshots with",
     )
-    .with_note("btvm snapshots hold state blocks: run on the vm or native code")
 }
 
 /// A snapshot that could not be taken or given back.
@@ -106,14 +107,14 @@ pub(super) fn save(
             .collect::<Result<Vec<_>, _>>()
             .map(Saved::Cursors);
     }
-    let program = engine.program_of().ok_or_else(reference_cannot)?;
+    let program = engine.program_of().ok_or_else(no_program)?;
     let mut snap = btvm::Snapshot::new(program);
     for a in 0..agents {
         let state = engine
             .state_block(a)
-            .ok_or_else(|| snapshot_error(Some(a), SnapshotError::AgentCount { found: 0 }))?;
+            .map_err(|e| snapshot_error(Some(a), e))?;
         let status = last.get(a as usize).copied().unwrap_or(Status::Running);
-        snap.push(AgentId(a), status, state);
+        snap.push(AgentId(a), status, &state);
     }
     Ok(Saved::Btvm(snap.encode()))
 }
@@ -146,7 +147,7 @@ pub(super) fn restore(
             Ok(None)
         }
         Saved::Btvm(bytes) => {
-            let program = engine.program_of().ok_or_else(reference_cannot)?;
+            let program = engine.program_of().ok_or_else(no_program)?;
             let snap = btvm::Snapshot::decode(bytes, program, limits)
                 .map_err(|e| snapshot_error(None, e))?;
             if snap.agents.len() != agents as usize {
@@ -173,14 +174,24 @@ pub(super) fn restore(
     }
 }
 
-/// Refuses a btvm snapshot on the reference engine before anything runs.
-pub(super) fn check_reference(
+/// The program the reference engine converts its states with: the one the tree lowers to (the
+/// traced lowering for a run that traces nodes, as the compiled engines run it), when the run
+/// saves or restores a btvm snapshot; `None` otherwise (nothing is lowered).
+pub(super) fn program_for(
+    tree: &crate::ir::Tree,
     saving: Option<SaveFormat>,
     restoring: Option<&Saved>,
-) -> Result<(), Diagnostic> {
+    trace_nodes: bool,
+    limits: &btvm::Limits,
+) -> Result<Option<btvm::Program>, Diagnostic> {
     let btvm = saving == Some(SaveFormat::Btvm) || matches!(restoring, Some(Saved::Btvm(_)));
-    if btvm {
-        return Err(reference_cannot());
+    if !btvm {
+        return Ok(None);
     }
-    Ok(())
+    let program = if trace_nodes {
+        crate::lower::lower_traced(tree, limits, None)
+    } else {
+        crate::lower::lower(tree, limits)
+    };
+    program.map(Some).map_err(|mut d| d.swap_remove(0))
 }

@@ -21,9 +21,15 @@ pub trait TraceSink {
         Ok(())
     }
 
+    /// Whether [`TraceSink::ticked`] wants each agent's state block (the reference exports
+    /// one for it, which costs a conversion per agent-tick). The default: no.
+    fn wants_state(&self) -> bool {
+        false
+    }
+
     /// Called once per agent-tick after its lines: tick `tick`, `agent`, and the program and
-    /// the agent's state block after the tick when the engine keeps blocks (the compiled
-    /// engines; what [`btvm::Program::active_path`] reads). The default does nothing.
+    /// the agent's state block after the tick when [`TraceSink::wants_state`] and the engine
+    /// can give one (what [`btvm::Program::active_path`] reads). The default does nothing.
     fn ticked(
         &mut self,
         tick: u32,

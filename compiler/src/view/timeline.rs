@@ -87,6 +87,10 @@ impl TraceSink for Keep<'_> {
         Ok(())
     }
 
+    fn wants_state(&self) -> bool {
+        true
+    }
+
     fn ticked(
         &mut self,
         tick: u32,

@@ -49,6 +49,10 @@ pub struct CaseFile {
     /// optional text its message contains (`--- warning KIND`, repeatable). A case without
     /// them must load without warnings.
     pub warnings: Vec<(String, Option<String>)>,
+    /// The scenario's lints (`btvm_compiler::scenario::lint`: names it gives that the tree
+    /// never uses), in order, each with optional text its message contains (`---
+    /// scenario-warning`, repeatable). A case without them must lint clean.
+    pub scenario_warnings: Vec<Option<String>>,
 }
 
 /// A case with its path, ready to run.
@@ -80,6 +84,7 @@ impl CaseFile {
         let mut trace = None;
         let mut error = None;
         let mut warnings = Vec::new();
+        let mut scenario_warnings = Vec::new();
         let first_line = |body: &str| {
             body.lines()
                 .map(str::trim)
@@ -112,6 +117,7 @@ impl CaseFile {
                 (Some("warning"), Some(kind)) => {
                     warnings.push((kind.to_string(), first_line(&body)))
                 }
+                (Some("scenario-warning"), None) => scenario_warnings.push(first_line(&body)),
                 _ => return Err(format!("unknown section `--- {head}`")),
             }
         }
@@ -132,6 +138,7 @@ impl CaseFile {
             files,
             expect,
             warnings,
+            scenario_warnings,
         })
     }
 
@@ -246,6 +253,21 @@ impl CaseFile {
                 let file = sources.add("/case/scenario", scenario.clone());
                 let mut scn = parse_scenario(file, scenario)
                     .map_err(|ds| format!("bad scenario:\n{}", render(&ds, &sources)))?;
+                // A scenario naming what the tree never uses is a typo, unless the case
+                // says so (`--- scenario-warning`).
+                let lints = btvm_compiler::scenario::lint(&scn, &tree);
+                let expected = &self.scenario_warnings;
+                if lints.len() != expected.len()
+                    || !expected
+                        .iter()
+                        .zip(&lints)
+                        .all(|(c, d)| c.as_ref().is_none_or(|c| d.message.contains(c.as_str())))
+                {
+                    return Err(format!(
+                        "expected the scenario warnings {expected:?}, got:\n{}",
+                        render(&lints, &sources)
+                    ));
+                }
                 // A case that traces nodes itself expects them; others get them stripped.
                 let strip = retrace && !scn.trace_nodes;
                 let traced = scn.trace_nodes || retrace;

@@ -27,6 +27,7 @@ mod diagnostics;
 mod engines;
 mod files;
 mod profiles;
+mod refsnap;
 mod scale;
 mod scenario;
 mod trace;

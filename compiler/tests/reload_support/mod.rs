@@ -38,6 +38,33 @@ fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Runs `check` on every case tree with a scenario (`case_trees`) and fails, listing each
+/// failing case, if any fails; `check` returns `Ok(false)` for a case it does not apply to.
+/// Unless `BTVM_CASE` picks cases, at least 100 must have run (`what`: "resumed", ...).
+pub fn every_case(what: &str, mut check: impl FnMut(&Tree, &Scenario) -> Result<bool, String>) {
+    let (mut ran, mut failures) = (0, Vec::new());
+    for (path, tree, scn) in case_trees() {
+        let Some(scn) = scn else { continue };
+        match check(&tree, &scn) {
+            Ok(true) => ran += 1,
+            Ok(false) => {}
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    for f in &failures {
+        eprintln!("FAILED {f}\n");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed",
+        failures.len(),
+        ran + failures.len()
+    );
+    if std::env::var("BTVM_CASE").is_err() {
+        assert!(ran >= 100, "only {ran} cases {what}");
+    }
+}
+
 /// Every case of `spec/cases/` whose tree loads, in path order (only those whose path holds
 /// `BTVM_CASE`, when set): its path, its tree and, for a trace case, its scenario without
 /// counted answers.
@@ -129,6 +156,11 @@ pub fn examples() -> Vec<(&'static str, &'static str, Option<Profile>)> {
             Profile::builtin("gamesdk"),
         ),
         ("examples/grunt/grunt.xml", "scenarios/grunt.scn", None),
+        (
+            "examples/human_soldier.xml",
+            "scenarios/human_soldier.scn",
+            Profile::builtin("gamesdk"),
+        ),
     ]
 }
 

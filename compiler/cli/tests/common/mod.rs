@@ -20,6 +20,25 @@ pub fn btvm(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
 }
 
+/// Runs `btvm ARGS` with `input` on its standard input.
+pub fn btvm_fed(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The command may exit without reading (a usage error): a broken pipe is no failure.
+    if let Err(e) = stdin.write_all(input) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
 /// Runs `btvm ARGS` with no standard input, killing it (and failing) after `limit`, so a
 /// read that blocks fails the test instead of hanging it.
 pub fn btvm_within(limit: Duration, args: &[&str]) -> Output {

@@ -52,11 +52,14 @@ pub(crate) enum NodeData {
     Plain,
     /// Sequence / Selector: the index `i` of the child being run.
     Index(usize),
-    /// Parallel: the running mask (every child at init) and the counts.
+    /// Parallel: the running mask (every child at init), the counts, and which finished
+    /// children succeeded (the compiled engines' state keeps that mask; the counts follow from
+    /// it, `reference::blocks`).
     Parallel {
         running: Vec<bool>,
         successes: usize,
         failures: usize,
+        succeeded: Vec<bool>,
     },
     /// Loop: finished runs counted so far (`succeeded`, or `failed` for LoopUntilSuccess), and
     /// whether the child's status at the end of the previous update was running.
@@ -230,6 +233,7 @@ impl Tick<'_, '_> {
                 running: vec![true; node.children.len()],
                 successes: 0,
                 failures: 0,
+                succeeded: vec![false; node.children.len()],
             },
             NodeKind::Loop(_) => NodeData::Loop {
                 runs: 0,

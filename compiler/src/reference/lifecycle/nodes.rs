@@ -197,6 +197,7 @@ impl Tick<'_, '_> {
                     running,
                     successes,
                     failures,
+                    succeeded,
                 }) = self.data_mut(id)
                 {
                     if let Some(bit) = running.get_mut(i) {
@@ -204,6 +205,9 @@ impl Tick<'_, '_> {
                     }
                     if s == Status::Success {
                         *successes += 1;
+                        if let Some(bit) = succeeded.get_mut(i) {
+                            *bit = true;
+                        }
                     } else {
                         *failures += 1;
                     }

@@ -63,6 +63,20 @@ impl Scopes {
         self.groups.insert(agent, group);
     }
 
+    /// Whether the agent is a member of scope `id` ([`btvm::scope_id`]) in its AI group.
+    pub(in crate::reference) fn is_member(&self, agent: AgentId, id: u32) -> bool {
+        self.members
+            .get(&(self.group(agent), id))
+            .is_some_and(|m| m.contains(&agent))
+    }
+
+    /// Makes the agent a member of scope `id` in its AI group, whatever the scope's limit (a
+    /// restored agent was a member when it was saved).
+    pub(in crate::reference) fn join(&mut self, agent: AgentId, id: u32) {
+        let key = (self.group(agent), id);
+        self.members.entry(key).or_default().insert(agent);
+    }
+
     /// `CAIGroup::EnterGroupScope`: refused when `max` or more agents are members already
     /// (the agent itself included); else the agent is inserted into the set (a member stays
     /// one member). Whether it entered.

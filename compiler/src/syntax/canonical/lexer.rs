@@ -158,6 +158,8 @@ struct Lexer<'s> {
     bytes: &'s [u8],
     pos: usize,
     out: Vec<Spanned<'s>>,
+    /// The byte ranges of the comments skipped, in order (for the formatter).
+    comments: Vec<std::ops::Range<usize>>,
     /// A number may run straight into the unit `ms` or `s` (`250ms`), which then lexes as two
     /// tokens (the Spore syntax's durations).
     units: bool,
@@ -178,16 +180,30 @@ pub(in crate::syntax) fn lex_units(
 }
 
 fn lex_with(file: FileId, text: &str, units: bool) -> Result<Vec<Spanned<'_>>, Diagnostic> {
+    lex_all(file, text, units).map(|(tokens, _)| tokens)
+}
+
+/// [`lex`], also returning the byte ranges of the comments, in order (the formatter keeps them).
+pub(super) fn lex_with_comments(file: FileId, text: &str) -> LexedWithComments<'_> {
+    lex_all(file, text, false)
+}
+
+/// Tokens and comment ranges, or the first lexical error.
+pub(super) type LexedWithComments<'s> =
+    Result<(Vec<Spanned<'s>>, Vec<std::ops::Range<usize>>), Diagnostic>;
+
+fn lex_all(file: FileId, text: &str, units: bool) -> LexedWithComments<'_> {
     let mut lx = Lexer {
         file,
         text,
         bytes: text.as_bytes(),
         pos: 0,
         out: Vec::new(),
+        comments: Vec::new(),
         units,
     };
     lx.run()?;
-    Ok(lx.out)
+    Ok((lx.out, lx.comments))
 }
 
 impl<'s> Lexer<'s> {
@@ -215,9 +231,18 @@ impl<'s> Lexer<'s> {
                         }
                         self.pos += 1;
                     }
+                    // A CR before the line feed belongs to the line end, not the comment.
+                    let end = match self.text[start..self.pos].ends_with('\r') {
+                        true => self.pos - 1,
+                        false => self.pos,
+                    };
+                    self.comments.push(start..end);
                 }
                 b'/' if self.peek(1) == Some(b'*') => match self.text[start + 2..].find("*/") {
-                    Some(i) => self.pos = start + 2 + i + 2,
+                    Some(i) => {
+                        self.pos = start + 2 + i + 2;
+                        self.comments.push(start..self.pos);
+                    }
                     None => return Err(self.err(
                         ErrorKind::UnterminatedComment,
                         start,

@@ -2,7 +2,8 @@
 //!
 //! Every [`Tree`] prints in it ([`print()`]) and reads back ([`parse()`]) unchanged apart from
 //! spans: `parse(print(t))` equals `t` after [`Tree::strip_spans`] for every tree that
-//! [validates](Tree::validate). Tests, fuzzers and bug reports speak it; `btvm fmt` prints it.
+//! [validates](Tree::validate). Tests, fuzzers and bug reports speak it; `btvm convert` prints
+//! any tree in it and `btvm fmt` formats it ([`format()`]: the printer's layout, comments kept).
 //!
 //! The pipeline is:
 //!
@@ -20,6 +21,7 @@
 //! Nothing here panics or prints on any input; every failure is a
 //! [`Diagnostic`](crate::diag::Diagnostic) with a span.
 
+mod format;
 pub(in crate::syntax) mod lexer;
 pub(in crate::syntax) mod nesting;
 pub(in crate::syntax) mod parser;
@@ -45,6 +47,8 @@ pub fn parse(file: FileId, text: &str, limits: &btvm::Limits) -> crate::diag::Re
     nesting::check(file, &tokens, limits, &nesting::NODES).map_err(|d| vec![d])?;
     parser::parse_tokens(file, text.len(), &tokens, limits)
 }
+
+pub use format::format;
 
 /// Prints a tree in canonical syntax.
 ///

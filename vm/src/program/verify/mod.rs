@@ -50,7 +50,7 @@ mod code;
 mod models;
 
 use code::{body, calls, functions};
-use models::{cursor, decider_layout, record_operands, state_model, state_regions};
+use models::{cursor, decider_layout, disjoint_in_block, record_operands, state_model};
 
 /// What verification proved, kept by the program for the engines.
 #[derive(Clone, Copy, Debug, Default)]
@@ -143,7 +143,7 @@ fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {
         ));
     }
     let bad = |m: String| Err(err(K::BadLayout, m));
-    let mut regions: Vec<(&str, u64, u64)> = Vec::new();
+    let mut regions: Vec<(&'static str, u64, u64)> = Vec::new();
     if !matches!(l.flags.width, 0 | 1) {
         return bad(format!("the flags field is {} bytes wide", l.flags.width));
     }
@@ -176,26 +176,7 @@ fn layout(l: &Layout, limits: &Limits) -> Result<(), ProgramError> {
     }
     regions.push(("list", u64::from(l.list), u64::from(l.list_bytes())));
     regions.push(("timers", u64::from(l.timers), 8 * u64::from(l.timer_count)));
-    if let Some(at) = l.rng {
-        regions.push(("rng", u64::from(at), 8));
-    }
-    regions.extend(state_regions(l));
-    regions.retain(|r| r.2 > 0);
-    for &(name, start, len) in &regions {
-        if start + len > u64::from(l.size) {
-            return bad(format!(
-                "the {name} field ends past the {}-byte block",
-                l.size
-            ));
-        }
-    }
-    regions.sort_by_key(|r| r.1);
-    for w in regions.windows(2) {
-        if w[0].1 + w[0].2 > w[1].1 {
-            return bad(format!("the {} and {} fields overlap", w[0].0, w[1].0));
-        }
-    }
-    Ok(())
+    disjoint_in_block(regions, l)
 }
 
 fn tables(p: &ProgramParts) -> Result<(), ProgramError> {

@@ -31,7 +31,7 @@ pub(super) fn decider_layout(p: &ProgramParts) -> Result<(), ProgramError> {
     if l.flags.width != 1 {
         return bad("a decider program needs a flags byte".into());
     }
-    let mut regions: Vec<(&str, u64, u64)> = vec![
+    let regions: Vec<(&'static str, u64, u64)> = vec![
         ("flags", u64::from(l.flags.offset), 1),
         (
             "current",
@@ -59,6 +59,17 @@ pub(super) fn decider_layout(p: &ProgramParts) -> Result<(), ProgramError> {
             u64::from(STIMULUS_RECORD) * u64::from(p.stimuli),
         ),
     ];
+    disjoint_in_block(regions, l)
+}
+
+/// Checks a layout's named regions `(name, start, length)`, together with the rng word and
+/// the state-variable regions: each ends inside the block and no two overlap (empty ones
+/// are ignored).
+pub(super) fn disjoint_in_block(
+    mut regions: Vec<(&'static str, u64, u64)>,
+    l: &Layout,
+) -> Result<(), ProgramError> {
+    let bad = |m: String| Err(err(K::BadLayout, m));
     if let Some(at) = l.rng {
         regions.push(("rng", u64::from(at), 8));
     }
@@ -82,7 +93,7 @@ pub(super) fn decider_layout(p: &ProgramParts) -> Result<(), ProgramError> {
 }
 
 /// The regions of the lifecycle and selection models' state (empty in other programs).
-pub(super) fn state_regions(l: &Layout) -> [(&'static str, u64, u64); 3] {
+fn state_regions(l: &Layout) -> [(&'static str, u64, u64); 3] {
     [
         (
             "vars",
