@@ -634,14 +634,18 @@ fn run_batch(
             .sleep_until(AgentId(a), Millis::MAX)
             .map_err(|e| invalid(e.to_string()))?;
     }
-    // The awake agents as one dense run (`Batch::sort_by_awake`), as a server does after
-    // putting agents to sleep. Not with group scopes (the order within a squad would differ
-    // from the reference's) nor with the world split over threads (it cuts by slot).
-    if cfg.awake_percent < 100
-        && !program.uses_scopes()
-        && (threads == 1 || host == HostKind::Synthetic)
-    {
-        batch.sort_by_awake();
+    // The awake agents as one dense run, as a server does after putting agents to sleep:
+    // `Batch::sort_by_awake`, except with the world split over threads (it cuts by slot);
+    // with group scopes on one thread `Batch::sort_awake_first` (every awake agent first,
+    // each squad's in its order, so the scopes decide as on the reference; on several
+    // threads that would make squads non-contiguous and the tick serial).
+    if cfg.awake_percent < 100 {
+        match (program.uses_scopes(), threads == 1) {
+            (true, true) => batch.sort_awake_first(),
+            (true, false) => {}
+            (false, _) if threads == 1 || host == HostKind::Synthetic => batch.sort_by_awake(),
+            (false, _) => {}
+        }
     }
     let mut hosts = Hosts::new(host, tree, agents, threads);
     let mut tally = Tally::default();

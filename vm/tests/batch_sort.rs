@@ -1,6 +1,8 @@
 //! `Batch::sort_by_awake`: awake agents first, sleepers after, each side in its old order;
 //! ids, states and what every agent does are unchanged (a program without group scopes ticks
 //! each agent alone, so only the order of the host's calls between agents moves).
+//! `Batch::sort_awake_first`: every awake agent before every sleeper, by group; with group
+//! scopes, every agent does what it does unsorted while the sleepers sleep.
 
 use std::collections::BTreeMap;
 
@@ -72,5 +74,59 @@ fn sorting_by_awake_puts_awake_agents_first_and_changes_no_agent() {
             (host.0, states)
         };
         assert_eq!(run(false), run(true), "{kind}");
+    }
+}
+
+/// Group scopes: one of each group's agents may hold the gate at a time, so the order a
+/// group's agents tick in decides who holds it.
+const MBT_SCOPE: &str = r#"
+import action Hold 0..0 long;
+import action Wait 0..0 long;
+root main = selector remember {
+    groupscope "gate" 1 { action Hold() }
+    action Wait()
+}
+"#;
+
+#[test]
+fn sorting_awake_first_keeps_group_scopes_deciding_as_unsorted() {
+    let p = btvm_testkit::front::compile(&format!(
+        "{}{MBT_SCOPE}",
+        btvm_testkit::fixtures::HEADER_MBT
+    ));
+    // 24 agents in groups of 6; a third awake, scattered over every group.
+    let awake = |a: u32| a % 3 == 1;
+    for &kind in COMPILED {
+        let run = |sort: bool| {
+            let mut batch = Batch::with_engine(&p, 24, kind).expect("main entry");
+            for a in 0..24 {
+                batch.set_group(AgentId(a), a / 6).expect("alive");
+            }
+            for a in (0..24).filter(|&a| !awake(a)) {
+                batch.sleep_until(AgentId(a), i64::MAX).expect("alive");
+            }
+            if sort {
+                batch.sort_awake_first();
+                let ids: Vec<u32> = batch.ids().iter().map(|a| a.0).collect();
+                let (first, rest) = ids.split_at(8);
+                assert!(first.iter().all(|&a| awake(a)), "{kind}: {ids:?}");
+                assert!(rest.iter().all(|&a| !awake(a)), "{kind}: {ids:?}");
+                assert!(
+                    first.windows(2).all(|w| w[0] < w[1]),
+                    "{kind}: by group, in order"
+                );
+            }
+            let mut host = PerAgent::default();
+            for t in 0..6 {
+                batch.tick(&mut host, t * 10);
+            }
+            let mut states: Vec<(AgentId, Status, Vec<u8>)> =
+                batch.iter().map(|(a, s, b)| (a, s, b.to_vec())).collect();
+            states.sort_by_key(|s| s.0);
+            (host.0, states)
+        };
+        let (calls, states) = run(false);
+        assert!(!calls.is_empty());
+        assert_eq!((calls, states), run(true), "{kind}");
     }
 }

@@ -156,6 +156,24 @@ impl Batch {
     /// which a group's agents tick, so in a program with group scopes the scopes' outcomes
     /// follow the new order. Nothing happens to ids or states. Allocates.
     pub fn sort_by_awake(&mut self) {
+        self.sort_slots(false);
+    }
+
+    /// Reorders the slots so every awake agent comes before every sleeping one, each side by
+    /// AI group (groups in increasing id order, a group's agents in their old order): the
+    /// awake agents are one dense run even when each group has only a few of them. A group's
+    /// awake agents keep their order among themselves, so while the sleepers sleep, group
+    /// scopes decide exactly as in the unsorted batch. A group split between the two runs is
+    /// no longer contiguous, so [`Batch::par_tick`] ticks such a batch's shards one after
+    /// another (same result); for several threads, [`Batch::sort_by_awake`] keeps groups
+    /// whole. Nothing happens to ids or states. Allocates.
+    pub fn sort_awake_first(&mut self) {
+        self.sort_slots(true);
+    }
+
+    /// The stable sort behind [`Batch::sort_by_awake`] (by group, then asleep) and
+    /// [`Batch::sort_awake_first`] (by asleep, then group).
+    fn sort_slots(&mut self, awake_first: bool) {
         if self.schedule.is_idle() {
             return;
         }
@@ -167,7 +185,11 @@ impl Batch {
                 .ids()
                 .get(s)
                 .is_some_and(|&id| self.is_asleep(id));
-            (group(&self.states[s * size..(s + 1) * size]), asleep)
+            let g = group(&self.states[s * size..(s + 1) * size]);
+            match awake_first {
+                true => (asleep, g, false),
+                false => (false, g, asleep),
+            }
         };
         let mut order: Vec<usize> = (0..self.statuses.len()).collect();
         order.sort_by_key(key);
