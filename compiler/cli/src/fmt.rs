@@ -72,7 +72,10 @@ fn one(path: &Path, check: bool, stdout: &mut Output, out: &mut Renderer) -> Out
         true => inputs::read_stdin(max),
         false => read_file(path, max).map_err(|e| format!("cannot read `{}`: {e}", path.display())),
     };
-    let text = match read.and_then(|b| String::from_utf8(b).map_err(|e| e.to_string())) {
+    let utf8 = |b: Vec<u8>| {
+        String::from_utf8(b).map_err(|e| format!("`{}` is not UTF-8: {e}", path.display()))
+    };
+    let text = match read.and_then(utf8) {
         Ok(t) => t,
         Err(e) => {
             out.error(&e);

@@ -114,6 +114,19 @@ pub(super) fn write_i64(block: &mut [u8], at: u32, v: i64) {
 }
 
 /// A block the reference cannot hold.
+/// The node of each probe `pick` accepts, with the ordinal `pick` reads from it (the
+/// current-action slot's action ordinals, the selection model's leaf ordinals).
+pub(super) fn probed(
+    program: &Program,
+    pick: fn(btvm::program::Probe) -> Option<u32>,
+) -> impl Iterator<Item = (u32, u32)> + '_ {
+    program
+        .nodes()
+        .probes
+        .iter()
+        .filter_map(move |&(node, p)| pick(p).map(|k| (node, k)))
+}
+
 pub(super) fn invalid(why: impl Into<String>) -> SnapshotError {
     SnapshotError::InvalidState(why.into())
 }

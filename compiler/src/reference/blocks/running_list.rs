@@ -15,16 +15,11 @@ use crate::ir::NodeId;
 use crate::reference::{AgentState, Interpreter};
 
 /// The action node each current-slot ordinal names, from the node table's probes.
-fn action_nodes(program: &Program) -> Vec<(u32, u32)> {
-    program
-        .nodes()
-        .probes
-        .iter()
-        .filter_map(|&(node, p)| match p {
-            Probe::Current(k) => Some((node, k)),
-            _ => None,
-        })
-        .collect()
+fn action_nodes(program: &Program) -> impl Iterator<Item = (u32, u32)> + '_ {
+    super::probed(program, |p| match p {
+        Probe::Current(k) => Some(k),
+        _ => None,
+    })
 }
 
 /// Writes `state`'s running list, current action and timers into `block`.
@@ -49,7 +44,6 @@ pub(super) fn export(
     write(block, cells.get(None, "count"), state.running.len() as u64);
     let current = state.current.and_then(|id| {
         action_nodes(program)
-            .into_iter()
             .find(|&(node, _)| node == id.0)
             .map(|(_, k)| u64::from(k) + 1)
     });
@@ -92,7 +86,6 @@ pub(super) fn import(
         k => {
             let k = u32::try_from(k - 1).unwrap_or(u32::MAX);
             let node = action_nodes(program)
-                .into_iter()
                 .find(|&(_, ordinal)| ordinal == k)
                 .map(|(node, _)| node)
                 .ok_or_else(|| invalid(format!("no action has ordinal {k}")))?;

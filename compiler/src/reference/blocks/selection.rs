@@ -19,14 +19,10 @@ fn index_cell<'p>(cells: &Cells<'p>, i: usize) -> Option<&'p btvm::program::Cell
 
 /// The `select` node of each leaf ordinal, from the node table's probes.
 fn leaves(program: &Program) -> impl Iterator<Item = (u32, u32)> + '_ {
-    program
-        .nodes()
-        .probes
-        .iter()
-        .filter_map(|&(node, p)| match p {
-            Probe::Leaf(k) => Some((node, k)),
-            _ => None,
-        })
+    super::probed(program, |p| match p {
+        Probe::Leaf(k) => Some(k),
+        _ => None,
+    })
 }
 
 /// Writes the indices and the current leaf of `state` into `block`.
