@@ -48,10 +48,10 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_awake)]
     awake: Option<u32>,
     /// Time each engine and thread count this many times (1 to 100): the table shows the
-    /// median and the spread (min–max). The fight-or-flight workload times each once
-    /// [default: 3; with --suite 1, interleaved].
-    #[arg(long, value_parser = parse_runs)]
-    runs: Option<u32>,
+    /// median and the spread (min–max). The fight-or-flight workload times each once; the
+    /// suite interleaves the runs (round k times every engine once).
+    #[arg(long, default_value_t = 3, value_parser = parse_runs)]
+    runs: u32,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -100,16 +100,6 @@ impl BenchArgs {
             50
         };
         self.ticks.unwrap_or(default)
-    }
-
-    /// `--runs`, or the default (of `--suite` when given).
-    fn runs(&self) -> u32 {
-        let default = if self.suite {
-            crate::suite::DEFAULT_RUNS
-        } else {
-            3
-        };
-        self.runs.unwrap_or(default)
     }
 }
 
@@ -193,7 +183,7 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
         Ok(compiles) => compiles,
         Err(code) => return code,
     };
-    let agreed = timed::agreement(&rows, args.runs() as usize);
+    let agreed = timed::agreement(&rows, args.runs as usize);
     if args.json {
         print_json(&name, &cfg, host, &rows, &compiles, stdout);
     } else {
@@ -254,7 +244,7 @@ fn suite(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitCode 
     let opts = crate::suite::SuiteOpts {
         agents: args.agents,
         ticks: args.ticks(),
-        runs: args.runs(),
+        runs: args.runs,
         threads: &threads,
         engines: &args.engines,
         json: args.json,
@@ -328,7 +318,7 @@ fn time_engines(
     if args.file.is_none() && !args.no_baseline && host == HostKind::World {
         plan.push((BenchEngine::HandWritten, 1));
     }
-    let runs = args.runs() as usize;
+    let runs = args.runs as usize;
     let bar = timed::progress(plan.len() * runs);
     let mut rows = Vec::with_capacity(plan.len());
     for (engine, t) in plan {

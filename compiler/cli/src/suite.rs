@@ -14,9 +14,11 @@ mod report;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use btvm::AgentId;
 use btvm_benches::measure::{native_too_large, run_bench, BenchConfig, BenchEngine, HostKind};
 use btvm_benches::suite::{self, SuiteTree};
 use btvm_compiler::diag::Diagnostic;
+use btvm_compiler::reference::Interpreter;
 use btvm_compiler::source::SourceMap;
 
 use crate::output::Output;
@@ -26,8 +28,6 @@ use crate::EngineArg;
 
 /// Ticks per run when `--ticks` is not given.
 pub const DEFAULT_TICKS: u32 = 20;
-/// Interleaved runs when `--runs` is not given.
-pub const DEFAULT_RUNS: u32 = 1;
 /// Thread counts when `--threads` is not given: the 1- vs 2-thread scaling the issue asks.
 pub const DEFAULT_THREADS: [usize; 2] = [1, 2];
 
@@ -61,8 +61,8 @@ pub struct TreeRun {
     pub rows: Vec<Timed>,
     /// Whether every row's checksum is the same.
     pub agreed: bool,
-    /// Why native code was not timed, if it was asked for and refused.
-    pub native_note: Option<String>,
+    /// Engines asked for and not timed on this tree, each with the reason.
+    pub not_timed: Vec<String>,
 }
 
 /// Runs the suite and prints it.
@@ -80,7 +80,7 @@ pub fn run(opts: &SuiteOpts<'_>, stdout: &mut Output, out: &mut Renderer) -> Exi
     let total: usize = plans.iter().map(|(p, _)| p.len()).sum::<usize>() * opts.runs as usize;
     let bar = timed::progress(total);
     let mut results = Vec::with_capacity(trees.len());
-    for (tree, (plan, native_note)) in trees.iter().zip(plans) {
+    for (tree, (plan, not_timed)) in trees.iter().zip(plans) {
         match time_tree(tree, &plan, &cfg, opts.runs, &bar) {
             Ok((rows, agreed)) => results.push(TreeRun {
                 name: tree.name.clone(),
@@ -88,7 +88,7 @@ pub fn run(opts: &SuiteOpts<'_>, stdout: &mut Output, out: &mut Renderer) -> Exi
                 nodes: tree.tree.nodes.len(),
                 agreed,
                 rows,
-                native_note,
+                not_timed,
             }),
             Err(d) => {
                 bar.finish_and_clear();
@@ -172,24 +172,62 @@ fn note(message: &str) {
 }
 
 /// What to time on `tree`: each engine asked for, the vm and native code on every thread
-/// count; native code left out (with the reason) when the program is too large for it.
-fn plan(opts: &SuiteOpts<'_>, tree: &SuiteTree) -> (Vec<(BenchEngine, usize)>, Option<String>) {
+/// count. Left out, with the reason (also on standard error): native code when the program
+/// is too large for it, the reference when its states would not fit in memory.
+fn plan(opts: &SuiteOpts<'_>, tree: &SuiteTree) -> (Vec<(BenchEngine, usize)>, Vec<String>) {
     let mut plan = Vec::new();
-    let mut native_note = None;
+    let mut not_timed = Vec::new();
     for engine in opts.engines {
+        let why = match engine {
+            EngineArg::Reference => reference_too_large(tree, opts.agents)
+                .map(|why| format!("the reference is not timed: {why}")),
+            EngineArg::Vm => None,
+            EngineArg::Native => native_too_large(&tree.tree)
+                .ok()
+                .flatten()
+                .map(|why| format!("native code is not timed: {why}")),
+        };
+        if let Some(why) = why {
+            note(&format!("{}: {why}", tree.name));
+            not_timed.push(why);
+            continue;
+        }
         match engine {
             EngineArg::Reference => plan.push((BenchEngine::Reference, 1)),
             EngineArg::Vm => plan.extend(opts.threads.iter().map(|&t| (BenchEngine::Vm, t))),
-            EngineArg::Native => match native_too_large(&tree.tree) {
-                Ok(Some(why)) => {
-                    note(&format!("{}: native code is not timed: {why}", tree.name));
-                    native_note = Some(why);
-                }
-                _ => plan.extend(opts.threads.iter().map(|&t| (BenchEngine::Native, t))),
-            },
+            EngineArg::Native => {
+                plan.extend(opts.threads.iter().map(|&t| (BenchEngine::Native, t)))
+            }
         }
     }
-    (plan, native_note)
+    (plan, not_timed)
+}
+
+/// Why the reference cannot run `agents` agents of `tree`: their states would take more than
+/// half the memory available (Linux's `MemAvailable`; never refused where it cannot be read).
+/// The reference keeps per-node data for every agent, kilobytes on a large tree, where the vm
+/// and native code keep bytes.
+fn reference_too_large(tree: &SuiteTree, agents: u32) -> Option<String> {
+    let interp = Interpreter::new(&tree.tree).ok()?;
+    let per_agent = interp.new_agent(AgentId(0)).footprint() as u64;
+    let need = per_agent.saturating_mul(u64::from(agents));
+    let available = available_memory()?;
+    let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+    (need > available / 2).then(|| {
+        format!(
+            "{agents} agents x {per_agent} bytes of state need {:.1} GiB, more than half the {:.1} GiB available",
+            gib(need),
+            gib(available)
+        )
+    })
+}
+
+/// The memory available for new allocations (`MemAvailable` in `/proc/meminfo`), if known.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// Times every entry of `plan` `runs` times, interleaved: round k runs every entry once.

@@ -140,8 +140,8 @@ pub fn print_table(opts: &SuiteOpts<'_>, cfg: &BenchConfig, results: &[TreeRun],
             ));
             writeln!(out, "{line}");
         }
-        if let Some(why) = &r.native_note {
-            writeln!(out, "{:<30} (native code not timed: {why})", "");
+        for why in &r.not_timed {
+            writeln!(out, "{:<30} ({why})", "");
         }
     }
     writeln!(out, "{}", agreement_line(opts, results));
@@ -206,7 +206,7 @@ fn tree_json(r: &TreeRun) -> Value {
         "model": r.model,
         "nodes": r.nodes,
         "checksums_agree": r.agreed,
-        "native_not_timed": r.native_note,
+        "not_timed": r.not_timed,
         "engines": engines,
         "results": results,
     })
