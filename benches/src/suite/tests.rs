@@ -103,3 +103,32 @@ fn the_corpus_is_none_when_no_candidate_is_a_file() {
     assert!(c[0].ends_with("shared/corpus/unvanquished/default.bt"));
     assert!(c[0].is_relative() && c.len() == 2);
 }
+
+/// The corpus file is outside input: garbage, binary bytes, a directory in its place or a tree
+/// including a file outside the corpus are errors (or `None`), never a panic.
+#[test]
+fn a_hostile_corpus_file_is_an_error_never_a_panic() {
+    let dir = std::env::temp_dir().join(format!("btvm-suite-corpus-{}", std::process::id()));
+    let unv = dir.join("corpus/unvanquished");
+    std::fs::create_dir_all(unv.join("default.bt")).unwrap();
+    // A directory where the file should be is no candidate.
+    assert!(corpus_default(&[unv.join("default.bt")], &mut SourceMap::new()).is_none());
+    let hostile: [&[u8]; 5] = [
+        b"selector {",
+        b"\xff\xfe\x00garbage\x00",
+        b"behavior ../../../../etc/passwd",
+        b"behavior /etc/passwd",
+        b"",
+    ];
+    for (k, bytes) in hostile.iter().enumerate() {
+        let path = unv.join(format!("hostile{k}.bt"));
+        std::fs::write(&path, bytes).unwrap();
+        let got = corpus_default(std::slice::from_ref(&path), &mut SourceMap::new());
+        assert!(
+            matches!(got, Some(Err(_))),
+            "{k}: {:?}",
+            got.map(|r| r.is_ok())
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
