@@ -130,6 +130,8 @@ fn the_table_shows_every_figure_and_ends_with_the_agreement() {
         "2",
         "--engines",
         "reference,vm",
+        "--runs",
+        "2",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
@@ -143,17 +145,16 @@ fn the_table_shows_every_figure_and_ends_with_the_agreement() {
         "generated-lifecycle",
         "human_soldier.xml",
         "machine: ",
+        "2 interleaved runs",
     ] {
         assert!(table.contains(needle), "{needle} missing: {table}");
     }
     let last = table.lines().last().unwrap_or("");
     assert!(last.starts_with("checksums agree: "), "{table}");
-    // Two engines, the vm on two thread counts: three rows per tree, one run each.
+    // Two engines, the vm on two thread counts: three rows per tree, two runs each.
     let trees = TREES.len() + usize::from(table.contains("corpus/unvanquished/default.bt"));
-    assert!(
-        last.contains(&format!("{} engine runs on {trees} trees", 3 * trees)),
-        "{last}"
-    );
+    let runs = format!("{} engine runs on {trees} trees (2 each)", 3 * 2 * trees);
+    assert!(last.contains(&runs), "{last}");
 }
 
 #[test]
