@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{btvm, spec, text};
+use common::{btvm, spec, temp, text};
 use serde_json::Value;
 
 /// The trees the suite always has (the corpus's `default.bt` only when `../shared` exists).
@@ -121,6 +121,7 @@ fn the_suite_times_every_tree_on_every_engine_and_the_checksums_agree() {
 
 #[test]
 fn the_table_shows_every_figure_and_ends_with_the_agreement() {
+    let svg = temp("suite.svg", "");
     let out = btvm(&[
         "bench",
         "--suite",
@@ -132,6 +133,8 @@ fn the_table_shows_every_figure_and_ends_with_the_agreement() {
         "reference,vm",
         "--runs",
         "2",
+        "--svg",
+        svg.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
@@ -155,6 +158,12 @@ fn the_table_shows_every_figure_and_ends_with_the_agreement() {
     let trees = TREES.len() + usize::from(table.contains("corpus/unvanquished/default.bt"));
     let runs = format!("{} engine runs on {trees} trees (2 each)", 3 * 2 * trees);
     assert!(last.contains(&runs), "{last}");
+    // The chart: a bar per tree and engine on one thread.
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg"), "{chart}");
+    for needle in ["generated-selection vm x1", "guard.bt reference x1"] {
+        assert!(chart.contains(needle), "{needle} missing");
+    }
 }
 
 #[test]
