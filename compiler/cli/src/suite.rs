@@ -7,7 +7,7 @@
 //! interleaved (round k times every engine once) so drift on the machine falls on all of
 //! them alike. A tree whose engines' checksums differ makes the command fail (exit 1) after
 //! the table. This module chooses what to time and in which order; `suite/report.rs` prints.
-//! It never loads a file other than the corpus's `default.bt`.
+//! It never reads a file other than the corpus's `default.bt` (and the behaviors it includes).
 
 mod report;
 
@@ -59,7 +59,7 @@ pub struct TreeRun {
     pub nodes: usize,
     /// One row per engine and thread count, in plan order.
     pub rows: Vec<Timed>,
-    /// Whether every row's checksum is the same.
+    /// Whether every run of every row gave the same checksum.
     pub agreed: bool,
     /// Engines asked for and not timed on this tree, each with the reason.
     pub not_timed: Vec<String>,
