@@ -19,6 +19,8 @@
 //!   lifecycle (MBT) and selection (BST) trees, about one agent in eight per tick — on a
 //!   schedule hashed from (agent, tick), and every run reports a checksum the engines must
 //!   agree on (the root statuses and the world, or the calls the [`synthetic`] host answered).
+//! - [`suite`] is the suite of real trees (`btvm bench --suite`): the examples, the shared
+//!   corpus's `default.bt` and a large generated tree per execution model.
 
 #![deny(missing_docs)]
 
@@ -27,6 +29,7 @@ pub mod fight;
 pub mod generate;
 pub mod handwritten;
 pub mod measure;
+pub mod suite;
 pub mod synthetic;
 pub mod world;
 

@@ -27,9 +27,9 @@ pub struct BenchArgs {
     /// Number of agents (1 to 1,000,000).
     #[arg(long, default_value_t = 100_000, value_parser = parse_agents)]
     agents: u32,
-    /// Ticks per agent (100 ms apart; 1 to 1,000,000).
-    #[arg(long, default_value_t = 50, value_parser = parse_ticks)]
-    ticks: u32,
+    /// Ticks per agent (100 ms apart; 1 to 1,000,000) [default: 50; with --suite 20].
+    #[arg(long, value_parser = parse_ticks)]
+    ticks: Option<u32>,
     /// The engines to time, comma-separated.
     #[arg(
         long,
@@ -48,7 +48,8 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_awake)]
     awake: Option<u32>,
     /// Time each engine and thread count this many times (1 to 100): the table shows the
-    /// median and the spread (min–max). The fight-or-flight workload times each once.
+    /// median and the spread (min–max). The fight-or-flight workload times each once; the
+    /// suite interleaves the runs (round k times every engine once).
     #[arg(long, default_value_t = 3, value_parser = parse_runs)]
     runs: u32,
     /// Print JSON instead of a table.
@@ -82,6 +83,24 @@ pub struct BenchArgs {
     /// 10^6 agents on every `--threads` count (scaling with threads and with agents).
     #[arg(long)]
     scaling: bool,
+    /// Time the suite of real trees instead (issue 28): every example of spec/examples/, the
+    /// shared corpus's default.bt when found, and a generated tree of about 1,000 nodes per
+    /// execution model, each on every engine (vm and native code on 1 and 2 threads unless
+    /// `--threads`) against the synthetic host; fails if an engine's checksum differs.
+    #[arg(long, conflicts_with_all = ["file", "awake", "compile_stats", "workload", "scaling", "no_baseline"])]
+    suite: bool,
+}
+
+impl BenchArgs {
+    /// `--ticks`, or the default (of `--suite` when given).
+    fn ticks(&self) -> u32 {
+        let default = if self.suite {
+            crate::suite::DEFAULT_TICKS
+        } else {
+            50
+        };
+        self.ticks.unwrap_or(default)
+    }
 }
 
 /// `--agents`: at least one agent (times per agent-tick need one), at most
@@ -134,6 +153,9 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
     if args.workload == Workload::FightOrFlight {
         return fight_or_flight(args, stdout, out);
     }
+    if args.suite {
+        return suite(args, stdout, out);
+    }
     let (tree, name) = match load_bench_tree(args, out) {
         Ok(loaded) => loaded,
         Err(code) => return code,
@@ -145,7 +167,7 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
     }
     let cfg = BenchConfig {
         agents: args.agents,
-        ticks: args.ticks,
+        ticks: args.ticks(),
         awake_percent: args.awake.unwrap_or(100),
         ..BenchConfig::default()
     };
@@ -198,7 +220,7 @@ fn fight_or_flight(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) ->
     let threads = threads_or_default(&args.threads);
     let opts = crate::fight::FightOpts {
         agents: args.agents,
-        ticks: args.ticks,
+        ticks: args.ticks(),
         engines: &args.engines,
         threads: &threads,
         baseline: !args.no_baseline,
@@ -206,6 +228,29 @@ fn fight_or_flight(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) ->
         json: args.json,
     };
     crate::fight::bench(&opts, stdout, out)
+}
+
+/// `--suite`: hands over to [`crate::suite::run`] (the synthetic host only).
+fn suite(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitCode {
+    if matches!(args.host, Some(HostArg::World)) {
+        out.error("the suite runs every tree against the synthetic host; leave out `--host world`");
+        return ExitCode::from(2);
+    }
+    let threads = if args.threads.is_empty() {
+        crate::suite::DEFAULT_THREADS.to_vec()
+    } else {
+        args.threads.clone()
+    };
+    let opts = crate::suite::SuiteOpts {
+        agents: args.agents,
+        ticks: args.ticks(),
+        runs: args.runs,
+        threads: &threads,
+        engines: &args.engines,
+        json: args.json,
+        svg: args.svg.as_deref(),
+    };
+    crate::suite::run(&opts, stdout, out)
 }
 
 /// The tree to time (FILE or the embedded demo) and its name.

@@ -13,6 +13,7 @@ mod inputs;
 mod output;
 mod reload;
 mod render;
+mod suite;
 mod timed;
 mod view;
 
