@@ -7,7 +7,8 @@
 
 use super::codec::Reader;
 use super::error::{ProgramError, ProgramErrorKind as K};
-use super::nodes::{Cell, CellKind, NodeInfo, NodeTable, Probe};
+use super::nodes::{Cell, CellKind, NodeInfo, NodeTable, Overlay, Probe};
+use super::Field;
 
 /// The first bytes of the node-table section.
 pub const NODE_MAGIC: &[u8; 8] = b"BTVMNODE";
@@ -82,6 +83,7 @@ pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
         put_u32(&mut body, n);
     }
     put_cells(&mut body, &t.cells);
+    put_overlays(&mut body, &t.overlays);
     out.extend_from_slice(NODE_MAGIC);
     put_len(out, body.len());
     out.extend_from_slice(&body);
@@ -104,6 +106,41 @@ fn put_cells(body: &mut Vec<u8>, cells: &[Cell]) {
         };
         body.extend_from_slice(&[tag, a, b]);
     }
+}
+
+/// The overlays (version 11 on), only when there are some: a section without them ends
+/// after the cells, as a version-10 section does.
+fn put_overlays(body: &mut Vec<u8>, overlays: &[Overlay]) {
+    if overlays.is_empty() {
+        return;
+    }
+    put_len(body, overlays.len());
+    for o in overlays {
+        put_u32(body, o.node);
+        put_u32(body, o.field.offset);
+        body.push(o.field.width);
+        put_u32(body, o.value);
+    }
+}
+
+fn overlay_list(r: &mut Reader<'_>) -> Result<Vec<Overlay>, ProgramError> {
+    if r.remaining() == 0 {
+        return Ok(Vec::new());
+    }
+    let n = count(r, 13, "overlays")?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let node = r.u32()?;
+        let offset = r.u32()?;
+        let width = r.u8()?;
+        let value = r.u32()?;
+        out.push(Overlay {
+            node,
+            field: Field { offset, width },
+            value,
+        });
+    }
+    Ok(out)
 }
 
 fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
@@ -232,11 +269,13 @@ fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     let n = count(r, 4, "code map entries")?;
     let code = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
     let cells = cell_list(r)?;
+    let overlays = overlay_list(r)?;
     Ok(NodeTable {
         files,
         nodes,
         probes,
         code,
         cells,
+        overlays,
     })
 }
