@@ -108,12 +108,8 @@ fn put_cells(body: &mut Vec<u8>, cells: &[Cell]) {
     }
 }
 
-/// The overlays (version 11 on), only when there are some: a section without them ends
-/// after the cells, as a version-10 section does.
+/// The overlays (version 11 on; a version-10 section ends before them).
 fn put_overlays(body: &mut Vec<u8>, overlays: &[Overlay]) {
-    if overlays.is_empty() {
-        return;
-    }
     put_len(body, overlays.len());
     for o in overlays {
         put_u32(body, o.node);
@@ -123,8 +119,9 @@ fn put_overlays(body: &mut Vec<u8>, overlays: &[Overlay]) {
     }
 }
 
-fn overlay_list(r: &mut Reader<'_>) -> Result<Vec<Overlay>, ProgramError> {
-    if r.remaining() == 0 {
+fn overlay_list(r: &mut Reader<'_>, version: u16) -> Result<Vec<Overlay>, ProgramError> {
+    // Before version 11 the section ends with the cells (bytes after them are refused).
+    if version < 11 || r.remaining() == 0 {
         return Ok(Vec::new());
     }
     let n = count(r, 13, "overlays")?;
@@ -143,9 +140,9 @@ fn overlay_list(r: &mut Reader<'_>) -> Result<Vec<Overlay>, ProgramError> {
     Ok(out)
 }
 
-fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
-    // A version-9 section ends with the code map.
-    if r.remaining() == 0 {
+fn cell_list(r: &mut Reader<'_>, version: u16) -> Result<Vec<Cell>, ProgramError> {
+    // A version-9 section ends with the code map (bytes after it are refused).
+    if version < 10 || r.remaining() == 0 {
         return Ok(Vec::new());
     }
     let n = count(r, 19, "cells")?;
@@ -174,8 +171,8 @@ fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
     Ok(cells)
 }
 
-/// Reads the section at `r`.
-pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
+/// Reads the section at `r`, of a file of format `version`.
+pub fn decode(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramError> {
     if r.bytes(NODE_MAGIC.len())? != &NODE_MAGIC[..] {
         return Err(r.error(
             K::TrailingBytes,
@@ -185,9 +182,9 @@ pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     let len = r.u32()? as usize;
     let body = r.bytes(len)?;
     let mut b = Reader::new(body);
-    let table = decode_table(&mut b)?;
+    let table = decode_table(&mut b, version)?;
     if b.remaining() != 0 {
-        return Err(b.error(K::TrailingBytes, "bytes after the node table's code map"));
+        return Err(b.error(K::TrailingBytes, "bytes after the node table's last list"));
     }
     Ok(table)
 }
@@ -210,7 +207,7 @@ fn opt(r: &mut Reader<'_>) -> Result<Option<u32>, ProgramError> {
     Ok(r.u32()?.checked_sub(1))
 }
 
-fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
+fn decode_table(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramError> {
     let n = count(r, 4, "files")?;
     let files = (0..n).map(|_| string(r)).collect::<Result<_, _>>()?;
     let n = count(r, 30, "nodes")?;
@@ -268,8 +265,8 @@ fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     }
     let n = count(r, 4, "code map entries")?;
     let code = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    let cells = cell_list(r)?;
-    let overlays = overlay_list(r)?;
+    let cells = cell_list(r, version)?;
+    let overlays = overlay_list(r, version)?;
     Ok(NodeTable {
         files,
         nodes,

@@ -181,8 +181,8 @@ fn version_8_files_load_without_a_table() {
         bare.nodes = Default::default();
         let bare = Program::new(bare, &limits()).unwrap();
         let mut bytes = bare.encode();
-        // The empty table's section: magic, length, then five zero counts.
-        let empty = 8 + 4 + 20;
+        // The empty table's section: magic, length, then six zero counts.
+        let empty = 8 + 4 + 24;
         assert_eq!(
             &bytes[bytes.len() - empty..][..8],
             btvm::program::NODE_MAGIC,
@@ -262,9 +262,9 @@ fn with_section(p: &Program, section: &[u8]) -> Vec<u8> {
     let mut bare = p.parts().clone();
     bare.nodes = Default::default();
     let mut bytes = Program::new(bare, &limits()).unwrap().encode();
-    // An empty table: the magic, its length, five zero counts (files, nodes, probes, code
-    // map, cells).
-    bytes.truncate(bytes.len() - (8 + 4 + 20));
+    // An empty table: the magic, its length, six zero counts (files, nodes, probes, code
+    // map, cells, overlays).
+    bytes.truncate(bytes.len() - (8 + 4 + 24));
     bytes.extend_from_slice(btvm::program::NODE_MAGIC);
     bytes.extend_from_slice(&(section.len() as u32).to_le_bytes());
     bytes.extend_from_slice(section);
