@@ -4,7 +4,8 @@
 //!   node by node (`Reload::cell_by_cell`, no byte-for-byte shortcut) into the same tree's
 //!   program, and goes on: the two halves must equal the uninterrupted run. A cell missing from
 //!   a model's cell list, or carried wrongly, shows up as a different trace.
-//! - Every program's cells cover every byte of its state and never overlap, and the node
+//! - Every program's cells cover every byte of its state and never overlap (except the cells
+//!   under different overlaid children of one state machine or priority), and the node
 //!   table's children are the IR's children in order (child indices are carried by them).
 //!
 //! `BTVM_CASE=substr` filters. Answers that count calls are dropped from the scenarios, as
@@ -40,7 +41,28 @@ fn check_self(tree: &Tree, scn: &Scenario) -> Result<bool, String> {
     Ok(true)
 }
 
-/// Every state byte is in some cell, no bit in two; table children are the IR's, in order.
+/// The overlays on node `n` and its ancestors: (field offset, value).
+fn overlay_path(t: &btvm::program::NodeTable, mut n: Option<u32>) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    while let Some(i) = n {
+        if let Some(o) = t.overlays.iter().find(|o| o.node == i) {
+            out.push((o.field.offset, o.value));
+        }
+        n = t.nodes[i as usize].parent;
+    }
+    out
+}
+
+/// Whether the cells of nodes `a` and `b` are never meaningful together: both lie under
+/// overlaid children of one node, different ones (`spec/bytecode.md` §3).
+fn exclusive(t: &btvm::program::NodeTable, a: Option<u32>, b: Option<u32>) -> bool {
+    let (pa, pb) = (overlay_path(t, a), overlay_path(t, b));
+    pa.iter()
+        .any(|&(f, v)| pb.iter().any(|&(g, w)| f == g && v != w))
+}
+
+/// Every state byte is in some cell, no bit in two unless their nodes are overlaid siblings'
+/// (or under them); table children are the IR's, in order.
 fn check_cells(tree: &Tree) -> Result<(), String> {
     let Some(p) = program(tree) else {
         return Ok(());
@@ -49,23 +71,23 @@ fn check_cells(tree: &Tree) -> Result<(), String> {
     if t.is_empty() {
         return Ok(());
     }
-    let mut owner = vec![None; p.state_size() * 8];
+    let mut owner: Vec<Vec<usize>> = vec![Vec::new(); p.state_size() * 8];
     for (k, c) in t.cells.iter().enumerate() {
         for b in c.bit..c.bit + c.bits {
-            match owner.get_mut(b as usize) {
-                Some(o @ None) => *o = Some(k),
-                Some(Some(j)) => {
-                    return Err(format!("bit {b} in cells {:?} and {:?}", t.cells[*j], c))
-                }
-                None => return Err(format!("cell {c:?} past the state")),
+            let Some(o) = owner.get_mut(b as usize) else {
+                return Err(format!("cell {c:?} past the state"));
+            };
+            if let Some(&j) = o.iter().find(|&&j| !exclusive(t, t.cells[j].node, c.node)) {
+                return Err(format!("bit {b} in cells {:?} and {:?}", t.cells[j], c));
             }
+            o.push(k);
         }
         if matches!(c.kind, CellKind::Child { .. } | CellKind::Children) && c.node.is_none() {
             return Err(format!("a child cell of no node: {c:?}"));
         }
     }
     for byte in 0..p.state_size() {
-        if owner[byte * 8..byte * 8 + 8].iter().all(Option::is_none) {
+        if owner[byte * 8..byte * 8 + 8].iter().all(Vec::is_empty) {
             return Err(format!(
                 "state byte {byte} of {} is in no cell",
                 p.state_size()

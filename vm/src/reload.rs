@@ -194,8 +194,10 @@ impl Reload {
         if old.len() != self.old.state_size() {
             return kept;
         }
+        // A node under an overlay that does not hold has a sibling's data: it is fresh.
+        let out = crate::model::active::overlaid_out(&self.old, old);
         for i in 0..n {
-            if self.node[i].is_none() {
+            if self.node[i].is_none() || out.get(i).copied().unwrap_or(false) {
                 continue;
             }
             if let Some(p) = self.parent[i] {
@@ -345,8 +347,10 @@ impl Reload {
         }
         crate::model::lifecycle::restart_function(&self.old)?;
         let ot = &self.old.parts().nodes;
+        let out = crate::model::active::overlaid_out(&self.old, old);
         let live_lost = ot.probes.iter().any(|&(n, p)| {
             !kept.get(n as usize).copied().unwrap_or(false)
+                && !out.get(n as usize).copied().unwrap_or(true)
                 && crate::model::active::probe_active(&self.old, old, p)
         });
         if !live_lost || old.len() != self.old.state_size() {
@@ -359,6 +363,14 @@ impl Reload {
                     let cell = &ot.cells[c];
                     set_zero(&mut masked, cell.bit, cell.bits);
                 }
+            }
+        }
+        // The restart function finds the live child of an overlaying node through its
+        // current-child field: those stay as they were, kept or not.
+        for o in &ot.overlays {
+            let (at, n) = (o.field.offset as usize, usize::from(o.field.width));
+            if let (Some(to), Some(from)) = (masked.get_mut(at..at + n), old.get(at..at + n)) {
+                to.copy_from_slice(from);
             }
         }
         Some(masked)

@@ -232,6 +232,7 @@ pub(super) fn stateful(tree: &Tree, recs: &Records, selection: bool) -> Vec<Cell
             }
             NodeKind::Priority(_) if !selection => {
                 c.at(Some(i), "case", base + r.a, a, CellKind::Child { bias: 1 });
+                c.at(Some(i), "next", base + r.b, b, CellKind::Child { bias: 1 });
             }
             NodeKind::StateMachine => {
                 c.at(Some(i), "state", base + r.a, a, CellKind::Child { bias: 0 });

@@ -113,6 +113,7 @@ pub(super) fn lower(
         code,
         nodes: NodeTable {
             cells: super::cells::cursor(&layout),
+            overlays: Vec::new(),
             code: map,
             ..super::nodes::table(tree, probes, src)
         },

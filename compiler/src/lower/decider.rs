@@ -124,6 +124,7 @@ pub(super) fn lower(
         code,
         nodes: btvm::program::NodeTable {
             cells: super::cells::decider(tree, &numbers.layout, &numbers.group, &numbers.timer),
+            overlays: Vec::new(),
             code: map,
             ..super::nodes::table(tree, decider_probes(tree, root, &numbers), src)
         },

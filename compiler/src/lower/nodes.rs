@@ -62,6 +62,7 @@ pub(super) fn table(
         probes,
         code: Vec::new(),
         cells: Vec::new(),
+        overlays: Vec::new(),
     }
 }
 

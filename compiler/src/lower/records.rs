@@ -2,16 +2,20 @@
 //! bits, the timestamps, the current leaf and the node records, and where each node's
 //! runtime data lives among the records.
 //!
-//! Records are allocated in arena order over the main root's subtree, each node's own record
+//! Records are allocated in pre-order over the main root's subtree, each node's own record
 //! byte-aligned, so **a subtree's records are one contiguous byte range**: finishing or
-//! aborting a node zeroes its range with one `rec.zero`. A node's record holds what the model
+//! aborting a node zeroes its range with one `rec.zero`. In the lifecycle model the children
+//! of a state machine or a priority are *overlaid*: all start at the same offset, since only
+//! one of them is ever live and a new one starts only after the old one's range was zeroed
+//! (`spec/bytecode.md` §3). Nothing may read an overlaid child's records unless its parent's
+//! field `a` names it: the terminate walk and the event functions test that field first. A node's record holds what the model
 //! keeps for it while it is live (`spec/mbt.md` 2.5, `spec/bst.md` 2.1):
 //!
 //! | node | record |
 //! |---|---|
 //! | flags byte (bit 0 *live*, bit 1 an extra bit) | nodes with an init step, a terminate step, events or a start log |
 //! | `a` | sequence/selector index, parallel finished mask, priority/state-machine current, loop count, wait end time |
-//! | `b` | parallel succeeded mask, state-machine pending state |
+//! | `b` | parallel succeeded mask, state-machine pending state, priority new pick (zero between ticks) |
 //!
 //! The extra flag bit is a WaitForEvent's *arrived*, a GroupScope's *held*, a StateMachine's
 //! *pending*, a Loop's *child live*. Everything is zero in a fresh agent and zero again when
@@ -75,6 +79,11 @@ pub(super) struct Records {
     pub scopes: Vec<(u32, String, RBit)>,
     /// Where the agent's AI group (`u32`) lives in the records, after every node's records.
     pub group: u32,
+    /// Lifecycle model: each overlaid child (see [`overlays`]), its parent and the value of
+    /// the parent's field `a` that names it, in arena order of the children.
+    pub overlays: Vec<(NodeId, NodeId, u32)>,
+    /// Each node's parent within the main tree.
+    pub parent: Vec<Option<NodeId>>,
 }
 
 /// The smallest field width that holds `max`.
@@ -108,6 +117,8 @@ struct NodeRecords {
     len: u64,
     /// Whether some expression of the subtree draws a random number, or a wait varies.
     rng: bool,
+    /// Each overlaid child, its overlaying parent and the parent's field value naming it.
+    overlays: Vec<(NodeId, NodeId, u32)>,
 }
 
 /// Each node's parent within `lo .. hi`, and the last node of each node's subtree.
@@ -159,6 +170,9 @@ fn fields(kind: &NodeKind, kids: u64, selection: bool, r: &mut Rec, at: &mut Bum
         NodeKind::Priority(_) if !selection => {
             r.a_width = width(kids);
             r.a = at.take(u64::from(r.a_width));
+            // The new pick while the old case's records are terminated (zero between ticks).
+            r.b_width = r.a_width;
+            r.b = at.take(u64::from(r.b_width));
         }
         NodeKind::StateMachine => {
             r.a_width = width(kids.saturating_sub(1));
@@ -179,8 +193,64 @@ fn fields(kind: &NodeKind, kids: u64, selection: bool, r: &mut Rec, at: &mut Bum
     }
 }
 
-/// Every node's own record in `lo .. hi`, in arena order (`start` and `children` set, `end`
-/// not yet).
+/// Whether a node's children share one stretch of records (lifecycle model): a state
+/// machine runs one state at a time and a priority one case, and a new state or case starts
+/// only after the old one's records were zeroed (`spec/mbt.md` 2.5), so each child's
+/// records start where the node's children's start, and the stretch is as long as the
+/// longest child's.
+pub(super) fn overlays(kind: &NodeKind, selection: bool) -> bool {
+    !selection && matches!(kind, NodeKind::StateMachine | NodeKind::Priority(_))
+}
+
+/// What the recursive allocation reads.
+struct Alloc<'t> {
+    tree: &'t Tree,
+    lo: usize,
+    hi: usize,
+    parent: &'t [Option<NodeId>],
+    selection: bool,
+}
+
+/// Allocates node `i`'s own record at `at`, then its children's (one after another, or all
+/// at the same offset under an overlaying node); sets the node's `start`, `children` and
+/// `end`, and returns the end. Recursion follows the checked tree's depth.
+fn alloc(cx: &Alloc<'_>, i: usize, at: u64, out: &mut NodeRecords) -> u64 {
+    let node = &cx.tree.nodes[i];
+    let logged = cx.parent[i].is_some_and(
+        |p| matches!(&cx.tree.node(p).kind, NodeKind::LogStatus(l) if l.start.is_some()),
+    );
+    let mut bump = Bump(at);
+    let mut r = Rec::default();
+    if has_flags(&node.kind, logged, cx.selection) {
+        r.flags = Some(bump.take(1));
+    }
+    let kids = node.children.len() as u64;
+    fields(&node.kind, kids, cx.selection, &mut r, &mut bump);
+    let children = bump.0;
+    let overlay = overlays(&node.kind, cx.selection);
+    let mut end = children;
+    for (k, c) in node.children.iter().enumerate() {
+        let c = c.index();
+        if !(cx.lo..cx.hi).contains(&c) || c <= i {
+            continue;
+        }
+        if overlay {
+            let value = k as u32 + u32::from(matches!(node.kind, NodeKind::Priority(_)));
+            out.overlays
+                .push((NodeId(c as u32), NodeId(i as u32), value));
+            end = end.max(alloc(cx, c, children, out));
+        } else {
+            end = alloc(cx, c, end, out);
+        }
+    }
+    r.start = u32::try_from(at).unwrap_or(u32::MAX);
+    r.children = u32::try_from(children).unwrap_or(u32::MAX);
+    r.end = u32::try_from(end).unwrap_or(u32::MAX);
+    out.rec[i] = r;
+    end
+}
+
+/// Every node's record in `lo .. hi` (ranges closed: a subtree's records are `start .. end`).
 fn node_records(
     tree: &Tree,
     (lo, hi): (usize, usize),
@@ -194,40 +264,32 @@ fn node_records(
         nleaves: 0,
         len: 0,
         rng: false,
+        overlays: Vec::new(),
     };
-    let mut at = Bump(0);
-    for (i, node) in tree.nodes.iter().enumerate().take(hi).skip(lo) {
-        let start = at.0;
-        let logged = parent[i].is_some_and(
-            |p| matches!(&tree.node(p).kind, NodeKind::LogStatus(l) if l.start.is_some()),
-        );
-        let mut r = Rec::default();
-        if has_flags(&node.kind, logged, selection) {
-            r.flags = Some(at.take(1));
-        }
-        fields(
-            &node.kind,
-            node.children.len() as u64,
+    if lo < hi {
+        let cx = Alloc {
+            tree,
+            lo,
+            hi,
+            parent,
             selection,
-            &mut r,
-            &mut at,
-        );
-        match &node.kind {
-            NodeKind::Wait(w) => out.rng |= w.variation > 0 && w.time >= 0,
-            NodeKind::Select(_) => {
-                out.leaf[i] = out.nleaves;
-                out.nleaves += 1;
-            }
-            _ => {}
+        };
+        out.len = alloc(&cx, lo, 0, &mut out);
+    }
+    for node in tree.nodes.iter().take(hi).skip(lo) {
+        if let NodeKind::Wait(w) = &node.kind {
+            out.rng |= w.variation > 0 && w.time >= 0;
         }
-        r.start = u32::try_from(start).unwrap_or(u32::MAX);
-        r.children = u32::try_from(at.0).unwrap_or(u32::MAX);
-        out.rec[i] = r;
         for e in node.kind.exprs() {
             e.walk(|x| out.rng |= matches!(x, Expr::Random));
         }
     }
-    out.len = at.0;
+    for i in lo..hi {
+        if matches!(tree.nodes[i].kind, NodeKind::Select(_)) {
+            out.leaf[i] = out.nleaves;
+            out.nleaves += 1;
+        }
+    }
     out
 }
 
@@ -260,27 +322,16 @@ fn place_scopes(scopes: &mut [(u32, String, RBit)], len: u64) -> u64 {
     total
 }
 
-/// Closes each node's range (a subtree's records end where the records of the node after it
-/// start, or at `group` for the last ones) and returns each node's leaf range.
-fn close_ranges(
+/// Each node's leaf range (`lo .. hi`, selection model).
+fn leaf_ranges(
     tree: &Tree,
     (lo, hi): (usize, usize),
     last: &[usize],
-    recs: &mut NodeRecords,
-    group: u32,
+    recs: &NodeRecords,
 ) -> Vec<(u32, u32)> {
-    let rec = &mut recs.rec;
-    let starts: Vec<u32> = (lo..hi).map(|i| rec[i].start).collect();
     let mut leaves = vec![(0, 0); tree.nodes.len()];
     let is_select = |j: usize| matches!(tree.nodes[j].kind, NodeKind::Select(_));
     for i in lo..hi {
-        let after = last[i] + 1;
-        rec[i].end = if after < hi {
-            starts[after - lo]
-        } else {
-            group
-        };
-        rec[i].children = rec[i].children.min(rec[i].end);
         let first_leaf = (i..=last[i])
             .find(|&j| is_select(j))
             .map_or(0, |j| recs.leaf[j]);
@@ -348,12 +399,14 @@ impl Records {
         };
         let group = u32::try_from(nodes.len).unwrap_or(u32::MAX);
         let total = place_scopes(&mut scopes, nodes.len);
-        let leaves = close_ranges(tree, (lo, hi), &last, &mut nodes, group);
+        let leaves = leaf_ranges(tree, (lo, hi), &last, &nodes);
         for s in &tree.signals {
             s.value.walk(|x| nodes.rng |= matches!(x, Expr::Random));
         }
         let layout = state_layout(tree, selection, nodes.nleaves, total, nodes.rng);
         Records {
+            overlays: nodes.overlays,
+            parent,
             rec: nodes.rec,
             root,
             last: NodeId(last[lo] as u32),
@@ -395,6 +448,31 @@ impl Records {
             }
         }
         probes
+    }
+
+    /// The value of its parent's field `a` that names overlaid child `id` (`None`: `id` is
+    /// not overlaid).
+    pub fn overlay_value(&self, id: NodeId) -> Option<u32> {
+        self.overlays.iter().find(|o| o.0 == id).map(|o| o.2)
+    }
+
+    /// The node table's overlays: each overlaid child with its parent's field `a` in the
+    /// state block and the value naming it.
+    pub fn table_overlays(&self) -> Vec<btvm::program::Overlay> {
+        let base = self.layout.records;
+        (self.overlays.iter())
+            .map(|&(c, p, value)| {
+                let r = self.of(p);
+                btvm::program::Overlay {
+                    node: c.0,
+                    field: Field {
+                        offset: base + r.a,
+                        width: r.a_width,
+                    },
+                    value,
+                }
+            })
+            .collect()
     }
 
     /// Whether `id` lies in the main root's subtree.

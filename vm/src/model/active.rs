@@ -47,6 +47,27 @@ pub(crate) fn probe_active(program: &Program, state: &[u8], probe: Probe) -> boo
     }
 }
 
+/// Per node of the table, whether an overlay on it or on an ancestor fails in `state`
+/// ([`crate::program::Overlay`]): the node's probes and cells hold a sibling's data, and the
+/// node is fresh. All `false` when the table has no overlays.
+pub(crate) fn overlaid_out(program: &Program, state: &[u8]) -> Vec<bool> {
+    let t = &program.parts().nodes;
+    let mut out = vec![false; t.nodes.len()];
+    for o in &t.overlays {
+        if let Some(x) = out.get_mut(o.node as usize) {
+            *x = crate::program::read(state, o.field) != o.value;
+        }
+    }
+    // Parents come before their children (verified).
+    for i in 0..t.nodes.len() {
+        let p = t.nodes[i].parent.map(|p| p as usize);
+        if p.is_some_and(|p| p < i && out[p]) {
+            out[i] = true;
+        }
+    }
+    out
+}
+
 /// The active nodes and all their ancestors, in table (pre-)order, so every node comes after
 /// its parent and each path reads root first. Empty when the program has no node table or
 /// `state` is not one of its agents' blocks (wrong size).
@@ -57,8 +78,9 @@ pub(crate) fn active_path<'p>(program: &'p Program, state: &[u8]) -> Vec<ActiveN
     }
     // 0: not on the path, 1: an ancestor, 2: named by the state.
     let mut mark = vec![0u8; t.nodes.len()];
+    let out = overlaid_out(program, state);
     for &(node, probe) in &t.probes {
-        if probe_active(program, state, probe) {
+        if !out.get(node as usize).copied().unwrap_or(true) && probe_active(program, state, probe) {
             if let Some(m) = mark.get_mut(node as usize) {
                 *m = 2;
             }

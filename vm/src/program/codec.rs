@@ -13,7 +13,7 @@ use crate::{Import, ImportKind, Limits, SlotClaims, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 10;
+pub const VERSION: u16 = 11;
 /// The oldest format version this build still reads (version 8 files have no node table).
 pub const OLDEST_VERSION: u16 = 8;
 
@@ -309,7 +309,7 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
     let mut parts = decode_body(&mut r)?;
     // Version 8 files end with the code; from version 9 the node table's section follows.
     if version >= 9 {
-        parts.nodes = super::node_codec::decode(&mut r)?;
+        parts.nodes = super::node_codec::decode(&mut r, version)?;
     }
     if r.remaining() != 0 {
         return Err(r.error(

@@ -81,8 +81,10 @@ pub struct Layout {
     /// How many timestamp records there are.
     pub stamp_count: u32,
     /// Lifecycle and selection models: byte offset of the node records (each node's runtime
-    /// data, in arena order, so a subtree's records are one contiguous byte range; record
-    /// operands of instructions are offsets into this region).
+    /// data, in pre-order, so a subtree's records are one contiguous byte range; in the
+    /// lifecycle model a state machine's or priority's children share one stretch, see
+    /// [`NodeTable::overlays`](super::NodeTable::overlays); record operands of instructions
+    /// are offsets into this region).
     pub records: u32,
     /// Bytes of node records.
     pub records_len: u32,

@@ -7,7 +7,8 @@
 
 use super::codec::Reader;
 use super::error::{ProgramError, ProgramErrorKind as K};
-use super::nodes::{Cell, CellKind, NodeInfo, NodeTable, Probe};
+use super::nodes::{Cell, CellKind, NodeInfo, NodeTable, Overlay, Probe};
+use super::Field;
 
 /// The first bytes of the node-table section.
 pub const NODE_MAGIC: &[u8; 8] = b"BTVMNODE";
@@ -82,6 +83,7 @@ pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
         put_u32(&mut body, n);
     }
     put_cells(&mut body, &t.cells);
+    put_overlays(&mut body, &t.overlays);
     out.extend_from_slice(NODE_MAGIC);
     put_len(out, body.len());
     out.extend_from_slice(&body);
@@ -106,9 +108,41 @@ fn put_cells(body: &mut Vec<u8>, cells: &[Cell]) {
     }
 }
 
-fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
-    // A version-9 section ends with the code map.
-    if r.remaining() == 0 {
+/// The overlays (version 11 on; a version-10 section ends before them).
+fn put_overlays(body: &mut Vec<u8>, overlays: &[Overlay]) {
+    put_len(body, overlays.len());
+    for o in overlays {
+        put_u32(body, o.node);
+        put_u32(body, o.field.offset);
+        body.push(o.field.width);
+        put_u32(body, o.value);
+    }
+}
+
+fn overlay_list(r: &mut Reader<'_>, version: u16) -> Result<Vec<Overlay>, ProgramError> {
+    // Before version 11 the section ends with the cells (bytes after them are refused).
+    if version < 11 || r.remaining() == 0 {
+        return Ok(Vec::new());
+    }
+    let n = count(r, 13, "overlays")?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let node = r.u32()?;
+        let offset = r.u32()?;
+        let width = r.u8()?;
+        let value = r.u32()?;
+        out.push(Overlay {
+            node,
+            field: Field { offset, width },
+            value,
+        });
+    }
+    Ok(out)
+}
+
+fn cell_list(r: &mut Reader<'_>, version: u16) -> Result<Vec<Cell>, ProgramError> {
+    // A version-9 section ends with the code map (bytes after it are refused).
+    if version < 10 || r.remaining() == 0 {
         return Ok(Vec::new());
     }
     let n = count(r, 19, "cells")?;
@@ -137,8 +171,8 @@ fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
     Ok(cells)
 }
 
-/// Reads the section at `r`.
-pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
+/// Reads the section at `r`, of a file of format `version`.
+pub fn decode(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramError> {
     if r.bytes(NODE_MAGIC.len())? != &NODE_MAGIC[..] {
         return Err(r.error(
             K::TrailingBytes,
@@ -148,9 +182,9 @@ pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     let len = r.u32()? as usize;
     let body = r.bytes(len)?;
     let mut b = Reader::new(body);
-    let table = decode_table(&mut b)?;
+    let table = decode_table(&mut b, version)?;
     if b.remaining() != 0 {
-        return Err(b.error(K::TrailingBytes, "bytes after the node table's code map"));
+        return Err(b.error(K::TrailingBytes, "bytes after the node table's last list"));
     }
     Ok(table)
 }
@@ -173,7 +207,7 @@ fn opt(r: &mut Reader<'_>) -> Result<Option<u32>, ProgramError> {
     Ok(r.u32()?.checked_sub(1))
 }
 
-fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
+fn decode_table(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramError> {
     let n = count(r, 4, "files")?;
     let files = (0..n).map(|_| string(r)).collect::<Result<_, _>>()?;
     let n = count(r, 30, "nodes")?;
@@ -231,12 +265,14 @@ fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     }
     let n = count(r, 4, "code map entries")?;
     let code = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    let cells = cell_list(r)?;
+    let cells = cell_list(r, version)?;
+    let overlays = overlay_list(r, version)?;
     Ok(NodeTable {
         files,
         nodes,
         probes,
         code,
         cells,
+        overlays,
     })
 }

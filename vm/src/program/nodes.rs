@@ -152,6 +152,23 @@ pub struct NodeTable {
     /// The cells of the agents' state, for hot reload (empty: the program cannot be reloaded
     /// into or out of except by an identical program).
     pub cells: Vec<Cell>,
+    /// The nodes whose subtree's state shares bytes with their siblings' (the lifecycle model
+    /// overlays the children of a state machine or a priority, `spec/bytecode.md` §3): each
+    /// such subtree's probes and cells mean something only while its [`Overlay`] holds.
+    pub overlays: Vec<Overlay>,
+}
+
+/// One overlaid child (see [`NodeTable::overlays`]): node `node`'s subtree's probes and cells
+/// speak for it only while the state's `field` (its parent's current child) holds `value`;
+/// otherwise they may hold a sibling's data and the subtree is fresh (not live).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Overlay {
+    /// The overlaid node (an index into [`NodeTable::nodes`]).
+    pub node: u32,
+    /// Where its parent keeps the current child, in the state block.
+    pub field: super::Field,
+    /// The value that names this node.
+    pub value: u32,
 }
 
 impl NodeTable {
@@ -242,7 +259,43 @@ pub(super) fn verify(p: &ProgramParts, limits: &Limits) -> Result<(), ProgramErr
     {
         return Err(bad(format!("instruction {pc} maps to a node out of range")));
     }
-    cells(p)
+    cells(p)?;
+    overlays(p)
+}
+
+/// Checks the overlays: nodes in range, each once, fields of width 1, 2 or 4 inside the state,
+/// values the field can hold.
+fn overlays(p: &ProgramParts) -> Result<(), ProgramError> {
+    let t = &p.nodes;
+    if t.overlays.len() > t.nodes.len() {
+        return Err(bad(format!(
+            "{} overlays for {} nodes",
+            t.overlays.len(),
+            t.nodes.len()
+        )));
+    }
+    let mut seen = vec![false; t.nodes.len()];
+    for o in &t.overlays {
+        let Some(s) = seen.get_mut(o.node as usize) else {
+            return Err(bad(format!(
+                "an overlay names node {} of {}",
+                o.node,
+                t.nodes.len()
+            )));
+        };
+        if std::mem::replace(s, true) {
+            return Err(bad(format!("node {} has two overlays", o.node)));
+        }
+        let f = o.field;
+        let inside = u64::from(f.offset) + u64::from(f.width) <= u64::from(p.layout.size);
+        if !matches!(f.width, 1 | 2 | 4) || !inside || u64::from(o.value) > f.max() {
+            return Err(bad(format!(
+                "node {}'s overlay field is out of range",
+                o.node
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Checks the cells: nodes in range, bits inside the state, bounded keys, no more cells than

@@ -181,8 +181,8 @@ fn version_8_files_load_without_a_table() {
         bare.nodes = Default::default();
         let bare = Program::new(bare, &limits()).unwrap();
         let mut bytes = bare.encode();
-        // The empty table's section: magic, length, then five zero counts.
-        let empty = 8 + 4 + 20;
+        // The empty table's section: magic, length, then six zero counts.
+        let empty = 8 + 4 + 24;
         assert_eq!(
             &bytes[bytes.len() - empty..][..8],
             btvm::program::NODE_MAGIC,
@@ -262,9 +262,9 @@ fn with_section(p: &Program, section: &[u8]) -> Vec<u8> {
     let mut bare = p.parts().clone();
     bare.nodes = Default::default();
     let mut bytes = Program::new(bare, &limits()).unwrap().encode();
-    // An empty table: the magic, its length, five zero counts (files, nodes, probes, code
-    // map, cells).
-    bytes.truncate(bytes.len() - (8 + 4 + 20));
+    // An empty table: the magic, its length, six zero counts (files, nodes, probes, code
+    // map, cells, overlays).
+    bytes.truncate(bytes.len() - (8 + 4 + 24));
     bytes.extend_from_slice(btvm::program::NODE_MAGIC);
     bytes.extend_from_slice(&(section.len() as u32).to_le_bytes());
     bytes.extend_from_slice(section);
@@ -504,6 +504,84 @@ fn hostile_code_maps_are_refused() {
                 assert_eq!(e.kind(), kind, "{what}: {e}");
                 assert!(e.to_string().contains(says), "{what}: {e}");
             }
+        }
+    }
+}
+
+/// Overlays (a lifecycle priority's or state machine's children share their records,
+/// `spec/bytecode.md` §1) travel in program files; the verifier refuses broken ones and the
+/// decoder a count it cannot back.
+#[test]
+fn overlays_travel_in_program_files_and_bad_ones_are_refused() {
+    let p = program_lifecycle();
+    let t = p.nodes();
+    assert!(!t.overlays.is_empty(), "the priority's cases are overlaid");
+    let q = Program::decode(&p.encode(), &limits()).expect("decodes");
+    assert_eq!(q.nodes().overlays, t.overlays);
+    let parts = p.parts().clone();
+    let n = parts.nodes.nodes.len();
+    let size = parts.layout.size;
+    let first = t.overlays[0];
+    let cases: Vec<(&str, Mutation<'_, ProgramParts>)> = vec![
+        (
+            "an overlay of no node",
+            Box::new(move |p| p.nodes.overlays[0].node = n as u32),
+        ),
+        (
+            "two overlays of one node",
+            Box::new(move |p| p.nodes.overlays.push(first)),
+        ),
+        (
+            "more overlays than nodes",
+            Box::new(move |p| p.nodes.overlays = vec![first; n + 1]),
+        ),
+        (
+            "a field of width 3",
+            Box::new(|p| p.nodes.overlays[0].field.width = 3),
+        ),
+        (
+            "a field past the state",
+            Box::new(move |p| p.nodes.overlays[0].field.offset = size),
+        ),
+        (
+            "a value the field cannot hold",
+            Box::new(|p| {
+                let o = &mut p.nodes.overlays[0];
+                o.field.width = 1;
+                o.value = 256;
+            }),
+        ),
+    ];
+    for (what, mutate) in cases {
+        let mut q = parts.clone();
+        mutate(&mut q);
+        match verify(q, &limits()) {
+            Ok(_) => panic!("{what}: the table verified"),
+            Err(e) => assert_eq!(e.kind(), K::BadOperand, "{what}: {e}"),
+        }
+    }
+    // In a file: no probes, no code map, no cells, then the overlays.
+    let tail = |overlays: &[u8]| {
+        let mut t = [0u32; 3].map(u32::to_le_bytes).concat();
+        t.extend_from_slice(overlays);
+        section(&[node_entry(0, 0, b"r")], &t)
+    };
+    let mut one = 1u32.to_le_bytes().to_vec();
+    one.extend_from_slice(&0u32.to_le_bytes()); // node 0
+    one.extend_from_slice(&0u32.to_le_bytes()); // field offset 0
+    one.push(1); // width 1
+    one.extend_from_slice(&0u32.to_le_bytes()); // value 0
+    let q = Program::decode(&with_section(&p, &tail(&one)), &limits()).expect("one overlay");
+    assert_eq!(q.nodes().overlays.len(), 1);
+    let mut huge = u32::MAX.to_le_bytes().to_vec();
+    huge.extend_from_slice(&[0; 13]);
+    for (what, bytes, kind) in [
+        ("an overlay count past the bytes", tail(&huge), K::Truncated),
+        ("an overlay cut short", tail(&one[..10]), K::Truncated),
+    ] {
+        match Program::decode(&with_section(&p, &bytes), &limits()) {
+            Ok(_) => panic!("{what}: decoded"),
+            Err(e) => assert_eq!(e.kind(), kind, "{what}: {e}"),
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use btvm::program::{Func, Instr, Label, Var};
+use btvm::program::{Func, Instr, Label, RBit, Var};
 use btvm::Status;
 
 use super::super::records::Records;
@@ -142,7 +142,7 @@ impl LcLower<'_, '_> {
         else {
             return;
         };
-        let skip = self.unless(live);
+        let skip = self.unless_live(id, live);
         let sets: Vec<Label> = targets.iter().map(|_| self.label()).collect();
         for (&(k, _), &l) in targets.iter().zip(&sets) {
             self.emit(Instr::RecJumpEq {
@@ -175,12 +175,44 @@ impl LcLower<'_, '_> {
         let (Some(live), Some(arrived)) = (rec.live(), rec.extra()) else {
             return;
         };
-        let skip = self.unless(live);
+        let skip = self.unless_live(id, live);
         self.emit(Instr::RecBit {
             bit: arrived,
             value: true,
         });
         self.place(skip);
+    }
+
+    /// A jump over what follows unless node `id` is live: every overlaying ancestor's field
+    /// names the child on `id`'s path (else `id`'s records hold a sibling's data), and then
+    /// its `live` bit is set. The label to place after it.
+    fn unless_live(&mut self, id: NodeId, live: RBit) -> Label {
+        let skip = self.label();
+        let mut guards = Vec::new();
+        let mut at = id;
+        while let Some(p) = self.recs.parent.get(at.index()).copied().flatten() {
+            if let Some(value) = self.recs.overlay_value(at) {
+                guards.push((self.recs.of(p), value));
+            }
+            at = p;
+        }
+        for (rec, value) in guards.into_iter().rev() {
+            let next = self.label();
+            self.emit(Instr::RecJumpEq {
+                at: rec.a,
+                width: rec.a_width,
+                value,
+                to: next,
+            });
+            self.jump(skip);
+            self.place(next);
+        }
+        self.emit(Instr::RecJump {
+            bit: live,
+            when: false,
+            to: skip,
+        });
+        skip
     }
 
     /// Delivers `event` now (a `send`).

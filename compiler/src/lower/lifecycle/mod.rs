@@ -142,6 +142,7 @@ pub(super) fn lower(
     bounds.push(restart);
     let mut table = super::nodes::table(tree, recs.probes(tree, false), src);
     table.cells = super::cells::stateful(tree, &recs, false);
+    table.overlays = recs.table_overlays();
     stateful::finish(
         lw,
         bounds,

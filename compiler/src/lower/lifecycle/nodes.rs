@@ -7,7 +7,7 @@
 use btvm::program::{Instr, Label, RBit};
 use btvm::Status;
 
-use super::super::records::Rec;
+use super::super::records::{overlays, Rec};
 use super::super::stateful::Emit;
 use super::super::Cont;
 use super::LcLower;
@@ -251,7 +251,7 @@ impl LcLower<'_, '_> {
             // (when it finishes with success its child has finished); a running child mapped
             // to a finished status.
             NodeKind::Parallel(_) => self.terminate_all(&node.children),
-            NodeKind::Priority(_) if st == Status::Failure => self.terminate_all(&node.children),
+            NodeKind::Priority(_) if st == Status::Failure => self.terminate_children(id),
             NodeKind::MapStatus(m) if m.running != Status::Running => {
                 self.terminate_all(&node.children)
             }
@@ -292,17 +292,71 @@ impl LcLower<'_, '_> {
         }
     }
 
+    /// Terminates the live nodes below `id` (a state machine or priority), then zeroes its
+    /// children's records.
+    pub(super) fn abort_children(&mut self, id: NodeId) {
+        let rec = self.recs.of(id);
+        self.terminate_children(id);
+        self.zero(rec.children, rec.end);
+    }
+
+    /// The terminate effects below `id`: under an overlaying node (its children's records
+    /// overlaid, `records::overlays`) only in the child its field `a` names, since the other
+    /// children's records hold that child's data; else in every child.
+    fn terminate_children(&mut self, id: NodeId) {
+        let tree = self.lw.tree;
+        let node = tree.node(id);
+        if !overlays(&node.kind, false) {
+            return self.terminate_all(&node.children);
+        }
+        let rec = self.recs.of(id);
+        let bias = u32::from(matches!(node.kind, NodeKind::Priority(_)));
+        let walks: Vec<(u32, NodeId)> = (node.children.iter().enumerate())
+            .filter(|&(_, &c)| self.has_exits(c))
+            .map(|(k, &c)| (k as u32 + bias, c))
+            .collect();
+        if walks.is_empty() {
+            return;
+        }
+        let done = self.label();
+        let labels: Vec<Label> = walks.iter().map(|_| self.label()).collect();
+        for (&(value, _), &to) in walks.iter().zip(&labels) {
+            self.emit(Instr::RecJumpEq {
+                at: rec.a,
+                width: rec.a_width,
+                value,
+                to,
+            });
+        }
+        self.jump(done);
+        for (&(_, c), &l) in walks.iter().zip(&labels) {
+            self.place(l);
+            self.terminate_walk(c);
+            self.jump(done);
+        }
+        self.place(done);
+    }
+
+    /// Whether `id`'s subtree has a node with terminate effects of its own.
+    fn has_exits(&self, id: NodeId) -> bool {
+        let tree = self.lw.tree;
+        let rec = self.recs.of(id);
+        let own = match &tree.node(id).kind {
+            NodeKind::Action(_) => rec.live().is_some(),
+            NodeKind::Hooks(h) => rec.live().is_some() && h.exit.is_some(),
+            NodeKind::GroupScope(g) => rec.extra().is_some() && self.recs.scope(&g.scope).is_some(),
+            _ => false,
+        };
+        own || tree.node(id).children.iter().any(|&c| self.has_exits(c))
+    }
+
     /// The terminate effects in `id`'s subtree, innermost first, each node's mapped to it in
     /// the code map.
     fn terminate_walk(&mut self, id: NodeId) {
         if self.full() {
             return;
         }
-        let tree = self.lw.tree;
-        let node = tree.node(id);
-        for &c in &node.children {
-            self.terminate_walk(c);
-        }
+        self.terminate_children(id);
         let previous = self.lw.asm.enter(id.0);
         self.terminate_node(id);
         self.lw.asm.leave(previous);

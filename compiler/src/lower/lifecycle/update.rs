@@ -27,8 +27,8 @@ impl LcLower<'_, '_> {
             NodeKind::Selector(_) => self.list(rec, children, false, k),
             NodeKind::Parallel(p) => self.parallel(rec, p, children, k),
             NodeKind::Loop(l) => self.repeat(rec, l, child, k),
-            NodeKind::Priority(_) => self.priority(rec, children, k),
-            NodeKind::StateMachine => self.state_machine(rec, children, k),
+            NodeKind::Priority(_) => self.priority(id, rec, children, k),
+            NodeKind::StateMachine => self.state_machine(id, rec, children, k),
             NodeKind::Guard(_) => self.guard(rec, child, k),
             NodeKind::MapStatus(m) => self.map_status(m, child, k),
             NodeKind::GroupScope(_) => self.group_scope(rec, child, k),
@@ -226,7 +226,7 @@ impl LcLower<'_, '_> {
     /// Priority: (re)pick on entry and when a variable changed; a different pick terminates
     /// the old child; then tick the current case's child. The record holds the case's index
     /// plus one (0: none picked yet).
-    fn priority(&mut self, rec: Rec, children: &[NodeId], k: Cont) {
+    fn priority(&mut self, id: NodeId, rec: Rec, children: &[NodeId], k: Cont) {
         let tree = self.lw.tree;
         let cases: Vec<(usize, NodeId)> = children
             .iter()
@@ -264,15 +264,26 @@ impl LcLower<'_, '_> {
                 to: b,
             });
             self.emit(Instr::RecSet {
-                at: rec.a,
-                width: rec.a_width,
+                at: rec.b,
+                width: rec.b_width,
                 value: j as u32 + 1,
             });
             self.jump(switch);
         }
-        // A new pick: terminate the old child.
+        // A new pick (in `b`): terminate the old child (named by `a`: the children's records
+        // are overlaid), then make the pick current.
         self.place(switch);
-        self.abort(children, rec.children, rec.end);
+        self.abort_children(id);
+        self.emit(Instr::RecCopy {
+            dst: rec.a,
+            src: rec.b,
+            width: rec.a_width,
+        });
+        self.emit(Instr::RecSet {
+            at: rec.b,
+            width: rec.b_width,
+            value: 0,
+        });
         self.place(run);
         for (&(j, _), &b) in cases.iter().zip(&bodies).skip(1) {
             self.emit(Instr::RecJumpEq {
@@ -296,7 +307,7 @@ impl LcLower<'_, '_> {
 
     /// StateMachine: a pending transition (`b`, set by an event) terminates the current
     /// state's tree and becomes current (`a`); then tick the current state's tree.
-    fn state_machine(&mut self, rec: Rec, states: &[NodeId], k: Cont) {
+    fn state_machine(&mut self, id: NodeId, rec: Rec, states: &[NodeId], k: Cont) {
         let Some(pending) = rec.extra() else {
             return self.jump(k.f);
         };
@@ -309,7 +320,7 @@ impl LcLower<'_, '_> {
             when: false,
             to: run,
         });
-        self.abort(states, rec.children, rec.end);
+        self.abort_children(id);
         self.emit(Instr::RecCopy {
             dst: rec.a,
             src: rec.b,

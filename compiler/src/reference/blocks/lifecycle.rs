@@ -19,7 +19,7 @@
 
 use btvm::{AgentId, SnapshotError};
 
-use super::{invalid, read, write, Cells};
+use super::{get_bits, invalid, read, write, Cells};
 use crate::ir::{NodeKind, Tree};
 use crate::reference::lifecycle::NodeData;
 use crate::reference::{AgentState, Interpreter, Scopes};
@@ -86,6 +86,11 @@ fn export_node(
     block: &mut [u8],
 ) {
     let cell = |key| cells.get(Some(i), key);
+    // A node that is not live has a zero record: in a fresh block there is nothing to write,
+    // and writing its zeros could overwrite an overlaid sibling's data.
+    if data.is_none() {
+        return;
+    }
     let extra = match data {
         Some(NodeData::WaitForEvent { arrived: x }) | Some(NodeData::GroupScope { entered: x }) => {
             *x
@@ -240,6 +245,34 @@ fn import_node(
     })
 }
 
+/// Per node, whether it lies under an overlaid child its parent's field does not name: its
+/// records hold a sibling's data, and it is not live.
+fn overlaid_out(tree: &Tree, cells: &Cells<'_>, block: &[u8]) -> Vec<bool> {
+    let n = tree.nodes.len();
+    let mut out = vec![false; n];
+    for o in cells.overlays {
+        let v = get_bits(
+            block,
+            o.field.offset.saturating_mul(8),
+            8 * u32::from(o.field.width),
+        );
+        if let Some(x) = out.get_mut(o.node as usize) {
+            *x = v != u64::from(o.value);
+        }
+    }
+    // Pre-order: a parent comes before its children.
+    for i in 0..n {
+        if out[i] {
+            for c in &tree.nodes[i].children {
+                if let Some(x) = out.get_mut(c.index()).filter(|_| c.index() > i) {
+                    *x = true;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether a node is transparent (never live itself: `case`, `state`, `logstatus`).
 fn transparent(kind: &NodeKind) -> bool {
     matches!(
@@ -259,8 +292,12 @@ pub(super) fn import(
     let n = tree.nodes.len();
     let mut live = vec![false; n];
     let keeps = keeps_live(tree);
+    let out = overlaid_out(tree, cells, block);
     // Pre-order: every node comes after its parent, so a reverse walk sees children first.
     for i in (0..n).rev() {
+        if out[i] {
+            continue;
+        }
         let flags = read(block, cells.get(Some(i), "flags"));
         let own = if keeps[i] {
             flags & LIVE != 0

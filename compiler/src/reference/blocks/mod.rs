@@ -37,6 +37,8 @@ use crate::ir::Model;
 /// The cells of a program's state, by owner and key.
 pub(super) struct Cells<'p> {
     by_key: HashMap<(Option<u32>, &'p str), &'p Cell>,
+    /// The node table's overlays (`btvm::program::Overlay`).
+    pub(super) overlays: &'p [btvm::program::Overlay],
 }
 
 impl<'p> Cells<'p> {
@@ -47,7 +49,10 @@ impl<'p> Cells<'p> {
             .iter()
             .map(|c| ((c.node, c.key.as_str()), c))
             .collect();
-        Cells { by_key }
+        Cells {
+            by_key,
+            overlays: &program.nodes().overlays,
+        }
     }
 
     /// Node `node`'s cell `key` (`None`: the agent's own).
