@@ -77,7 +77,7 @@ impl DeciderScratch {
     /// directly; `None` when this scratch holds fewer (it was made for another program).
     #[cfg(feature = "jit")]
     pub(crate) fn regs_ptr(&mut self, groups: u32) -> Option<*mut Regs> {
-        (self.regs.len() >= groups as usize).then(|| self.regs.as_mut_ptr())
+        (self.regs.len() >= groups as usize).then_some(self.regs.as_mut_ptr())
     }
 }
 
