@@ -220,3 +220,77 @@ subtree "S0" shared = decider @"D100" {
         panic!("{m}");
     }
 }
+
+/// A Spore tree using every instruction native code emits inline (flag and stimulus tests of
+/// all four forms, `every` waits and stamps, group records, choice registers of the
+/// prioritized and sequential groups, the redecide count) and the ones it leaves to the vm's
+/// code (`random`, `dec.begin` expiring stimuli).
+const INLINE_TREE: &str = r#"spore 1;
+behavior a activate tick deactivate;
+behavior b activate tick;
+behavior c tick;
+behavior d activate tick deactivate;
+decision flags night, hungry;
+stimuli hit, call;
+
+root R every 300ms redecide => prioritized {
+    HIT when stimuli any(hit) when decision notall(night, hungry) decide t() => a;
+    BOTH every 500ms when stimuli all(hit, call) redecide => sequential {
+        S1 decide u() => b;
+        S2 when decision none(night) => c;
+    }
+    NIGHT when decision all(night) => random {
+        R1 => d;
+        R2 decide t() => b;
+    }
+    IDLE when stimuli notall(hit, call) every 200ms => c;
+}
+"#;
+
+/// Native code emits the decider's frequent instructions inline (`decider_inline`): they must
+/// do what the vm's code does at the edges too — `every` stamps saturating near the largest
+/// time, stimuli expiring exactly at `now`, negative times, answers that make the tree
+/// redecide up to its limit. Every engine against the reference, per scenario.
+#[test]
+fn inline_decider_instructions_agree_with_the_reference_at_the_edges() {
+    let mut fs = MemFs::new();
+    fs.insert(Path::new("/case/t.spore"), INLINE_TREE.as_bytes());
+    let mut sources = SourceMap::new();
+    let tree = load(
+        Path::new("/case/t.spore"),
+        &fs,
+        &LoadOptions::default(),
+        &mut sources,
+    )
+    .expect("the tree loads");
+    let inputs = "at 1 stimulus hit for 200\nat 2 stimulus call\nat 3 flags night\n\
+                  at 5 flags hungry\nat 6 stimulus hit\nat 8 flags none\n";
+    let scenarios = [
+        (
+            "ordinary times",
+            "time 0 100\nanswer a = @0 success, @4 running",
+        ),
+        (
+            "near the largest time",
+            "time 9223372036854775000 90\ndefault action running",
+        ),
+        (
+            "negative times",
+            "time -5000 350\nanswer b = cycle running, failure, success",
+        ),
+        ("everything fails", "time 0 100\ndefault action failure"),
+        (
+            "answers switch",
+            "time 0 250\nanswer d = @0 failure, @3 success, @7 running",
+        ),
+    ];
+    for (what, lines) in scenarios {
+        let text =
+            format!("ticks 12\nanswer t = @0 1, @4 0, @9 1\nanswer u = 0.5\n{lines}\n{inputs}");
+        let file = sources.add("/case/scenario", text.clone());
+        let scn = parse_scenario(file, &text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        if let Err(m) = compare(&tree, &scn, Contenders::ALL) {
+            panic!("{what}: {m}");
+        }
+    }
+}

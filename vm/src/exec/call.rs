@@ -236,10 +236,22 @@ pub(super) fn call_fn_cmp_k<H: Host + ?Sized>(
     }
 }
 
-/// `push.bound` (cursor model): whether the host has a function for `import`.
+/// `push.bound` (cursor model): whether the host has a function for `import`; followed by
+/// `jump.false`/`jump.true`, tested in place without pushing it (the instruction to continue
+/// at).
 #[inline(always)]
-pub(super) fn push_bound<H: Host + ?Sized>(host: &mut H, stack: &mut Stack<'_>, import: Imp) {
-    stack.push(Value::Bool(host.available(ImportId(import.0))));
+pub(super) fn push_bound<H: Host + ?Sized>(
+    host: &mut H,
+    env: &Env<'_>,
+    stack: &mut Stack<'_>,
+    import: Imp,
+    pc: usize,
+) -> usize {
+    let v = Value::Bool(host.available(ImportId(import.0)));
+    branch_on(env.code, pc, v).unwrap_or_else(|| {
+        stack.push(v);
+        pc
+    })
 }
 
 /// `act.cursor` (cursor model): the action with phase `enter` on the rule's first run.

@@ -138,7 +138,14 @@ pub(crate) fn run<H: Host + ?Sized>(
                 go!(call::push_int(host, state, &env, &mut stack, value, pc))
             }
             Instr::PushFloat { value } => stack.push(Value::Float(value)),
-            Instr::PushStr { value } => stack.push(Value::Str(StrId(value.0))),
+            Instr::PushStr { value } => {
+                stack.push(Value::Str(StrId(value.0)));
+                // A run of constant strings (a cursor action's arguments) in one dispatch.
+                while let Some(&Instr::PushStr { value }) = code.get(pc) {
+                    stack.push(Value::Str(StrId(value.0)));
+                    pc += 1;
+                }
+            }
             Instr::PushVar { var } => stack.push(flow::var(&env, var)),
             Instr::CallFn { import, argc } => {
                 pc = call::call_fn(host, &env, &mut stack, import, argc, pc)
@@ -201,7 +208,9 @@ pub(crate) fn run<H: Host + ?Sized>(
                 )
             }
             Instr::Yield { success, running } => pc = cursor::yield_to(state, l, success, running),
-            Instr::PushBound { import } => call::push_bound(host, &mut stack, import),
+            Instr::PushBound { import } => {
+                pc = call::push_bound(host, &env, &mut stack, import, pc)
+            }
             // ---- the decider model --------------------------------------------------------
             Instr::Behave {
                 import,

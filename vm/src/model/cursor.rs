@@ -109,10 +109,12 @@ fn rule_at(rules: &[Rule], r: usize) -> usize {
 /// tree, and stops the tree if there is no current rule.
 #[inline]
 pub(crate) fn dispatch(state: &mut [u8], l: &Layout, rules: &[Rule]) -> Result<usize, Status> {
-    if halted(state, l) {
+    // The flags read once: what `halted` and `no_rule` test.
+    let f = flags(state, l);
+    if f & (FLAG_STOPPED | FLAG_RUNAWAY) != 0 {
         return Err(Status::Failure);
     }
-    if no_rule(state, l) {
+    if f & FLAG_NO_RULE != 0 {
         return Err(stop_tree(state, l));
     }
     Ok(rule_at(rules, current(state, l, rules.len())))

@@ -28,18 +28,20 @@ pub(crate) const FIRST: u32 = 1;
 pub(crate) const SECOND: u32 = 2;
 
 /// `pick` when no child is being switched to.
-const NO_PICK: u32 = MAX_CHILDREN;
+pub(crate) const NO_PICK: u32 = MAX_CHILDREN;
 
-/// One group's choice registers for the current tick.
+/// One group's choice registers for the current tick. `repr(C)`: native code reads and writes
+/// the fields at their offsets (`native::abi::offsets`).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub(crate) struct Regs {
     /// Children the group's choices skip until it is entered again (bit `k` = child `k`): the
     /// ones that failed since.
-    mask: u64,
+    pub(crate) mask: u64,
     /// The accepting candidates not tried yet (`random`, `scored`).
-    cand: u64,
+    pub(crate) cand: u64,
     /// The child being switched to ([`NO_PICK`] on a visit).
-    pick: u32,
+    pub(crate) pick: u32,
 }
 
 /// The per-tick choice registers of every group, and the candidates' scores (`scored`).
@@ -70,12 +72,24 @@ impl DeciderScratch {
             },
         }
     }
+
+    /// The first of `groups` choice registers, for native code, which addresses them
+    /// directly; `None` when this scratch holds fewer (it was made for another program).
+    #[cfg(feature = "jit")]
+    pub(crate) fn regs_ptr(&mut self, groups: u32) -> Option<*mut Regs> {
+        (self.regs.len() >= groups as usize).then_some(self.regs.as_mut_ptr())
+    }
 }
 
-const DECISION: usize = 0;
-const PRESENT: usize = 4;
-const NEVER: usize = 8;
-const ROOT_SINCE: usize = 12;
+/// Header offsets (from [`Layout::decider`]): the DecisionFlags word, the present-stimuli
+/// word, the never-expiring-stimuli word, the root's activation time.
+pub(crate) const DECISION: usize = 0;
+/// See [`DECISION`].
+pub(crate) const PRESENT: usize = 4;
+/// See [`DECISION`].
+pub(crate) const NEVER: usize = 8;
+/// See [`DECISION`].
+pub(crate) const ROOT_SINCE: usize = 12;
 
 fn header(l: &Layout, at: usize) -> usize {
     l.decider as usize + at

@@ -114,6 +114,9 @@ pub(super) struct Ctx {
     pub program: *const crate::Program,
     /// The decider model's per-tick choice registers.
     pub regs: *mut crate::model::decider::DeciderScratch,
+    /// The same registers' first group (`Layout::group_count` of them), which native code
+    /// reads and writes inline.
+    pub dec_regs: *mut crate::model::decider::Regs,
     /// The lifecycle and selection models' memory (group scopes, the visited set).
     pub life: *mut crate::model::lifecycle::LifeScratch,
     pub now: Millis,
@@ -560,6 +563,14 @@ pub(super) mod offsets {
     pub const NOW: i32 = offset_of!(Ctx, now) as i32;
     pub const TIME: i32 = offset_of!(Ctx, time) as i32;
     pub const STEPS: i32 = offset_of!(Ctx, steps) as i32;
+    pub const DEC_REGS: i32 = offset_of!(Ctx, dec_regs) as i32;
+
+    use crate::model::decider::Regs;
+    /// Bytes of one group's choice registers, and the offsets of their fields.
+    pub const REGS_SIZE: i64 = std::mem::size_of::<Regs>() as i64;
+    pub const REG_MASK: i32 = offset_of!(Regs, mask) as i32;
+    pub const REG_CAND: i32 = offset_of!(Regs, cand) as i32;
+    pub const REG_PICK: i32 = offset_of!(Regs, pick) as i32;
 }
 
 #[cfg(test)]

@@ -615,7 +615,9 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         return;
     };
     let (temps, regs, life) = scratch.native_parts();
+    let dec_regs = regs.regs_ptr(program.layout().group_count);
     if code.check(program).is_err()
+        || dec_regs.is_none()
         || states.len() != size * statuses.len()
         || ids.len() != statuses.len()
         || temps.len() < program.temps() as usize
@@ -642,6 +644,7 @@ pub(crate) fn run_many<H: Host + ?Sized>(
         strings: program.strings(),
         layout: program.layout(),
         program,
+        dec_regs: dec_regs.unwrap_or(std::ptr::null_mut()),
         regs,
         life,
         now,

@@ -1,9 +1,11 @@
-//! The decider model (GameSDK decision trees): every `dec.*` instruction runs through the
-//! vm's own code (the decider trampoline), and the generated code only branches on what it
-//! answers; `behave` calls its behaviour action directly.
+//! The decider model (Spore decision trees): the dispatch of `dec.*` and `behave`. The
+//! frequent instructions are emitted inline (`decider_inline`); the others (`dec.score`,
+//! `dec.draw`, `dec.best`, and `dec.begin` when a stimulus may expire) run through the vm's
+//! own code (the decider trampoline), and the generated code only branches on what it answers;
+//! `behave` calls its behaviour action directly.
 //!
-//! This file must never reimplement a decider operation inline: the groups, masks and
-//! candidate sets are the vm's, so the two engines cannot drift apart.
+//! This file must never reimplement a trampoline-run operation inline: the scores and draws
+//! are the vm's, so the two engines cannot drift apart.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value as Val};
@@ -41,33 +43,36 @@ impl Tx<'_, '_, '_> {
                 Ok(false)
             }
             Instr::DecRedecide { to, guard } => {
-                let zero = self.b.ins().f64const(0.0);
-                let r = self.decider_call(pc, zero);
-                let c = self
-                    .b
-                    .ins()
-                    .icmp_imm_u(IntCC::Equal, r, i64::from(decider_exec::SECOND));
-                let (tg, tt) = (self.target(guard), self.target(Label(to.0)));
-                self.b.ins().brif(c, tg, &[], tt, &[]);
+                let limit = super::decider_inline::redecide_limit(self.env.program);
+                self.dec_redecide(limit, Label(to.0), guard);
                 Ok(false)
             }
-            _ if ins.is_decider() => {
-                // Every other decider instruction: through the vm's code, then a jump to its
-                // first label when the code says so.
-                let zero = self.b.ins().f64const(0.0);
-                let r = self.decider_call(pc, zero);
-                let Some(to) = decider_exec::first_label(ins) else {
-                    return Ok(true);
-                };
-                let c = self
-                    .b
-                    .ins()
-                    .icmp_imm_u(IntCC::Equal, r, i64::from(decider_exec::FIRST));
-                self.branch(c, true, Label(to), pc);
-                Ok(false)
+            Instr::DecBegin {} => {
+                self.dec_begin(pc);
+                Ok(true)
             }
+            _ if ins.is_decider() => match self.decider_inline(ins, pc) {
+                Some(falls) => Ok(falls),
+                None => Ok(self.decider_step(ins, pc)),
+            },
             _ => Err(misrouted(pc)),
         }
+    }
+
+    /// Runs decider instruction `ins` at `pc` through the vm's code, then continues at its
+    /// first label when the code says so; returns whether control falls through.
+    fn decider_step(&mut self, ins: &Instr, pc: u32) -> bool {
+        let zero = self.b.ins().f64const(0.0);
+        let r = self.decider_call(pc, zero);
+        let Some(to) = decider_exec::first_label(ins) else {
+            return true;
+        };
+        let c = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, r, i64::from(decider_exec::FIRST));
+        self.branch(c, true, Label(to), pc);
+        false
     }
 
     /// `behave`: calls behaviour action `import` (no arguments) with the phase for `phase`;

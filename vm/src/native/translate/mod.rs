@@ -20,7 +20,8 @@
 //! - `expr`: pushes, host functions, operators and jumps on values;
 //! - `running`: the running-list model's `act` and `list.*`, cooldown timers, counters;
 //! - `cursor`: the cursor model (`cursor.*`, `act.cursor`, `yield`);
-//! - `decider`: the decider model (`dec.*`, `behave`);
+//! - `decider`: the decider model (`dec.*`, `behave`), its frequent instructions inline in
+//!   `decider_inline`;
 //! - `records`: state variables, node records and timestamps (`var.*`, `rec.*`, `ts.*`);
 //! - `lifecycle`: the lifecycle model (`lc.*`, `scope.*`);
 //! - `selection`: the selection model (`sel.*`);
@@ -43,6 +44,7 @@ mod calls;
 mod control;
 mod cursor;
 mod decider;
+mod decider_inline;
 mod expr;
 mod lifecycle;
 mod records;
