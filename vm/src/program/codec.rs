@@ -13,7 +13,7 @@ use crate::{Import, ImportKind, Limits, SlotClaims, StrId, Value};
 /// The first bytes of every program file.
 pub const MAGIC: &[u8; 8] = b"BTVMPROG";
 /// The format version this build reads and writes.
-pub const VERSION: u16 = 10;
+pub const VERSION: u16 = 11;
 /// The oldest format version this build still reads (version 8 files have no node table).
 pub const OLDEST_VERSION: u16 = 8;
 

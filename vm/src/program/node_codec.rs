@@ -1,5 +1,6 @@
 //! The node table's section of a program file (`spec/bytecode.md` §5): written after the
-//! code, in every version-9 file (an absent table is an empty one). The file's header checksum
+//! code, in every file from version 9 (an absent table is an empty one; version 10 adds the
+//! cells, version 11 the tree's names). The file's header checksum
 //! covers it; the program's fingerprint does not (it is over the body only).
 //!
 //! Reading never trusts a count: each is checked against the bytes that remain before anything
@@ -7,7 +8,7 @@
 
 use super::codec::Reader;
 use super::error::{ProgramError, ProgramErrorKind as K};
-use super::nodes::{Cell, CellKind, NodeInfo, NodeTable, Probe};
+use super::nodes::{ArgNames, Cell, CellKind, NodeInfo, NodeTable, Probe, TreeNames};
 
 /// The first bytes of the node-table section.
 pub const NODE_MAGIC: &[u8; 8] = b"BTVMNODE";
@@ -82,6 +83,7 @@ pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
         put_u32(&mut body, n);
     }
     put_cells(&mut body, &t.cells);
+    put_names(&mut body, &t.names);
     out.extend_from_slice(NODE_MAGIC);
     put_len(out, body.len());
     out.extend_from_slice(&body);
@@ -104,6 +106,60 @@ fn put_cells(body: &mut Vec<u8>, cells: &[Cell]) {
         };
         body.extend_from_slice(&[tag, a, b]);
     }
+}
+
+/// The tree's names (version 11 on; a version-10 section ends after the cells).
+fn put_names(body: &mut Vec<u8>, names: &TreeNames) {
+    for list in [&names.flags, &names.stimuli] {
+        put_len(body, list.len());
+        for s in list {
+            put_str(body, s);
+        }
+    }
+    put_len(body, names.args.len());
+    for a in &names.args {
+        put_u32(body, a.import);
+        put_len(body, a.names.len());
+        for n in &a.names {
+            body.push(u8::from(n.is_some()));
+            put_str(body, n.as_deref().unwrap_or(""));
+        }
+    }
+}
+
+fn name_list(r: &mut Reader<'_>) -> Result<TreeNames, ProgramError> {
+    // A version-9 or version-10 section ends before them.
+    if r.remaining() == 0 {
+        return Ok(TreeNames::default());
+    }
+    let mut lists = [Vec::new(), Vec::new()];
+    for list in &mut lists {
+        let n = count(r, 4, "names")?;
+        *list = (0..n).map(|_| string(r)).collect::<Result<_, _>>()?;
+    }
+    let [flags, stimuli] = lists;
+    let n = count(r, 8, "argument-name lists")?;
+    let mut args = Vec::with_capacity(n);
+    for _ in 0..n {
+        let import = r.u32()?;
+        let k = count(r, 5, "argument names")?;
+        let mut names = Vec::with_capacity(k);
+        for _ in 0..k {
+            let named = r.u8()?;
+            let name = string(r)?;
+            names.push(match named {
+                0 if name.is_empty() => None,
+                1 => Some(name),
+                _ => return Err(r.error(K::BadOperand, "a malformed argument name")),
+            });
+        }
+        args.push(ArgNames { import, names });
+    }
+    Ok(TreeNames {
+        flags,
+        stimuli,
+        args,
+    })
 }
 
 fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
@@ -232,11 +288,13 @@ fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     let n = count(r, 4, "code map entries")?;
     let code = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
     let cells = cell_list(r)?;
+    let names = name_list(r)?;
     Ok(NodeTable {
         files,
         nodes,
         probes,
         code,
         cells,
+        names,
     })
 }
