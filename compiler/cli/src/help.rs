@@ -36,7 +36,8 @@ Examples:
   btvm check spec/examples                     # every tree file below a directory
   cat tree.bt | btvm check - --dialect unvanquished
   btvm check soldier.xml --profile gamesdk     # MBT with CRYENGINE's GameSDK nodes
-  btvm check wanderer.debt --strict --known move.to,look.turn";
+  btvm check wanderer.debt --strict --known move.to,look.turn
+  btvm check guard.btvm                        # a program file: decoded and verified";
 
 /// `btvm run --help`'s examples.
 pub const RUN: &str = "\
@@ -47,12 +48,14 @@ Examples:
   btvm run wanderer.debt -s w.scn --save-at 15 --save w.state
   btvm run wanderer.debt -s w.scn --restore w.state --from 15
   btvm run sheep.bt -s s.scn --reload-at 20 sheep_v2.bt    # hot reload at tick 20
-  btvm run figure1.spore -s figure1.scn --dump-state --debug-level 3";
+  btvm run figure1.spore -s figure1.scn --dump-state --debug-level 3
+  btvm run guard.btvm -s guard.scn --engine native         # a program file (vm by default)";
 
 /// `btvm compile --help`'s examples.
 pub const COMPILE: &str = "\
 Examples:
   btvm compile guard.bt                 # writes guard.btvm
+  btvm compile guard.bt --trace nodes   # a program whose runs report every node
   btvm compile soldier.xml --profile gamesdk -o soldier.btvm
   btvm disasm guard.btvm                # read it back as assembly";
 

@@ -55,6 +55,7 @@ enum Command {
     Check {
         /// The files to check; a directory stands for every tree file below it (.bt, .debt,
         /// .spore, .btn, .xml), and `-` for a tree read from standard input (with `--dialect`).
+        /// A program file (from `btvm compile`) is decoded and verified, and described.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -75,7 +76,8 @@ enum Command {
     /// status).
     #[command(after_help = help::RUN)]
     Run {
-        /// The tree to run.
+        /// The tree to run, or a program file written by `btvm compile` (told apart by its
+        /// first bytes; its trace is its tree's).
         file: PathBuf,
         #[command(flatten)]
         input: InputArgs,
@@ -89,7 +91,8 @@ enum Command {
         /// Override the scenario's number of agents (at most 1,000,000).
         #[arg(long, value_parser = parse_agents)]
         agents: Option<u32>,
-        /// The engine to run on [default: reference; vm with `--reload-at`].
+        /// The engine to run on [default: reference; vm with `--reload-at` and for a program
+        /// file, which only the vm and native code run].
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
         /// Print only the root status lines and a summary, not every host call.

@@ -1,0 +1,85 @@
+//! The display tree of a compiled program, from its node table (`btvm::program::NodeTable`):
+//! each node's kind, name and file:line, its children from the table's parents, an
+//! `include`'s child the root of the subtree it names. A program keeps no knobs (conditions,
+//! calls' arguments): their labels are empty. Reads the program only; never fails (a program
+//! without a node table shows no nodes).
+
+use btvm::program::ProgramModel;
+use btvm::Program;
+
+use super::{View, ViewNode};
+
+/// The display tree of `program`, titled `title`, without a timeline.
+pub fn display_program(program: &Program, title: &str) -> View {
+    let t = program.nodes();
+    let mut nodes: Vec<ViewNode> = t
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| ViewNode {
+            id: i as u32,
+            kind: n.kind.clone(),
+            name: n.name.clone().unwrap_or_default(),
+            args: String::new(),
+            file: n
+                .file
+                .and_then(|f| t.files.get(f as usize))
+                .cloned()
+                .unwrap_or_default(),
+            line: n.line,
+            children: Vec::new(),
+        })
+        .collect();
+    // Parents come before their children (the table is in pre-order), so children stay in
+    // order.
+    for (i, n) in t.nodes.iter().enumerate() {
+        if let Some(p) = n.parent.and_then(|p| nodes.get_mut(p as usize)) {
+            p.children.push(i as u32);
+        }
+    }
+    let subtree = |name: &str| {
+        t.nodes
+            .iter()
+            .position(|n| n.parent.is_none() && n.key == format!("subtree:{name}"))
+    };
+    let mut included = vec![false; t.nodes.len()];
+    for i in 0..nodes.len() {
+        if nodes[i].kind != "include" {
+            continue;
+        }
+        if let Some(root) = subtree(&nodes[i].name) {
+            nodes[i].children.push(root as u32);
+            included[root] = true;
+        }
+    }
+    let tops = |entry: bool| {
+        t.nodes
+            .iter()
+            .enumerate()
+            .filter(move |(_, n)| n.parent.is_none() && n.key.starts_with("entry:") == entry)
+            .map(|(i, _)| i)
+    };
+    let roots = tops(true)
+        .chain(tops(false).filter(|&i| !included[i]))
+        .map(|i| i as u32)
+        .collect();
+    View {
+        title: title.to_string(),
+        dialect: dialect_of(program).to_string(),
+        nodes,
+        roots,
+        timeline: None,
+    }
+}
+
+/// The dialect whose model the program runs (each model is one dialect's).
+fn dialect_of(program: &Program) -> &'static str {
+    match program.model() {
+        ProgramModel::RunningList => "unvanquished",
+        ProgramModel::Cursor { .. } => "dragengine",
+        ProgramModel::Decider { .. } => "spore",
+        ProgramModel::Lifecycle => "mbt",
+        ProgramModel::Selection { .. } => "bst",
+        _ => "unknown",
+    }
+}
