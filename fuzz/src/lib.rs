@@ -131,8 +131,7 @@ pub fn run_named(program: &Program) {
         text.push_str(&format!("at 0 stimulus {s} for 100\n"));
     }
     // Names that do not lex as a scenario's are the parser's to refuse.
-    let Ok(scn) = btvm_compiler::scenario::parse_scenario(btvm_compiler::source::FileId(0), &text)
-    else {
+    let Ok(scn) = parse_scenario(FileId(0), &text) else {
         return;
     };
     let _ = btvm_compiler::scenario::run_program(

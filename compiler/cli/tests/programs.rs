@@ -180,3 +180,46 @@ fn a_damaged_program_is_exit_1_with_a_rendered_error() {
         assert!(out.stdout.is_empty(), "{cmd}");
     }
 }
+
+/// The `checksums agree` line of `btvm bench ARGS`.
+fn agreed(args: &[&str]) -> String {
+    let out = ok(args);
+    out.lines()
+        .find(|l| l.starts_with("checksums agree"))
+        .unwrap_or_else(|| panic!("no agreement line in:\n{out}"))
+        .to_string()
+}
+
+#[test]
+fn bench_times_a_program_as_its_tree_on_the_vm_and_native_code() {
+    for (i, &(tree, _, opts)) in EXAMPLES.iter().enumerate() {
+        let tree = spec(tree);
+        let program = compiled(&tree, opts, &format!("b{i}.btvm"), &[]);
+        let size = [
+            "--agents",
+            "64",
+            "--ticks",
+            "5",
+            "--runs",
+            "1",
+            "--host",
+            "synthetic",
+        ];
+        let mut args = vec!["bench", &tree, "--engines", "vm,native"];
+        args.extend_from_slice(&size);
+        args.extend_from_slice(opts);
+        let want = agreed(&args);
+        let mut args = vec!["bench", &program, "--engines", "reference,vm,native"];
+        args.extend_from_slice(&size);
+        let out = btvm(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("the reference is not timed"));
+        let table = text(&out.stdout);
+        assert!(!table.contains("\nreference "), "{table}");
+        assert!(
+            table.contains("\nvm ") && table.contains("\nnative "),
+            "{table}"
+        );
+        assert!(table.contains(&want), "{tree}: {table}");
+    }
+}

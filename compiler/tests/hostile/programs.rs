@@ -24,7 +24,7 @@ fn programs() -> Vec<(&'static str, Program, &'static str)> {
     let mbt = load_ok(&[(
         "a.btn",
         b"btvm 1;\ndialect mbt;\nmodel lifecycle;\nimport action Move 0..2 long;\n\
-          root main = sequence restart { action Move(to = \"cover\", speed = 2) action Move(1) }\n",
+          root main = sequence remember { action Move(to = \"cover\", speed = 2) action Move(1) }\n",
     )]);
     let lower = |t| btvm_compiler::lower::lower(t, &Limits::default()).unwrap();
     vec![
