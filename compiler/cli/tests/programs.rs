@@ -223,3 +223,56 @@ fn bench_times_a_program_as_its_tree_on_the_vm_and_native_code() {
         assert!(table.contains(&want), "{tree}: {table}");
     }
 }
+
+#[test]
+fn reload_and_save_restore_work_between_programs_and_trees() {
+    let (tree, v2) = (
+        spec("examples/grunt/grunt.xml"),
+        spec("examples/grunt/grunt_v2.xml"),
+    );
+    let scn = spec("scenarios/grunt.scn");
+    let (p1, p2) = (
+        compiled(&tree, &[], "r1.btvm", &[]),
+        compiled(&v2, &[], "r2.btvm", &[]),
+    );
+    let reloaded = |old: &str, new: &str| {
+        let out = btvm(&["run", old, "-s", &scn, "--reload-at", "5", new]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let want = reloaded(&tree, &v2);
+    assert!(want.1.contains("reload at tick 5"), "{}", want.1);
+    for (old, new) in [(&p1, &p2), (&p1, &v2), (&tree, &p2)] {
+        assert_eq!(reloaded(old, new), want, "{old} into {new}");
+    }
+    // Saved from a program, resumed from its tree, and the other way round.
+    let whole = ok(&["run", &tree, "-s", &scn, "--engine", "vm"]);
+    let saved = temp("r.state", b"").to_string_lossy().into_owned();
+    for (first, second) in [(&p1, &tree), (&tree, &p1)] {
+        let head = ok(&[
+            "run",
+            first,
+            "-s",
+            &scn,
+            "--engine",
+            "vm",
+            "--save-at",
+            "6",
+            "--save",
+            &saved,
+        ]);
+        let tail = ok(&[
+            "run",
+            second,
+            "-s",
+            &scn,
+            "--engine",
+            "vm",
+            "--restore",
+            &saved,
+            "--from",
+            "6",
+        ]);
+        assert_eq!(format!("{head}{tail}"), whole, "{first} then {second}");
+    }
+}

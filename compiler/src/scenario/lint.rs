@@ -3,8 +3,9 @@
 //! nothing in a run, so it is most likely a typo that would let a test scenario pass
 //! unnoticed. Each is a positioned warning (`btvm run --deny-warnings` makes them errors).
 //!
-//! This module only reads the scenario and the tree's [`Outline`] (a program's names lint alike); it never runs, and it never reports what
-//! the run itself refuses (unknown variables, flags and stimuli are errors there).
+//! This module only reads the scenario and the tree's [`Outline`] (a program's names lint
+//! alike); it never runs, and it never reports what the run itself refuses (unknown
+//! variables, flags and stimuli are errors there).
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;

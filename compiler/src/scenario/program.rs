@@ -1,7 +1,7 @@
 //! Scenario runs of a compiled program (a `.btvm` file read by `btvm::Program::decode`): the
-//! same driver as a tree's run ([`super::run`]), given the program's [`Outline`], so its trace
-//! is exactly its tree's on the same engine. Only the compiled engines run programs; the
-//! reference interpreter needs the tree.
+//! same driver as a tree's run ([`stream_session`](super::stream_session)), given the
+//! program's [`Outline`], so its trace is exactly its tree's on the same engine. Only the
+//! compiled engines run programs; the reference interpreter needs the tree.
 //!
 //! This module only picks and refuses; it never lowers a tree (a program runs as compiled:
 //! `trace nodes` needs a program compiled with node tracing).

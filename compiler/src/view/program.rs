@@ -1,8 +1,9 @@
 //! The display tree of a compiled program, from its node table (`btvm::program::NodeTable`):
 //! each node's kind, name and file:line, its children from the table's parents, an
-//! `include`'s child the root of the subtree it names. A program keeps no knobs (conditions,
-//! calls' arguments): their labels are empty. Reads the program only; never fails (a program
-//! without a node table shows no nodes).
+//! `include`'s child the root of the subtree it names (the subtree root keyed or named by the
+//! include's name). A program keeps no knobs (conditions, calls' arguments): their labels are
+//! empty. Reads the program only; never fails (a program without a node table shows no
+//! nodes).
 
 use btvm::program::ProgramModel;
 use btvm::Program;
@@ -37,10 +38,24 @@ pub fn display_program(program: &Program, title: &str) -> View {
             p.children.push(i as u32);
         }
     }
+    // The roots in arena order: the entries' (as many as the program has entry functions),
+    // then the subtrees', in declaration order.
+    let tops: Vec<usize> = (0..t.nodes.len())
+        .filter(|&i| t.nodes[i].parent.is_none())
+        .collect();
+    let entries = program
+        .functions()
+        .iter()
+        .filter(|f| f.kind == btvm::program::FunctionKind::Entry)
+        .count()
+        .clamp(1, tops.len().max(1));
+    let (entry_roots, subtree_roots) = tops.split_at(entries.min(tops.len()));
+    // An include names its subtree; the subtree's root is keyed by that name, or bears it.
     let subtree = |name: &str| {
-        t.nodes
-            .iter()
-            .position(|n| n.parent.is_none() && n.key == format!("subtree:{name}"))
+        subtree_roots.iter().copied().find(|&i| {
+            let n = &t.nodes[i];
+            n.key == format!("subtree:{name}") || n.name.as_deref() == Some(name)
+        })
     };
     let mut included = vec![false; t.nodes.len()];
     for i in 0..nodes.len() {
@@ -52,16 +67,10 @@ pub fn display_program(program: &Program, title: &str) -> View {
             included[root] = true;
         }
     }
-    let tops = |entry: bool| {
-        t.nodes
-            .iter()
-            .enumerate()
-            .filter(move |(_, n)| n.parent.is_none() && n.key.starts_with("entry:") == entry)
-            .map(|(i, _)| i)
-    };
-    let roots = tops(true)
-        .chain(tops(false).filter(|&i| !included[i]))
-        .map(|i| i as u32)
+    let roots = entry_roots
+        .iter()
+        .chain(subtree_roots.iter().filter(|&&i| !included[i]))
+        .map(|&i| i as u32)
         .collect();
     View {
         title: title.to_string(),
