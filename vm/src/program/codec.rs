@@ -309,7 +309,7 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<ProgramParts, ProgramErro
     let mut parts = decode_body(&mut r)?;
     // Version 8 files end with the code; from version 9 the node table's section follows.
     if version >= 9 {
-        parts.nodes = super::node_codec::decode(&mut r)?;
+        parts.nodes = super::node_codec::decode(&mut r, version)?;
     }
     if r.remaining() != 0 {
         return Err(r.error(

@@ -193,8 +193,10 @@ fn cell_list(r: &mut Reader<'_>) -> Result<Vec<Cell>, ProgramError> {
     Ok(cells)
 }
 
-/// Reads the section at `r`.
-pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
+/// Reads the section at `r` of a file of format `version`: the cells only from version 10,
+/// the tree names only from version 11 (each may be absent at the section's end), so a file
+/// that claims an older version than its section has is refused.
+pub fn decode(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramError> {
     if r.bytes(NODE_MAGIC.len())? != &NODE_MAGIC[..] {
         return Err(r.error(
             K::TrailingBytes,
@@ -204,9 +206,12 @@ pub fn decode(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     let len = r.u32()? as usize;
     let body = r.bytes(len)?;
     let mut b = Reader::new(body);
-    let table = decode_table(&mut b)?;
+    let table = decode_table(&mut b, version)?;
     if b.remaining() != 0 {
-        return Err(b.error(K::TrailingBytes, "bytes after the node table's code map"));
+        return Err(b.error(
+            K::TrailingBytes,
+            "bytes after the node table's last part in this format version",
+        ));
     }
     Ok(table)
 }
@@ -229,7 +234,7 @@ fn opt(r: &mut Reader<'_>) -> Result<Option<u32>, ProgramError> {
     Ok(r.u32()?.checked_sub(1))
 }
 
-fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
+fn decode_table(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramError> {
     let n = count(r, 4, "files")?;
     let files = (0..n).map(|_| string(r)).collect::<Result<_, _>>()?;
     let n = count(r, 30, "nodes")?;
@@ -287,8 +292,14 @@ fn decode_table(r: &mut Reader<'_>) -> Result<NodeTable, ProgramError> {
     }
     let n = count(r, 4, "code map entries")?;
     let code = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    let cells = cell_list(r)?;
-    let names = name_list(r)?;
+    let cells = match version >= 10 {
+        true => cell_list(r)?,
+        false => Vec::new(),
+    };
+    let names = match version >= 11 {
+        true => name_list(r)?,
+        false => TreeNames::default(),
+    };
     Ok(NodeTable {
         files,
         nodes,

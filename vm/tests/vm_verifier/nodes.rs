@@ -290,9 +290,9 @@ fn with_section(p: &Program, section: &[u8]) -> Vec<u8> {
     let mut bare = p.parts().clone();
     bare.nodes = Default::default();
     let mut bytes = Program::new(bare, &limits()).unwrap().encode();
-    // An empty table: the magic, its length, five zero counts (files, nodes, probes, code
-    // map, cells).
-    bytes.truncate(bytes.len() - (8 + 4 + 20));
+    // An empty table: the magic, its length, eight zero counts (files, nodes, probes, code
+    // map, cells, and the tree names: flags, stimuli, argument names).
+    bytes.truncate(bytes.len() - (8 + 4 + 32));
     bytes.extend_from_slice(btvm::program::NODE_MAGIC);
     bytes.extend_from_slice(&(section.len() as u32).to_le_bytes());
     bytes.extend_from_slice(section);
