@@ -19,8 +19,8 @@ use btvm_compiler::source::SourceMap;
 /// A tree or a compiled program.
 #[derive(Clone, Debug)]
 pub enum Loaded {
-    /// A tree read from its source.
-    Tree(Tree),
+    /// A tree read from its source (boxed: a tree is much larger than a program handle).
+    Tree(Box<Tree>),
     /// A verified program read from a program file.
     Program(btvm::Program),
 }
@@ -48,7 +48,7 @@ impl Loaded {
     /// The tree, if this is one.
     pub fn tree(&self) -> Option<&Tree> {
         match self {
-            Loaded::Tree(t) => Some(t),
+            Loaded::Tree(t) => Some(t.as_ref()),
             Loaded::Program(_) => None,
         }
     }

@@ -429,7 +429,7 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
 /// for a program). A damaged program is rendered as an error.
 fn load_input(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Loaded, SourceMap)> {
     if !loaded::is_program(path) {
-        return load_tree(path, input, out).map(|(t, s)| (Loaded::Tree(t), s));
+        return load_tree(path, input, out).map(|(t, s)| (Loaded::Tree(Box::new(t)), s));
     }
     if input.runaway_limit.is_some() {
         out.error(&format!(

@@ -371,7 +371,7 @@ pub(super) fn run_lowered(
     // one engine, switched between them.
     let mut base = None;
     for &k in turns {
-        let e = compiled(&program, k)?;
+        let e = compiled(program, k)?;
         base.get_or_insert(e);
     }
     let Some(base) = base else {

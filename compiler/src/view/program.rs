@@ -58,12 +58,9 @@ pub fn display_program(program: &Program, title: &str) -> View {
         })
     };
     let mut included = vec![false; t.nodes.len()];
-    for i in 0..nodes.len() {
-        if nodes[i].kind != "include" {
-            continue;
-        }
-        if let Some(root) = subtree(&nodes[i].name) {
-            nodes[i].children.push(root as u32);
+    for n in nodes.iter_mut().filter(|n| n.kind == "include") {
+        if let Some(root) = subtree(&n.name) {
+            n.children.push(root as u32);
             included[root] = true;
         }
     }

@@ -279,7 +279,8 @@ pub(super) fn verify(p: &ProgramParts, limits: &Limits) -> Result<(), ProgramErr
 fn names(p: &ProgramParts) -> Result<(), ProgramError> {
     let t = &p.nodes.names;
     let decider = matches!(p.model, super::ProgramModel::Decider { .. });
-    if !decider && !(t.flags.is_empty() && t.stimuli.is_empty()) {
+    let named = !(t.flags.is_empty() && t.stimuli.is_empty());
+    if named && !decider {
         return Err(bad("flag or stimulus names outside the decider model"));
     }
     if t.flags.len() > 32 {
