@@ -271,10 +271,20 @@ pub fn stream_session(
                 carried: Vec::new(),
             })
         }
-        EngineKind::Vm => run_compiled(tree, scenario, &[btvm::EngineKind::Vm], session, sink),
-        EngineKind::Native => {
-            run_compiled(tree, scenario, &[btvm::EngineKind::Native], session, sink)
-        }
+        EngineKind::Vm => run_compiled(
+            (tree, &outline),
+            scenario,
+            &[btvm::EngineKind::Vm],
+            session,
+            sink,
+        ),
+        EngineKind::Native => run_compiled(
+            (tree, &outline),
+            scenario,
+            &[btvm::EngineKind::Native],
+            session,
+            sink,
+        ),
     }
 }
 
@@ -317,17 +327,18 @@ pub fn run_taking_turns(
     scenario: &Scenario,
     turns: &[btvm::EngineKind],
 ) -> Result<Trace, Diagnostic> {
-    check_scenario(&Outline::of_tree(tree), scenario)?;
+    let outline = Outline::of_tree(tree);
+    check_scenario(&outline, scenario)?;
     let session = Session::default();
     check_size(scenario, &session.limits)?;
     let mut trace = Trace::new();
-    run_compiled(tree, scenario, turns, &session, &mut trace)?;
+    run_compiled((tree, &outline), scenario, turns, &session, &mut trace)?;
     Ok(trace)
 }
 
 /// The compiled engines' half of [`run_session`], taking `turns` as [`run_taking_turns`] does.
 fn run_compiled(
-    tree: &Tree,
+    (tree, outline): (&Tree, &Outline),
     scenario: &Scenario,
     turns: &[btvm::EngineKind],
     session: &Session,
@@ -339,14 +350,7 @@ fn run_compiled(
         crate::lower::lower(tree, &session.limits)
     }
     .map_err(|mut d| d.swap_remove(0))?;
-    run_lowered(
-        &program,
-        &Outline::of_tree(tree),
-        scenario,
-        turns,
-        session,
-        sink,
-    )
+    run_lowered(&program, outline, scenario, turns, session, sink)
 }
 
 /// The compiled engines' run of `program` (whose names `outline` gives) through `scenario`,
