@@ -73,14 +73,16 @@ Examples:
   btvm bench figure1.spore --runs 5 --json
   btvm bench --svg demo.svg                          # also a bar chart
   btvm bench --workload fight-or-flight --scaling
-  btvm bench wanderer.debt --awake 10                # 90 % of the agents asleep";
+  btvm bench wanderer.debt --awake 10                # 90 % of the agents asleep
+  btvm bench guard.btvm --host synthetic             # a program file: the vm and native code";
 
 /// `btvm view --help`'s examples.
 pub const VIEW: &str = "\
 Examples:
   btvm view guard.bt -o guard.html                   # the tree
   btvm view guard.bt -s guard.scn -o guard.html      # and its run, tick by tick
-  btvm view soldier.xml --profile gamesdk -s squad.scn --agent 2 -o squad.html";
+  btvm view soldier.xml --profile gamesdk -s squad.scn --agent 2 -o squad.html
+  btvm view guard.btvm -s guard.scn -o guard.html    # a program file, from its node table";
 
 /// `btvm dot --help`'s examples.
 pub const DOT: &str = "\

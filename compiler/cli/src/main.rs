@@ -128,8 +128,9 @@ enum Command {
               help_heading = help::SAVING)]
         reload_at: Vec<String>,
         /// After the run, print each agent's active path (every dialect: kind, name and
-        /// file:line:column of each node it is running, root first); decider (Spore) trees add
-        /// policies, active child indices, time in state, decision flags and stimuli.
+        /// file:line:column of each node it is running, root first); decider (Spore) trees (not
+        /// their program files) add policies, active child indices, time in state, decision
+        /// flags and stimuli.
         #[arg(long)]
         dump_state: bool,
         /// Decider (Spore) trees: print the decision process on stderr. 0 nothing, 1-2 state
