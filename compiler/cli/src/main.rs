@@ -55,7 +55,8 @@ enum Command {
     Check {
         /// The files to check; a directory stands for every tree file below it (.bt, .debt,
         /// .spore, .btn, .xml), and `-` for a tree read from standard input (with `--dialect`).
-        /// A program file (from `btvm compile`) is decoded and verified, and described.
+        /// A program file (from `btvm compile`, `.btvm` in a directory) is decoded, verified
+        /// and described.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]

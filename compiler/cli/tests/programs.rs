@@ -276,3 +276,16 @@ fn reload_and_save_restore_work_between_programs_and_trees() {
         assert_eq!(format!("{head}{tail}"), whole, "{first} then {second}");
     }
 }
+
+#[test]
+fn check_of_a_directory_checks_its_program_files_too() {
+    let program = compiled(&spec("examples/guard.bt"), &[], "dir-src.btvm", &[]);
+    let dir = std::path::Path::new(&program).with_file_name("checked");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&program, dir.join("guard.btvm")).unwrap();
+    let said = ok(&["check", &dir.to_string_lossy()]);
+    assert!(
+        said.contains("guard.btvm: ok (program: running-list model"),
+        "{said}"
+    );
+}
