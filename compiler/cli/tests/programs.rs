@@ -26,6 +26,14 @@ const EXAMPLES: &[(&str, &str, &[&str])] = &[
     ("examples/figure1.spore", "examples/figure1.scn", &[]),
 ];
 
+/// The compiled engines of this build (native code only with feature `jit`).
+fn engines() -> &'static [&'static str] {
+    match cfg!(feature = "jit") {
+        true => &["vm", "native"],
+        false => &["vm"],
+    }
+}
+
 /// `btvm ARGS`, which must succeed; its standard output.
 fn ok(args: &[&str]) -> String {
     let out = btvm(args);
@@ -71,7 +79,7 @@ fn a_program_runs_as_its_tree_on_every_compiled_engine() {
     for (i, &(tree, scn, opts)) in EXAMPLES.iter().enumerate() {
         let (tree, scn) = (spec(tree), spec(scn));
         let program = compiled(&tree, opts, &format!("p{i}.btvm"), &[]);
-        for engine in ["vm", "native"] {
+        for &engine in engines() {
             let mut args = vec!["run", &tree, "-s", &scn, "--engine", engine];
             args.extend_from_slice(opts);
             let want = ok(&args);
@@ -205,21 +213,22 @@ fn bench_times_a_program_as_its_tree_on_the_vm_and_native_code() {
             "--host",
             "synthetic",
         ];
-        let mut args = vec!["bench", &tree, "--engines", "vm,native"];
+        let compiled_engines = engines().join(",");
+        let mut args = vec!["bench", &tree, "--engines", &compiled_engines];
         args.extend_from_slice(&size);
         args.extend_from_slice(opts);
         let want = agreed(&args);
-        let mut args = vec!["bench", &program, "--engines", "reference,vm,native"];
+        let all = format!("reference,{compiled_engines}");
+        let mut args = vec!["bench", &program, "--engines", &all];
         args.extend_from_slice(&size);
         let out = btvm(&args);
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(text(&out.stderr).contains("the reference is not timed"));
         let table = text(&out.stdout);
         assert!(!table.contains("\nreference "), "{table}");
-        assert!(
-            table.contains("\nvm ") && table.contains("\nnative "),
-            "{table}"
-        );
+        for engine in engines() {
+            assert!(table.contains(&format!("\n{engine} ")), "{table}");
+        }
         assert!(table.contains(&want), "{tree}: {table}");
     }
 }
