@@ -125,7 +125,12 @@ impl HostKind {
     /// else the synthetic host. A tree that imports nothing (a BST tree, which only reports
     /// its selected leaf) does not touch the world, so it gets the synthetic host's name.
     pub fn for_tree(tree: &Tree) -> HostKind {
-        if !tree.imports.is_empty() && World::new(0).bind(&tree.imports).is_ok() {
+        HostKind::for_imports(&tree.imports)
+    }
+
+    /// [`HostKind::for_tree`] by a tree's (or a program's) import table.
+    pub fn for_imports(imports: &[Import]) -> HostKind {
+        if !imports.is_empty() && World::new(0).bind(imports).is_ok() {
             HostKind::World
         } else {
             HostKind::Synthetic
@@ -151,6 +156,17 @@ impl DeciderSchedule {
             DeciderSchedule {
                 flags: tree.flags.len() as u32,
                 stimuli: tree.stimuli.len() as u32,
+            }
+        })
+    }
+
+    /// The schedule of a compiled decider program (its flag names from the node table's
+    /// tree names, its declared stimuli); `None` for other models.
+    pub fn for_program(program: &btvm::Program) -> Option<DeciderSchedule> {
+        matches!(program.model(), btvm::program::ProgramModel::Decider { .. }).then(|| {
+            DeciderSchedule {
+                flags: program.nodes().names.flags.len() as u32,
+                stimuli: program.parts().stimuli,
             }
         })
     }
@@ -229,6 +245,18 @@ impl EventSchedule {
     pub fn for_tree(tree: &Tree) -> EventSchedule {
         EventSchedule {
             names: btvm_compiler::lower::event_names(tree),
+        }
+    }
+
+    /// The schedule of a compiled program's events (its event functions, in order: the names
+    /// [`EventSchedule::for_tree`] gives its tree).
+    pub fn for_program(program: &btvm::Program) -> EventSchedule {
+        let events = program.functions().iter();
+        EventSchedule {
+            names: events
+                .filter(|f| f.kind == btvm::program::FunctionKind::Event)
+                .map(|f| f.name.clone())
+                .collect(),
         }
     }
 
@@ -379,7 +407,7 @@ enum Hosts {
 }
 
 impl Hosts {
-    fn new(kind: HostKind, tree: &Tree, agents: usize, parts: usize) -> Hosts {
+    fn new(kind: HostKind, imports: &[Import], agents: usize, parts: usize) -> Hosts {
         match kind {
             HostKind::World => {
                 let mut worlds = World::split(agents, parts);
@@ -389,7 +417,7 @@ impl Hosts {
                 }
                 for w in &mut worlds {
                     // `for_tree` checked that the world binds this tree.
-                    let _ = w.bind(&tree.imports);
+                    let _ = w.bind(imports);
                 }
                 Hosts::World(worlds)
             }
@@ -468,9 +496,34 @@ fn run_with(
         BenchEngine::Reference => run_reference(tree, host, cfg, events),
         BenchEngine::HandWritten => run_handwritten(tree, host, cfg),
         BenchEngine::Vm | BenchEngine::Native => {
-            run_batch(tree, engine, threads, host, cfg, events)
+            let program = btvm_compiler::lower::lower(tree, &Limits::default())
+                .map_err(|mut d| d.swap_remove(0))?;
+            let inputs = DeciderSchedule::for_tree(tree);
+            run_batch(&program, engine, threads, host, cfg, (events, inputs))
         }
     }
+}
+
+/// [`run_bench`] for a compiled program (a program file): the vm or native code, with the
+/// inputs its tree would get (events by its event functions, a decider's flags and stimuli by
+/// its counts). The reference and the hand-written baseline need the tree: an error.
+pub fn run_program_bench(
+    program: &btvm::Program,
+    engine: BenchEngine,
+    threads: usize,
+    host: HostKind,
+    cfg: &BenchConfig,
+) -> Result<BenchRow, Diagnostic> {
+    if !matches!(engine, BenchEngine::Vm | BenchEngine::Native) {
+        return Err(Diagnostic::new(
+            ErrorKind::Unsupported,
+            Span::DUMMY,
+            format!("{} needs the tree, not a compiled program", engine.name()),
+        ));
+    }
+    let events = EventSchedule::for_program(program);
+    let inputs = DeciderSchedule::for_program(program);
+    run_batch(program, engine, threads, host, cfg, (&events, inputs))
 }
 
 /// The AI groups of a lifecycle (MBT) population: squads of this many agents (agent `a` in
@@ -491,7 +544,7 @@ fn run_reference(
     let mut states: Vec<_> = (0..cfg.agents)
         .map(|a| interp.new_agent(AgentId(a)))
         .collect();
-    let mut hosts = Hosts::new(host, tree, agents, 1);
+    let mut hosts = Hosts::new(host, &tree.imports, agents, 1);
     let mut tally = Tally::default();
     let inputs = DeciderSchedule::for_tree(tree);
     // One group-scope table for the whole population, as a batch shares its engine's.
@@ -586,10 +639,22 @@ fn run_handwritten(tree: &Tree, host: HostKind, cfg: &BenchConfig) -> Result<Ben
 pub fn native_too_large(tree: &Tree) -> Result<Option<String>, Diagnostic> {
     let program =
         btvm_compiler::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
-    Ok(btvm::native::NativeConfig::default()
-        .check_size(&program)
+    Ok(native_too_large_program(&program))
+}
+
+/// [`native_too_large`] for a compiled program.
+#[cfg(feature = "jit")]
+pub fn native_too_large_program(program: &btvm::Program) -> Option<String> {
+    btvm::native::NativeConfig::default()
+        .check_size(program)
         .err()
-        .map(|e| e.to_string()))
+        .map(|e| e.to_string())
+}
+
+/// Without feature `jit` native code is never refused for its size (it is never there).
+#[cfg(not(feature = "jit"))]
+pub fn native_too_large_program(_program: &btvm::Program) -> Option<String> {
+    None
 }
 
 /// Without feature `jit` native code is never refused for its size (it is never there).
@@ -600,16 +665,14 @@ pub fn native_too_large(_tree: &Tree) -> Result<Option<String>, Diagnostic> {
 
 /// [`run_with`] on a batch, interpreted or native, with `threads` threads.
 fn run_batch(
-    tree: &Tree,
+    program: &btvm::Program,
     engine: BenchEngine,
     threads: usize,
     host: HostKind,
     cfg: &BenchConfig,
-    events: &EventSchedule,
+    (events, inputs): (&EventSchedule, Option<DeciderSchedule>),
 ) -> Result<BenchRow, Diagnostic> {
     let agents = cfg.agents as usize;
-    let program =
-        btvm_compiler::lower::lower(tree, &Limits::default()).map_err(|mut d| d.swap_remove(0))?;
     let threads = threads.max(1);
     let kind = if engine == BenchEngine::Native {
         btvm::EngineKind::Native
@@ -618,7 +681,7 @@ fn run_batch(
     };
     let invalid = |m: String| Diagnostic::new(ErrorKind::InvalidProgram, Span::DUMMY, m);
     let mut batch =
-        Batch::with_engine(&program, cfg.agents, kind).map_err(|e| invalid(e.to_string()))?;
+        Batch::with_engine(program, cfg.agents, kind).map_err(|e| invalid(e.to_string()))?;
     if let Some(why) = batch.fallback() {
         return Err(invalid(format!("native code is not available: {why}")));
     }
@@ -647,17 +710,16 @@ fn run_batch(
             (false, _) => {}
         }
     }
-    let mut hosts = Hosts::new(host, tree, agents, threads);
+    let mut hosts = Hosts::new(host, program.imports(), agents, threads);
     let mut tally = Tally::default();
     let cursor = !program.rules().is_empty();
-    let lifecycle = matches!(tree.config.model, btvm_compiler::ir::Model::Lifecycle);
-    let inputs = DeciderSchedule::for_tree(tree);
+    let lifecycle = program.model() == btvm::program::ProgramModel::Lifecycle;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| Diagnostic::new(ErrorKind::Io, Span::DUMMY, e.to_string()))?;
     let mut finished = Vec::with_capacity(agents);
-    let ids = events.ids(&program);
+    let ids = events.ids(program);
     // Who sleeps the whole run: their trees cannot stop, so the restarts skip them.
     let asleep: Vec<bool> = match cfg.awake_percent >= 100 {
         true => Vec::new(),
@@ -677,7 +739,7 @@ fn run_batch(
                 // Every agent's inputs, events, tally and restart in its shard, on the
                 // shard's thread (`between`), as a server does in its shard hosts.
                 let between = Between {
-                    program: &program,
+                    program,
                     inputs,
                     events,
                     ids: &ids,
@@ -696,7 +758,7 @@ fn run_batch(
                 continue;
             }
             if let Some(inp) = inputs {
-                inp.apply_to_batch(&mut batch, &program, t, now);
+                inp.apply_to_batch(&mut batch, program, t, now);
             }
             if !events.is_empty() {
                 for a in 0..batch.len() {
@@ -730,7 +792,7 @@ fn run_batch(
                     finished.push(i);
                 }
             }
-            restart_stopped(&mut batch, &program, lifecycle, finished.iter().copied());
+            restart_stopped(&mut batch, program, lifecycle, finished.iter().copied());
         }
         Ok(())
     })

@@ -2,6 +2,9 @@
 //! program it holds runs within its budget on the vm and on native code without undefined
 //! behaviour, and the two engines agree on every status and every byte of state.
 //!
+//! A verified program also runs a scenario through the scenario driver's program path, giving
+//! every decision flag and stimulus its names section names.
+//!
 //! The first input byte is a mode: bit 0 set rewrites the header's fingerprint to match the
 //! body, so that mutations of real programs (the seed corpus holds compiled programs with
 //! that bit set) get past the checksum and reach the verifier; bit 1 set also runs native
@@ -31,6 +34,9 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     btvm_fuzz::round_trip(&program);
+    // The tree names it carries (`spec/bytecode.md` §5.3) drive a scripted run through the
+    // program path: every flag and stimulus it names is given, every call written.
+    btvm_fuzz::run_named(&program);
     let seed = u64::from(mode);
     let Some(vm) = btvm_fuzz::run_program(&program, EngineKind::Vm, 2, 8, seed) else {
         return;

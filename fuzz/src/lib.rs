@@ -116,6 +116,32 @@ pub fn round_trip(program: &Program) {
     let _ = program.to_string();
 }
 
+/// Runs `program` (verified) for a few ticks through the scenario driver's program path
+/// (`scenario::run_program`, names from its `Outline`) with every decision flag and stimulus
+/// its tree names give; it must end in a trace or an error, never a panic.
+pub fn run_named(program: &Program) {
+    let Ok(outline) = btvm_compiler::scenario::Outline::of_program(program) else {
+        return;
+    };
+    let mut text = String::from("ticks 3\nagents 2\n");
+    if !outline.flags.is_empty() {
+        text.push_str(&format!("at 1 flags {}\n", outline.flags.join(", ")));
+    }
+    for s in &outline.stimuli {
+        text.push_str(&format!("at 0 stimulus {s} for 100\n"));
+    }
+    // Names that do not lex as a scenario's are the parser's to refuse.
+    let Ok(scn) = parse_scenario(FileId(0), &text) else {
+        return;
+    };
+    let _ = btvm_compiler::scenario::run_program(
+        program,
+        &scn,
+        btvm_compiler::scenario::EngineKind::Vm,
+        &btvm_compiler::scenario::Session::default(),
+    );
+}
+
 /// A scenario that runs every entry of `tree` for a few ticks on two agents and answers every
 /// import with a cycle of different values (each status for actions; values of every type for
 /// functions), so both outcomes of conditions and every action status are reached.

@@ -11,6 +11,9 @@ use btvm_benches::{load_demo, DEMO_NAME};
 use btvm_compiler::ir::Tree;
 use btvm_compiler::source::SourceMap;
 
+#[path = "bench_program.rs"]
+mod program;
+
 use crate::output::Output;
 use crate::render::Renderer;
 use crate::timed::{self, Timed};
@@ -19,8 +22,9 @@ use crate::{load_tree, EngineArg, InputArgs};
 /// Options of `btvm bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// The tree to time; without it, the embedded demo (a 78-node Unvanquished soldier bot
-    /// ticking against a simulated world).
+    /// The tree to time, or a program file written by `btvm compile` (the vm and native code
+    /// only); without it, the embedded demo (a 78-node Unvanquished soldier bot ticking
+    /// against a simulated world).
     file: Option<PathBuf>,
     #[command(flatten)]
     input: InputArgs,
@@ -155,6 +159,19 @@ pub fn bench(args: &BenchArgs, stdout: &mut Output, out: &mut Renderer) -> ExitC
     }
     if args.suite {
         return suite(args, stdout, out);
+    }
+    if let Some(path) = args
+        .file
+        .as_deref()
+        .filter(|p| crate::loaded::is_program(p))
+    {
+        return match crate::loaded::read_program(path) {
+            Ok(p) => program::bench(args, (&p, &path.display().to_string()), stdout, out),
+            Err(e) => {
+                out.error(&e);
+                ExitCode::FAILURE
+            }
+        };
     }
     let (tree, name) = match load_bench_tree(args, out) {
         Ok(loaded) => loaded,
@@ -430,6 +447,19 @@ fn print_table(
     rows: &[Timed],
     stdout: &mut Output,
 ) {
+    let what = (tree.nodes.len(), tree.config.model);
+    print_rows(name, what, cfg, host, rows, stdout);
+}
+
+/// [`print_table`] for `nodes` nodes of `model` (a tree's or a program's).
+fn print_rows(
+    name: &str,
+    (nodes, model): (usize, btvm_compiler::ir::Model),
+    cfg: &BenchConfig,
+    host: HostKind,
+    rows: &[Timed],
+    stdout: &mut Output,
+) {
     let baseline = rows
         .iter()
         .find(|t| t.row.engine == BenchEngine::HandWritten)
@@ -441,7 +471,7 @@ fn print_table(
     writeln!(
         stdout,
         "{name}: {} nodes, {} agents x {} ticks, host: {}",
-        tree.nodes.len(),
+        nodes,
         cfg.agents,
         cfg.ticks,
         host_name(host)
@@ -453,14 +483,14 @@ fn print_table(
         timed::machine(),
         if runs == 1 { "" } else { "s" }
     );
-    if matches!(tree.config.model, btvm_compiler::ir::Model::Cursor { .. }) {
+    if matches!(model, btvm_compiler::ir::Model::Cursor { .. }) {
         writeln!(
             stdout,
             "(an agent whose tree stops is reset after the tick, as a game restarts it)"
         );
     }
     if matches!(
-        tree.config.model,
+        model,
         btvm_compiler::ir::Model::Lifecycle | btvm_compiler::ir::Model::Selection
     ) {
         writeln!(stdout, "(before each tick about an eighth of the agents get one of the tree's events, the same on every engine)");

@@ -36,7 +36,8 @@ Examples:
   btvm check spec/examples                     # every tree file below a directory
   cat tree.bt | btvm check - --dialect unvanquished
   btvm check soldier.xml --profile gamesdk     # MBT with CRYENGINE's GameSDK nodes
-  btvm check wanderer.debt --strict --known move.to,look.turn";
+  btvm check wanderer.debt --strict --known move.to,look.turn
+  btvm check guard.btvm                        # a program file: decoded and verified";
 
 /// `btvm run --help`'s examples.
 pub const RUN: &str = "\
@@ -47,12 +48,14 @@ Examples:
   btvm run wanderer.debt -s w.scn --save-at 15 --save w.state
   btvm run wanderer.debt -s w.scn --restore w.state --from 15
   btvm run sheep.bt -s s.scn --reload-at 20 sheep_v2.bt    # hot reload at tick 20
-  btvm run figure1.spore -s figure1.scn --dump-state --debug-level 3";
+  btvm run figure1.spore -s figure1.scn --dump-state --debug-level 3
+  btvm run guard.btvm -s guard.scn --engine native         # a program file (vm by default)";
 
 /// `btvm compile --help`'s examples.
 pub const COMPILE: &str = "\
 Examples:
   btvm compile guard.bt                 # writes guard.btvm
+  btvm compile guard.bt --trace nodes   # a program whose runs report every node
   btvm compile soldier.xml --profile gamesdk -o soldier.btvm
   btvm disasm guard.btvm                # read it back as assembly";
 
@@ -70,14 +73,16 @@ Examples:
   btvm bench figure1.spore --runs 5 --json
   btvm bench --svg demo.svg                          # also a bar chart
   btvm bench --workload fight-or-flight --scaling
-  btvm bench wanderer.debt --awake 10                # 90 % of the agents asleep";
+  btvm bench wanderer.debt --awake 10                # 90 % of the agents asleep
+  btvm bench guard.btvm --host synthetic             # a program file: the vm and native code";
 
 /// `btvm view --help`'s examples.
 pub const VIEW: &str = "\
 Examples:
   btvm view guard.bt -o guard.html                   # the tree
   btvm view guard.bt -s guard.scn -o guard.html      # and its run, tick by tick
-  btvm view soldier.xml --profile gamesdk -s squad.scn --agent 2 -o squad.html";
+  btvm view soldier.xml --profile gamesdk -s squad.scn --agent 2 -o squad.html
+  btvm view guard.btvm -s guard.scn -o guard.html    # a program file, from its node table";
 
 /// `btvm dot --help`'s examples.
 pub const DOT: &str = "\

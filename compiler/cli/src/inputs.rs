@@ -25,7 +25,7 @@ pub enum Input {
 
 /// The trees named by `args`, in order: a directory stands for the tree files below it
 /// (recursively, in name order, by extension: every dialect's `.bt`, `.debt`, `.spore`, `.btn`
-/// and `.xml`; symbolic links to directories are not followed, so a walk always ends).
+/// and `.xml`, and program files' `.btvm`; symbolic links to directories are not followed, so a walk always ends).
 /// Fails on a directory that cannot be read or holds no tree.
 pub fn expand(args: &[PathBuf]) -> Result<Vec<Input>, String> {
     let mut inputs = Vec::new();
@@ -37,7 +37,7 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<Input>, String> {
             walk(arg, 0, &mut inputs)?;
             if inputs.len() == before {
                 return Err(format!(
-                    "no trees in `{}` (looked for .bt, .debt, .spore, .btn and .xml files)",
+                    "no trees in `{}` (looked for .bt, .debt, .spore, .btn, .xml and .btvm files)",
                     arg.display()
                 ));
             }
@@ -75,13 +75,13 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<Input>) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `path`'s extension is one a tree is written in.
+/// Whether `path`'s extension is one a tree is written in, or `.btvm` (a program file).
 fn is_tree_file(path: &Path) -> bool {
     Format::from_path(path).is_some()
         || path
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+            .is_some_and(|e| e.eq_ignore_ascii_case("xml") || e.eq_ignore_ascii_case("btvm"))
 }
 
 /// Reads standard input whole, refusing more than `max` bytes.
@@ -109,7 +109,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("btvm-inputs-{}", std::process::id()));
         let sub = dir.join("b");
         std::fs::create_dir_all(&sub).unwrap();
-        for f in ["z.bt", "a.debt", "notes.txt", "b/c.XML", "b/d.spore"] {
+        for f in [
+            "z.bt",
+            "a.debt",
+            "notes.txt",
+            "b/c.XML",
+            "b/d.spore",
+            "b/e.btvm",
+        ] {
             std::fs::write(dir.join(f), "").unwrap();
         }
         let found = expand(&[dir.clone(), PathBuf::from("-")]).unwrap();
@@ -120,7 +127,10 @@ mod tests {
                 Input::Stdin => "-".into(),
             })
             .collect();
-        assert_eq!(names, ["a.debt", "b/c.XML", "b/d.spore", "z.bt", "-"]);
+        assert_eq!(
+            names,
+            ["a.debt", "b/c.XML", "b/d.spore", "b/e.btvm", "z.bt", "-"]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -10,6 +10,7 @@ mod fmt;
 mod help;
 mod hints;
 mod inputs;
+mod loaded;
 mod output;
 mod reload;
 mod render;
@@ -24,12 +25,11 @@ use btvm_compiler::diag::escape_controls;
 use btvm_compiler::ir::{Model, Tree};
 use btvm_compiler::load::{load_reporting, Format, LoadOptions, Profile};
 use btvm_compiler::lower::lower_with_sources;
-use btvm_compiler::scenario::{
-    load_scenario, stream_session, EngineKind, Saved, Scenario, Session,
-};
+use btvm_compiler::scenario::{load_scenario, EngineKind, Saved, Scenario, Session};
 use btvm_compiler::source::{read_file, RealFs, SourceMap};
 use btvm_compiler::syntax::canonical;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use loaded::Loaded;
 use output::Output;
 use render::{Color, Renderer};
 
@@ -56,6 +56,8 @@ enum Command {
     Check {
         /// The files to check; a directory stands for every tree file below it (.bt, .debt,
         /// .spore, .btn, .xml), and `-` for a tree read from standard input (with `--dialect`).
+        /// A program file (from `btvm compile`, `.btvm` in a directory) is decoded, verified
+        /// and described.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -76,7 +78,8 @@ enum Command {
     /// status).
     #[command(after_help = help::RUN)]
     Run {
-        /// The tree to run.
+        /// The tree to run, or a program file written by `btvm compile` (told apart by its
+        /// first bytes; its trace is its tree's).
         file: PathBuf,
         #[command(flatten)]
         input: InputArgs,
@@ -90,7 +93,8 @@ enum Command {
         /// Override the scenario's number of agents (at most 1,000,000).
         #[arg(long, value_parser = parse_agents)]
         agents: Option<u32>,
-        /// The engine to run on [default: reference; vm with `--reload-at`].
+        /// The engine to run on [default: reference; vm with `--reload-at` and for a program
+        /// file, which only the vm and native code run].
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
         /// Print only the root status lines and a summary, not every host call.
@@ -126,8 +130,9 @@ enum Command {
               help_heading = help::SAVING)]
         reload_at: Vec<String>,
         /// After the run, print each agent's active path (every dialect: kind, name and
-        /// file:line:column of each node it is running, root first); decider (Spore) trees add
-        /// policies, active child indices, time in state, decision flags and stimuli.
+        /// file:line:column of each node it is running, root first); decider (Spore) trees (not
+        /// their program files) add policies, active child indices, time in state, decision
+        /// flags and stimuli.
         #[arg(long)]
         dump_state: bool,
         /// Decider (Spore) trees: print the decision process on stderr. 0 nothing, 1-2 state
@@ -153,6 +158,10 @@ enum Command {
         /// with the extension `.btvm`.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// `nodes`: compile with node tracing, so every run of the program reports every
+        /// node entered and finished (what `btvm run --trace nodes` needs of a program).
+        #[arg(long, value_enum, value_name = "LEVEL", default_value_t = TraceArg::Calls)]
+        trace: TraceArg,
     },
     /// Print the bytecode of a tree or of a program file, as assembly.
     #[command(after_help = help::DISASM)]
@@ -366,7 +375,14 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             file,
             input,
             output,
-        } => compile(&file, &input, output, stdout, out),
+            trace,
+        } => compile(
+            &file,
+            &input,
+            (output, trace == TraceArg::Nodes),
+            stdout,
+            out,
+        ),
         Command::Bench(args) => bench::bench(&args, stdout, out),
         Command::View(args) => view::view(&args, stdout, out),
         Command::Dot(args) => view::dot(&args, stdout, out),
@@ -409,6 +425,28 @@ fn command(command: Command, stdout: &mut Output, out: &mut Renderer) -> ExitCod
             }
             None => ExitCode::FAILURE,
         },
+    }
+}
+
+/// A tree or a program file (told apart by its first bytes), with the tree's sources (none
+/// for a program). A damaged program is rendered as an error.
+fn load_input(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<(Loaded, SourceMap)> {
+    if !loaded::is_program(path) {
+        return load_tree(path, input, out).map(|(t, s)| (Loaded::Tree(Box::new(t)), s));
+    }
+    if input.runaway_limit.is_some() {
+        out.error(&format!(
+            "`--runaway-limit` changes a tree before it is compiled; `{}` is a compiled program",
+            path.display()
+        ));
+        return None;
+    }
+    match loaded::read_program(path) {
+        Ok(p) => Some((Loaded::Program(p), SourceMap::new())),
+        Err(e) => {
+            out.error(&e);
+            None
+        }
     }
 }
 
@@ -508,6 +546,19 @@ fn check(
     let mut failed = 0usize;
     for each in &inputs {
         let (loaded, path) = match each {
+            inputs::Input::File(path) if loaded::is_program(path) => {
+                match loaded::read_program(path) {
+                    Ok(p) if !quiet => {
+                        writeln!(stdout, "{}: ok ({})", path.display(), loaded::describe(&p));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        out.error(&e);
+                        failed += 1;
+                    }
+                }
+                continue;
+            }
             inputs::Input::File(path) => (load_tree(path, input, out), path.as_path()),
             inputs::Input::Stdin => (load_stdin(input, out), Path::new(inputs::STDIN_NAME)),
         };
@@ -577,8 +628,15 @@ fn run_cmd(
     stdout: &mut Output,
     out: &mut Renderer,
 ) -> ExitCode {
-    let Some((tree, mut sources)) = load_tree(path, input, out) else {
+    let Some((loaded, mut sources)) = load_input(path, input, out) else {
         return ExitCode::FAILURE;
+    };
+    let outline = match loaded.outline() {
+        Ok(o) => o,
+        Err(d) => {
+            out.emit(&sources, &[d]);
+            return ExitCode::FAILURE;
+        }
     };
     let limits = btvm::Limits::default();
     let mut scenario = match &opts.scenario {
@@ -592,7 +650,7 @@ fn run_cmd(
         },
     };
     // Names the scenario gives that the tree never uses: warnings (errors when denied).
-    let lints = btvm_compiler::scenario::lint(&scenario, &tree);
+    let lints = btvm_compiler::scenario::lint_outline(&scenario, &outline);
     if input.deny_warnings && !lints.is_empty() {
         let denied: Vec<_> = lints
             .into_iter()
@@ -612,11 +670,20 @@ fn run_cmd(
         scenario.agents = a;
     }
     scenario.trace_nodes |= opts.trace_nodes;
-    // The reference by default; the vm for a reload (the reference keeps no state blocks).
-    let default = match opts.reload_at.is_empty() {
+    // The reference by default; the vm for a reload (the reference keeps no state blocks) and
+    // for a program (the reference interprets trees).
+    let default = match opts.reload_at.is_empty() && !outline.compiled {
         true => EngineArg::Reference,
         false => EngineArg::Vm,
     };
+    if outline.compiled && opts.engine == Some(EngineArg::Reference) {
+        out.error(&format!(
+            "`--engine reference` interprets trees, and `{}` is a compiled program: run it with \
+             `--engine vm` or `--engine native`, or run its source on the reference",
+            path.display()
+        ));
+        return ExitCode::from(2);
+    }
     let engine = match opts.engine.unwrap_or(default) {
         EngineArg::Reference => EngineKind::Reference,
         EngineArg::Vm => EngineKind::Vm,
@@ -627,15 +694,15 @@ fn run_cmd(
             out.error(&format!("`--reload-at {n}`: the tick must be a number"));
             return ExitCode::from(2);
         };
-        let Some((new_tree, new_sources)) = load_tree(Path::new(new), input, out) else {
+        let Some((new_loaded, new_sources)) = load_input(Path::new(new), input, out) else {
             return ExitCode::FAILURE;
         };
         let old = reload::Version {
-            tree: &tree,
+            loaded: &loaded,
             sources: &sources,
         };
         let new = reload::Version {
-            tree: &new_tree,
+            loaded: &new_loaded,
             sources: &new_sources,
         };
         return reload::run((old, new), &scenario, engine, at, stdout, out);
@@ -652,7 +719,7 @@ fn run_cmd(
     };
     // `--dump-state` reads the node table (with source positions) of the tree's program.
     let table = if opts.dump_state {
-        match lower_with_sources(&tree, &limits, &sources) {
+        match loaded.program(&sources) {
             Ok(p) => Some(p),
             Err(diags) => {
                 out.emit(&sources, &diags);
@@ -677,15 +744,9 @@ fn run_cmd(
     // The trace is written as the run makes it (or only counted, with `--summary`).
     let mut summary = output::Summary::default();
     let ran = if opts.summary {
-        stream_session(&tree, &scenario, engine, &session, &mut summary)
+        loaded.stream(&scenario, engine, &session, &mut summary)
     } else {
-        stream_session(
-            &tree,
-            &scenario,
-            engine,
-            &session,
-            &mut output::TraceOut(stdout),
-        )
+        loaded.stream(&scenario, engine, &session, &mut output::TraceOut(stdout))
     };
     let outcome = match ran {
         Ok(outcome) => outcome,
@@ -722,7 +783,7 @@ fn run_cmd(
         // (`spec/semantics.md` §1), runs the scenario again for them.
         let states = if outcome.states.is_empty() {
             let mut quiet = output::Summary::default();
-            match stream_session(&tree, &scenario, EngineKind::Vm, &session, &mut quiet) {
+            match loaded.stream(&scenario, EngineKind::Vm, &session, &mut quiet) {
                 Ok(o) => o.states,
                 Err(d) => {
                     out.emit(&sources, &[d]);
@@ -733,7 +794,7 @@ fn run_cmd(
             outcome.states
         };
         let dump = Dump {
-            tree: &tree,
+            tree: loaded.tree(),
             program,
             scenario: &scenario,
         };
@@ -761,7 +822,8 @@ fn read_scenario(
 
 /// `--dump-state`: what each agent is running after the run.
 struct Dump<'a> {
-    tree: &'a Tree,
+    /// The tree (`None` for a program file: the decider view then shows no names).
+    tree: Option<&'a Tree>,
     /// The tree's program, compiled with source positions.
     program: &'a btvm::Program,
     scenario: &'a Scenario,
@@ -796,8 +858,8 @@ impl Dump<'_> {
                 let line = escape_controls(&text);
                 writeln!(stdout, "    {}{mark}{line}", "  ".repeat(d));
             }
-            if let Some(view) = deciders.get(agent) {
-                for line in btvm_compiler::debug::dump_state(self.tree, view, now).lines() {
+            if let (Some(view), Some(tree)) = (deciders.get(agent), self.tree) {
+                for line in btvm_compiler::debug::dump_state(tree, view, now).lines() {
                     writeln!(stdout, "  {}", escape_controls(line));
                 }
             }
@@ -835,11 +897,20 @@ fn compile_tree(path: &Path, input: &InputArgs, out: &mut Renderer) -> Option<bt
 fn compile(
     path: &Path,
     input: &InputArgs,
-    output: Option<PathBuf>,
+    (output, traced): (Option<PathBuf>, bool),
     stdout: &mut Output,
     out: &mut Renderer,
 ) -> ExitCode {
-    let Some(program) = compile_tree(path, input, out) else {
+    let program = match traced {
+        false => compile_tree(path, input, out),
+        true => load_tree(path, input, out).and_then(|(tree, sources)| {
+            let limits = btvm::Limits::default();
+            btvm_compiler::lower::lower_traced(&tree, &limits, Some(&sources))
+                .map_err(|diags| out.emit(&sources, &diags))
+                .ok()
+        }),
+    };
+    let Some(program) = program else {
         return ExitCode::FAILURE;
     };
     let bytes = program.encode();

@@ -1,24 +1,22 @@
 //! `btvm run OLD --reload-at N NEW`: the old tree runs ticks `0..N`, its agents are carried
 //! into the new tree's program (hot reload, `btvm::Reload`), and the new tree runs ticks
-//! `N..`; one trace on standard output, and on standard error what each agent kept running
+//! `N..` (either version may be a program file); one trace on standard output, and on standard error what each agent kept running
 //! and what was reset. Compiled engines only (the reference keeps no state blocks).
 
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use btvm_compiler::ir::Tree;
-use btvm_compiler::lower::lower_with_sources;
-use btvm_compiler::scenario::{
-    stream_session, EngineKind, Reloaded, SaveFormat, Scenario, Session,
-};
+use btvm_compiler::scenario::{EngineKind, Reloaded, SaveFormat, Scenario, Session};
 use btvm_compiler::source::SourceMap;
+
+use crate::loaded::Loaded;
 
 use crate::output::{Output, TraceOut};
 use crate::render::Renderer;
 
-/// One tree of a reload: its IR and its sources.
+/// One version of a reload: a tree and its sources, or a program file (no sources).
 pub(crate) struct Version<'a> {
-    pub tree: &'a Tree,
+    pub loaded: &'a Loaded,
     pub sources: &'a SourceMap,
 }
 
@@ -37,8 +35,8 @@ pub(crate) fn run(
     }
     let limits = btvm::Limits::default();
     let programs = (
-        lower_with_sources(old.tree, &limits, old.sources),
-        lower_with_sources(new.tree, &limits, new.sources),
+        old.loaded.program(old.sources),
+        new.loaded.program(new.sources),
     );
     let (old_program, new_program) = match programs {
         (Ok(a), Ok(b)) => (a, b),
@@ -57,7 +55,10 @@ pub(crate) fn run(
         limits,
         ..Session::default()
     };
-    let saved = match stream_session(old.tree, scenario, engine, &first, &mut TraceOut(stdout)) {
+    let saved = match old
+        .loaded
+        .stream(scenario, engine, &first, &mut TraceOut(stdout))
+    {
         Ok(o) => o.saved,
         Err(_) if stdout.failed().is_some() => return ExitCode::SUCCESS,
         Err(d) => {
@@ -72,14 +73,17 @@ pub(crate) fn run(
         from: at.min(scenario.ticks),
         reload: Some(Reloaded {
             old: old_program.clone(),
-            old_tree: old.tree.clone(),
+            old_tree: old.loaded.tree().cloned(),
             saved,
             cell_by_cell: false,
         }),
         limits,
         ..Session::default()
     };
-    let outcome = match stream_session(new.tree, scenario, engine, &second, &mut TraceOut(stdout)) {
+    let outcome = match new
+        .loaded
+        .stream(scenario, engine, &second, &mut TraceOut(stdout))
+    {
         Ok(o) => o,
         Err(_) if stdout.failed().is_some() => return ExitCode::SUCCESS,
         Err(d) => {

@@ -20,6 +20,8 @@ mod decider;
 mod expr;
 mod layout;
 mod lifecycle;
+mod names;
+pub(crate) use names::arg_names;
 mod nodes;
 /// A node's display name (its own, else the action, subtree, selection or event it names), as
 /// the node table records it; the viewer shows the same.

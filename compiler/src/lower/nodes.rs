@@ -63,6 +63,7 @@ pub(super) fn table(
         code: Vec::new(),
         cells: Vec::new(),
         overlays: Vec::new(),
+        names: super::names::tree_names(tree),
     }
 }
 
@@ -71,8 +72,12 @@ pub(super) fn table(
 /// no table; a name or file name past [`MAX_NODE_TEXT`] is cut (it is for display); a key past it
 /// (a deep path) becomes `hash:` and the FNV-1a 64 of the full key.
 pub(super) fn fit(t: &mut NodeTable, limits: &btvm::Limits) {
+    super::names::fit(&mut t.names);
     if t.nodes.len() > limits.max_nodes || t.files.len() > limits.max_nodes {
-        *t = NodeTable::default();
+        *t = NodeTable {
+            names: std::mem::take(&mut t.names),
+            ..NodeTable::default()
+        };
         return;
     }
     for f in &mut t.files {

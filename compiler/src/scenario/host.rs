@@ -3,8 +3,8 @@
 use btvm::{AgentId, Call, Host, Import, ImportId, NodeEvent, Status, Value};
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Answer, Scenario, ScriptValue, Trace, TraceSink};
-use crate::ir::{CallExpr, Expr, Lit, Tree};
+use super::{Answer, Outline, Scenario, ScriptValue, Trace, TraceSink};
+use crate::ir::{Lit, Tree};
 
 /// A [`Host`] that answers every import from a scenario's `answer` rules and records each call
 /// in a [`Trace`], with the messages a tree logs (`log "MSG"`) and the behaviours a selection
@@ -23,47 +23,29 @@ pub struct ScriptedHost<'s> {
     arg_names: Vec<BTreeMap<usize, Vec<Option<String>>>>,
     /// Each node's kind keyword, by node index, for node-level trace lines (empty from
     /// [`ScriptedHost::new`]: the lines then show `?`).
-    kinds: Vec<&'static str>,
+    kinds: Vec<String>,
 }
 
 impl<'s> ScriptedHost<'s> {
     /// A host for `tree` that also writes named arguments as `name=value` (MBT's GameSDK
-    /// actions): a call with `n` arguments is written with the argument names of the first
-    /// call site of its import with `n` arguments, in arena order (node calls, then the calls in
-    /// the node's expressions), then the signal bindings. A host sees only argument values, so
-    /// this is how a trace shows names; two call sites of one import with as many arguments but
-    /// different names are written with the first one's names.
+    /// actions), as [`ScriptedHost::for_outline`] does for the tree's outline.
     pub fn for_tree(scenario: &'s Scenario, tree: &Tree) -> Self {
-        let mut host = ScriptedHost::new(scenario, &tree.imports);
-        host.kinds = tree.nodes.iter().map(|n| n.kind.keyword()).collect();
-        let mut record = |c: &CallExpr| {
-            if c.args.iter().all(|a| a.name.is_none()) {
-                return;
-            }
-            if let Some(by_count) = host.arg_names.get_mut(c.import.index()) {
+        Self::for_outline(scenario, &Outline::of_tree(tree))
+    }
+
+    /// A host for what `outline` describes (a tree or a program) that also writes named
+    /// arguments as `name=value`: a call with `n` arguments is written with the outline's
+    /// argument names for its import and `n` arguments (`lower::arg_names` decides them: the
+    /// first call site's), and node-level lines with the outline's node kinds.
+    pub fn for_outline(scenario: &'s Scenario, outline: &Outline) -> Self {
+        let mut host = ScriptedHost::new(scenario, &outline.imports);
+        host.kinds.clone_from(&outline.kinds);
+        for a in &outline.args {
+            if let Some(by_count) = host.arg_names.get_mut(a.import as usize) {
                 by_count
-                    .entry(c.args.len())
-                    .or_insert_with(|| c.args.iter().map(|a| a.name.clone()).collect());
+                    .entry(a.names.len())
+                    .or_insert_with(|| a.names.clone());
             }
-        };
-        let mut walk = |e: &Expr| {
-            e.walk(|x| {
-                if let Expr::Call(c) = x {
-                    record(c);
-                }
-            })
-        };
-        for n in &tree.nodes {
-            for c in n.kind.calls() {
-                // The call's own names first, then those of calls among its arguments.
-                walk(&Expr::Call(c.clone()));
-            }
-            for e in n.kind.exprs() {
-                walk(e);
-            }
-        }
-        for s in &tree.signals {
-            walk(&s.value);
         }
         host
     }
@@ -262,7 +244,7 @@ impl Host for ScriptedHost<'_> {
 
     /// `node N KIND enter` and `node N KIND -> STATUS` (`spec/cases/README.md`).
     fn node(&mut self, _agent: AgentId, node: u32, event: NodeEvent) {
-        let kind = self.kinds.get(node as usize).copied().unwrap_or("?");
+        let kind = self.kinds.get(node as usize).map_or("?", String::as_str);
         self.trace.push(match event {
             NodeEvent::Enter => format!("node {node} {kind} enter"),
             NodeEvent::Finish(status) => format!("node {node} {kind} -> {status}"),

@@ -3,22 +3,27 @@
 //! nothing in a run, so it is most likely a typo that would let a test scenario pass
 //! unnoticed. Each is a positioned warning (`btvm run --deny-warnings` makes them errors).
 //!
-//! This module only reads the scenario and the tree; it never runs, and it never reports what
-//! the run itself refuses (unknown variables, flags and stimuli are errors there).
+//! This module only reads the scenario and the tree's [`Outline`] (a program's names lint
+//! alike); it never runs, and it never reports what the run itself refuses (unknown
+//! variables, flags and stimuli are errors there).
 
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
 use crate::source::Span;
 use crate::syntax::profile::closest;
 
-use super::{InputKind, Scenario};
+use super::{InputKind, Outline, Scenario};
 
 /// The warnings for `scenario` run on `tree`, in file order: every `answer` and `missing`
 /// naming no import of the tree, every `at … event NAME` naming no event it uses.
 pub fn lint(scenario: &Scenario, tree: &Tree) -> Vec<Diagnostic> {
-    let imports: Vec<&str> = tree.imports.iter().map(|i| i.name.as_str()).collect();
-    let events = crate::lower::event_names(tree);
-    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    lint_outline(scenario, &Outline::of_tree(tree))
+}
+
+/// [`lint`] for what `outline` describes (a tree or a compiled program's names).
+pub fn lint_outline(scenario: &Scenario, outline: &Outline) -> Vec<Diagnostic> {
+    let imports: Vec<&str> = outline.imports.iter().map(|i| i.name.as_str()).collect();
+    let events: Vec<&str> = outline.events.iter().map(String::as_str).collect();
     let mut found: Vec<Diagnostic> = Vec::new();
     for rule in &scenario.answers {
         if !imports.contains(&rule.name.as_str()) {

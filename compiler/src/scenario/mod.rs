@@ -15,7 +15,9 @@
 mod engines;
 mod host;
 mod lint;
+mod outline;
 mod parse;
+mod program;
 mod reload;
 mod run;
 mod saved;
@@ -23,8 +25,10 @@ mod trace;
 
 pub use engines::{Engine, EngineKind};
 pub use host::ScriptedHost;
-pub use lint::lint;
+pub use lint::{lint, lint_outline};
+pub use outline::Outline;
 pub use parse::{load_scenario, parse_scenario, parse_scenario_with};
+pub use program::{run_program, stream_program};
 pub use reload::Reloaded;
 pub use run::{run, run_engines, run_session, run_taking_turns, stream_session, Outcome, Session};
 pub use saved::{SaveFormat, Saved};

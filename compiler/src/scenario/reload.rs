@@ -12,7 +12,7 @@ use btvm::{AgentId, Carried, Program, Reload, Snapshot};
 use super::host::ScriptedHost;
 use super::saved::{snapshot_error, Saved};
 use super::trace::TraceSink;
-use super::Scenario;
+use super::{Outline, Scenario};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
 use crate::source::Span;
@@ -23,9 +23,11 @@ use crate::source::Span;
 pub struct Reloaded {
     /// The program the agents were saved under.
     pub old: Program,
-    /// The tree `old` was lowered from: the trace writes the stop calls' arguments with its
-    /// argument names (`Move(to="Cover") exit`), as a run of the old tree writes its calls.
-    pub old_tree: Tree,
+    /// The tree `old` was lowered from, if the old run ran a tree: a run that traces nodes ran
+    /// its traced lowering. `None`: the old run ran `old` itself (a program file). The trace
+    /// writes the stop calls' arguments with the old version's argument names
+    /// (`Move(to="Cover") exit`), as a run of it writes its calls.
+    pub old_tree: Option<Tree>,
     /// Their btvm snapshot ([`Saved::Btvm`]).
     pub saved: Saved,
     /// Carry node by node even when the programs are the same ([`Reload::cell_by_cell`]).
@@ -52,13 +54,13 @@ pub(super) fn carry(
     };
     // A run that traces nodes ran the old tree's traced program (as the new one runs now).
     let traced;
-    let old_program = match scenario.trace_nodes {
-        true => {
-            traced = crate::lower::lower_traced(&r.old_tree, limits, None)
-                .map_err(|mut d| d.swap_remove(0))?;
+    let old_program = match (&r.old_tree, scenario.trace_nodes) {
+        (Some(tree), true) => {
+            traced =
+                crate::lower::lower_traced(tree, limits, None).map_err(|mut d| d.swap_remove(0))?;
             &traced
         }
-        false => &r.old,
+        _ => &r.old,
     };
     let old = Snapshot::decode(bytes, old_program, limits).map_err(|e| snapshot_error(None, e))?;
     let mut plan = Reload::new(old_program, new);
@@ -66,7 +68,11 @@ pub(super) fn carry(
         plan = plan.cell_by_cell();
     }
     let mut engine = btvm::Engine::new(old_program, kind);
-    let mut host = ScriptedHost::for_tree(scenario, &r.old_tree);
+    let outline = match &r.old_tree {
+        Some(tree) => Outline::of_tree(tree),
+        None => Outline::of_program(&r.old)?,
+    };
+    let mut host = ScriptedHost::for_outline(scenario, &outline);
     host.set_tick(from);
     let now = scenario.now(from);
     let several = old.agents.len() > 1;

@@ -7,7 +7,7 @@ use super::engines::{
     compiled, out_of_memory, try_table, CompiledEngine, Engine, EngineKind, ReferenceEngine, States,
 };
 use super::saved::{self, SaveFormat, Saved};
-use super::{FlagWord, InputKind, Scenario, ScriptedHost, Trace, TraceSink};
+use super::{FlagWord, InputKind, Outline, Scenario, ScriptedHost, Trace, TraceSink};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::{Model, Tree};
 use crate::reference::{Interpreter, Scopes};
@@ -31,12 +31,12 @@ enum Given {
 /// Per tick: the inputs, each for one agent or all (`None`).
 type Inputs = BTreeMap<u32, Vec<(Option<u32>, Given)>>;
 
-/// Resolves the scenario's `flags`, `stimulus` and `set` names against `tree`.
-fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic> {
+/// Resolves the scenario's `flags`, `stimulus` and `set` names against the tree's outline.
+fn resolve_inputs(tree: &Outline, scenario: &Scenario) -> Result<Inputs, Diagnostic> {
     let mut out = Inputs::new();
-    let decider = matches!(tree.config.model, Model::Decider { .. });
-    let events = matches!(tree.config.model, Model::Lifecycle | Model::Selection);
-    let cursor = matches!(tree.config.model, Model::Cursor { .. });
+    let decider = matches!(tree.model, Model::Decider { .. });
+    let events = matches!(tree.model, Model::Lifecycle | Model::Selection);
+    let cursor = matches!(tree.model, Model::Cursor { .. });
     for (&k, inputs) in &scenario.inputs {
         for input in inputs {
             let for_events = matches!(input.kind, InputKind::Event(_) | InputKind::Set { .. });
@@ -98,8 +98,8 @@ fn resolve_inputs(tree: &Tree, scenario: &Scenario) -> Result<Inputs, Diagnostic
                 },
                 InputKind::Event(name) => Given::Event(name.clone()),
                 InputKind::Set { var, value } => {
-                    if !tree.vars.iter().any(|v| v.name.eq_ignore_ascii_case(var)) {
-                        let names: Vec<&str> = tree.vars.iter().map(|v| v.name.as_str()).collect();
+                    if !tree.vars.iter().any(|v| v.eq_ignore_ascii_case(var)) {
+                        let names: Vec<&str> = tree.vars.iter().map(String::as_str).collect();
                         return Err(Diagnostic::new(
                             ErrorKind::UnknownName,
                             input.span,
@@ -196,9 +196,9 @@ pub fn run_session(
 
 /// What [`run_session`] keeps: the trace and the debug lines.
 #[derive(Default)]
-struct Kept {
-    trace: Trace,
-    debug: Vec<String>,
+pub(super) struct Kept {
+    pub(super) trace: Trace,
+    pub(super) debug: Vec<String>,
 }
 
 impl TraceSink for Kept {
@@ -224,7 +224,8 @@ pub fn stream_session(
     session: &Session,
     sink: &mut dyn TraceSink,
 ) -> Result<Outcome, Diagnostic> {
-    check_scenario(tree, scenario)?;
+    let outline = Outline::of_tree(tree);
+    check_scenario(&outline, scenario)?;
     check_size(scenario, &session.limits)?;
     match engine {
         EngineKind::Reference => {
@@ -238,7 +239,7 @@ pub fn stream_session(
             }
             let program = saved::program_for(
                 tree,
-                session.save_at.map(|_| save_format(tree, session)),
+                session.save_at.map(|_| save_format(&outline, session)),
                 session.restore.as_ref(),
                 scenario.trace_nodes,
                 &session.limits,
@@ -249,7 +250,7 @@ pub fn stream_session(
             }
             let agents = try_table(scenario.agents, |a| interp.new_agent(AgentId(a)))
                 .ok_or_else(|| out_of_memory(scenario.agents))?;
-            let mut host = ScriptedHost::for_tree(scenario, tree);
+            let mut host = ScriptedHost::for_outline(scenario, &outline);
             let debug = (session.debug_level > 0)
                 .then(|| crate::debug::DebugOutput::new(tree, session.debug_level));
             let mut engine = ReferenceEngine {
@@ -259,7 +260,7 @@ pub fn stream_session(
                 scopes: Scopes::new(),
                 program,
             };
-            let saved = drive(&mut engine, tree, scenario, session, &mut host, sink)?;
+            let saved = drive(&mut engine, &outline, scenario, session, &mut host, sink)?;
             Ok(Outcome {
                 trace: Trace::new(),
                 saved,
@@ -270,16 +271,26 @@ pub fn stream_session(
                 carried: Vec::new(),
             })
         }
-        EngineKind::Vm => run_compiled(tree, scenario, &[btvm::EngineKind::Vm], session, sink),
-        EngineKind::Native => {
-            run_compiled(tree, scenario, &[btvm::EngineKind::Native], session, sink)
-        }
+        EngineKind::Vm => run_compiled(
+            (tree, &outline),
+            scenario,
+            &[btvm::EngineKind::Vm],
+            session,
+            sink,
+        ),
+        EngineKind::Native => run_compiled(
+            (tree, &outline),
+            scenario,
+            &[btvm::EngineKind::Native],
+            session,
+            sink,
+        ),
     }
 }
 
 /// Refuses a scenario past `limits` (a scenario changed after parsing, e.g. by `btvm run
 /// --agents`; [`parse_scenario_with`](super::parse_scenario_with) refuses it at its text).
-fn check_size(scenario: &Scenario, limits: &btvm::Limits) -> Result<(), Diagnostic> {
+pub(super) fn check_size(scenario: &Scenario, limits: &btvm::Limits) -> Result<(), Diagnostic> {
     let agent_ticks = u64::from(scenario.agents) * u64::from(scenario.ticks);
     let over = if scenario.agents > limits.max_agents {
         format!(
@@ -316,17 +327,37 @@ pub fn run_taking_turns(
     scenario: &Scenario,
     turns: &[btvm::EngineKind],
 ) -> Result<Trace, Diagnostic> {
-    check_scenario(tree, scenario)?;
+    let outline = Outline::of_tree(tree);
+    check_scenario(&outline, scenario)?;
     let session = Session::default();
     check_size(scenario, &session.limits)?;
     let mut trace = Trace::new();
-    run_compiled(tree, scenario, turns, &session, &mut trace)?;
+    run_compiled((tree, &outline), scenario, turns, &session, &mut trace)?;
     Ok(trace)
 }
 
 /// The compiled engines' half of [`run_session`], taking `turns` as [`run_taking_turns`] does.
 fn run_compiled(
-    tree: &Tree,
+    (tree, outline): (&Tree, &Outline),
+    scenario: &Scenario,
+    turns: &[btvm::EngineKind],
+    session: &Session,
+    sink: &mut dyn TraceSink,
+) -> Result<Outcome, Diagnostic> {
+    let program = if scenario.trace_nodes {
+        crate::lower::lower_traced(tree, &session.limits, None)
+    } else {
+        crate::lower::lower(tree, &session.limits)
+    }
+    .map_err(|mut d| d.swap_remove(0))?;
+    run_lowered(&program, outline, scenario, turns, session, sink)
+}
+
+/// The compiled engines' run of `program` (whose names `outline` gives) through `scenario`,
+/// taking `turns` as [`run_taking_turns`] does: for trees once lowered, and for program files.
+pub(super) fn run_lowered(
+    program: &btvm::Program,
+    outline: &Outline,
     scenario: &Scenario,
     turns: &[btvm::EngineKind],
     session: &Session,
@@ -340,17 +371,11 @@ fn run_compiled(
         )
         .with_note("run it on the reference engine: every engine makes the same decisions"));
     }
-    let program = if scenario.trace_nodes {
-        crate::lower::lower_traced(tree, &session.limits, None)
-    } else {
-        crate::lower::lower(tree, &session.limits)
-    }
-    .map_err(|mut d| d.swap_remove(0))?;
     // Every kind the run takes must exist (native code must compile): check each, then run
     // one engine, switched between them.
     let mut base = None;
     for &k in turns {
-        let e = compiled(&program, k)?;
+        let e = compiled(program, k)?;
         base.get_or_insert(e);
     }
     let Some(base) = base else {
@@ -361,7 +386,7 @@ fn run_compiled(
         ));
     };
     let fallback = base.fallback().cloned();
-    let mut host = ScriptedHost::for_tree(scenario, tree);
+    let mut host = ScriptedHost::for_outline(scenario, outline);
     let turns = if turns.len() > 1 {
         turns.to_vec()
     } else {
@@ -373,7 +398,7 @@ fn run_compiled(
         Some(r) => {
             let (saved, c) = super::reload::carry(
                 r,
-                &program,
+                program,
                 base.kind(),
                 (scenario, session.from),
                 sink,
@@ -389,8 +414,8 @@ fn run_compiled(
         }
         None => session,
     };
-    let mut engine = compiled_engine(&program, scenario, base, turns)?;
-    let saved = drive(&mut engine, tree, scenario, session, &mut host, sink)?;
+    let mut engine = compiled_engine(program, scenario, base, turns)?;
+    let saved = drive(&mut engine, outline, scenario, session, &mut host, sink)?;
     Ok(Outcome {
         trace: Trace::new(),
         saved,
@@ -406,8 +431,8 @@ fn run_compiled(
 
 /// Refuses a scenario that cannot run `tree` on any engine: it says an import the tree needs is
 /// missing, runs entries in a model without them, or names an entry the tree does not have.
-fn check_scenario(tree: &Tree, scenario: &Scenario) -> Result<(), Diagnostic> {
-    if !matches!(tree.config.model, Model::Cursor { .. }) {
+pub(super) fn check_scenario(tree: &Outline, scenario: &Scenario) -> Result<(), Diagnostic> {
+    if !matches!(tree.model, Model::Cursor { .. }) {
         if let Some(imp) = tree
             .imports
             .iter()
@@ -424,7 +449,7 @@ fn check_scenario(tree: &Tree, scenario: &Scenario) -> Result<(), Diagnostic> {
             ));
         }
     }
-    if matches!(tree.config.model, Model::Lifecycle | Model::Selection) {
+    if matches!(tree.model, Model::Lifecycle | Model::Selection) {
         if let Some(name) = scenario.entries.values().flatten().next() {
             return Err(Diagnostic::new(
                 ErrorKind::InvalidValue,
@@ -435,8 +460,8 @@ fn check_scenario(tree: &Tree, scenario: &Scenario) -> Result<(), Diagnostic> {
     }
     for names in scenario.entries.values() {
         for name in names {
-            if tree.entry(name).is_none() {
-                let known: Vec<&str> = tree.roots.iter().map(|e| e.name.as_str()).collect();
+            if !tree.has_entry(name) {
+                let known: Vec<&str> = tree.entries.iter().map(String::as_str).collect();
                 return Err(Diagnostic::new(
                     ErrorKind::UnknownName,
                     Span::DUMMY,
@@ -482,14 +507,15 @@ pub fn run_engines(
     scenario: &Scenario,
     engine: btvm::Engine,
 ) -> Trace {
-    let mut host = ScriptedHost::for_tree(scenario, tree);
+    let outline = Outline::of_tree(tree);
+    let mut host = ScriptedHost::for_outline(scenario, &outline);
     let mut trace = Trace::new();
     // A whole scenario without saving, into a trace, fails only for want of memory: the
     // trace then ends where the run stopped (empty).
     if let Ok(mut engine) = compiled_engine(program, scenario, engine, Vec::new()) {
         let _ = drive(
             &mut engine,
-            tree,
+            &outline,
             scenario,
             &Session::default(),
             &mut host,
@@ -534,12 +560,12 @@ fn flush(
 /// statuses, if the format holds them).
 fn set_up(
     engine: &mut dyn Engine,
-    tree: &Tree,
+    tree: &Outline,
     scenario: &Scenario,
     session: &Session,
 ) -> Result<Option<Vec<Status>>, Diagnostic> {
     for (&agent, &group) in &scenario.groups {
-        if tree.config.model != Model::Lifecycle {
+        if tree.model != Model::Lifecycle {
             return Err(Diagnostic::new(
                 ErrorKind::InvalidValue,
                 Span::DUMMY,
@@ -565,22 +591,22 @@ fn set_up(
 }
 
 /// The format `session` saves `tree`'s agents in.
-fn save_format(tree: &Tree, session: &Session) -> SaveFormat {
-    session.save_format.unwrap_or_else(|| {
-        SaveFormat::default_for(matches!(tree.config.model, Model::Cursor { .. }))
-    })
+fn save_format(tree: &Outline, session: &Session) -> SaveFormat {
+    session
+        .save_format
+        .unwrap_or_else(|| SaveFormat::default_for(matches!(tree.model, Model::Cursor { .. })))
 }
 
 /// The scenario loop shared by every engine.
 fn drive(
     engine: &mut dyn Engine,
-    tree: &Tree,
+    tree: &Outline,
     scenario: &Scenario,
     session: &Session,
     host: &mut ScriptedHost<'_>,
     sink: &mut dyn TraceSink,
 ) -> Result<Option<Saved>, Diagnostic> {
-    let limit = match tree.config.model {
+    let limit = match tree.model {
         Model::Cursor { runaway_limit } => runaway_limit,
         Model::Decider { redecide_limit } => redecide_limit,
         _ => 0,

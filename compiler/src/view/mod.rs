@@ -2,7 +2,8 @@
 //! `spec/viewer.md`), and with a scenario its timeline (per tick the node events, the active
 //! path and the host-call lines).
 //!
-//! [`display`] reads a checked [`Tree`](crate::ir::Tree) and its [`SourceMap`](crate::source::SourceMap);
+//! [`display`] reads a checked [`Tree`](crate::ir::Tree) and its [`SourceMap`](crate::source::SourceMap),
+//! [`display_program`] a compiled program's node table;
 //! [`timeline`] runs a scenario on the vm through the scenario driver (`crate::scenario`),
 //! never through a host of its own, so its lines are exactly `btvm run`'s; [`dot`] writes
 //! Graphviz text. This module builds data and text only: it never prints, never writes a file
@@ -10,11 +11,13 @@
 
 mod display;
 mod dot;
+mod program;
 mod timeline;
 
 pub use display::display;
 pub use dot::dot;
-pub use timeline::{timeline, MAX_VIEW_TICKS};
+pub use program::display_program;
+pub use timeline::{timeline, timeline_program, MAX_VIEW_TICKS};
 
 use btvm::NodeEvent;
 

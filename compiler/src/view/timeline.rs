@@ -10,7 +10,9 @@ use btvm::{NodeEvent, Status};
 use super::{NodeStep, TickView, Timeline};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ir::Tree;
-use crate::scenario::{stream_session, EngineKind, Scenario, Session, TraceLine, TraceSink};
+use crate::scenario::{
+    stream_program, stream_session, EngineKind, Scenario, Session, TraceLine, TraceSink,
+};
 use crate::source::Span;
 
 /// The most ticks a timeline holds: a page past this would be too large to open.
@@ -26,6 +28,35 @@ pub fn timeline(
     scenario: &Scenario,
     agent: u32,
     limits: &btvm::Limits,
+) -> Result<Timeline, Diagnostic> {
+    let traced = crate::lower::within_budget_traced(tree, limits).is_ok();
+    kept(scenario, (agent, traced), limits, |scn, session, keep| {
+        stream_session(tree, scn, EngineKind::Vm, session, keep)
+    })
+}
+
+/// [`timeline`] for a compiled program: node events are traced when the program was compiled
+/// with node tracing.
+pub fn timeline_program(
+    program: &btvm::Program,
+    scenario: &Scenario,
+    agent: u32,
+    limits: &btvm::Limits,
+) -> Result<Timeline, Diagnostic> {
+    kept(
+        scenario,
+        (agent, program.traced()),
+        limits,
+        |scn, session, keep| stream_program(program, scn, EngineKind::Vm, session, keep),
+    )
+}
+
+/// Runs `scenario` (tracing nodes if `traced`) through `run`, keeping `agent`'s ticks.
+fn kept(
+    scenario: &Scenario,
+    (agent, traced): (u32, bool),
+    limits: &btvm::Limits,
+    run: impl FnOnce(&Scenario, &Session, &mut Keep<'_>) -> Result<crate::scenario::Outcome, Diagnostic>,
 ) -> Result<Timeline, Diagnostic> {
     if agent >= scenario.agents {
         return Err(Diagnostic::new(
@@ -48,7 +79,6 @@ pub fn timeline(
             ),
         ));
     }
-    let traced = crate::lower::within_budget_traced(tree, limits).is_ok();
     let scenario = Scenario {
         trace_nodes: traced,
         ..scenario.clone()
@@ -63,7 +93,7 @@ pub fn timeline(
         ticks: Vec::new(),
         scenario: &scenario,
     };
-    stream_session(tree, &scenario, EngineKind::Vm, &session, &mut keep)?;
+    run(&scenario, &session, &mut keep)?;
     Ok(Timeline {
         agent,
         traced,

@@ -27,6 +27,7 @@ mod diagnostics;
 mod engines;
 mod files;
 mod profiles;
+mod programs;
 mod refsnap;
 mod scale;
 mod scenario;

@@ -126,7 +126,7 @@ pub fn reload_run(
         from: at,
         reload: Some(Reloaded {
             old: program(old).ok_or("the old tree does not lower")?,
-            old_tree: old.clone(),
+            old_tree: Some(old.clone()),
             saved: first.saved.clone().ok_or("nothing saved")?,
             cell_by_cell,
         }),

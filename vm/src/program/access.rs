@@ -405,6 +405,12 @@ impl Program {
         crate::model::active::active_path(self, state)
     }
 
+    /// Whether the program was lowered with node tracing on (its code holds `node.enter` and
+    /// `node.exit`, `spec/bytecode.md` §2), so its runs report every node to `Host::node`.
+    pub fn traced(&self) -> bool {
+        self.code().iter().any(super::Instr::is_trace)
+    }
+
     /// The program's node table (empty: absent).
     pub fn nodes(&self) -> &super::NodeTable {
         &self.data.parts.nodes

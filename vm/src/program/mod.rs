@@ -31,7 +31,9 @@ pub use layout::{
 };
 pub(crate) use layout::{read, read_u64, write, write_u64};
 pub use node_codec::NODE_MAGIC;
-pub use nodes::{Cell, CellKind, NodeInfo, NodeTable, Overlay, Probe, MAX_NODE_TEXT};
+pub use nodes::{
+    ArgNames, Cell, CellKind, NodeInfo, NodeTable, Overlay, Probe, TreeNames, MAX_NODE_TEXT,
+};
 
 use crate::{Import, Strings, Value};
 

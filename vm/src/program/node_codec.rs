@@ -1,5 +1,6 @@
 //! The node table's section of a program file (`spec/bytecode.md` §5): written after the
-//! code, in every version-9 file (an absent table is an empty one). The file's header checksum
+//! code, in every file from version 9 (an absent table is an empty one; version 10 adds the
+//! cells, version 11 the tree's names). The file's header checksum
 //! covers it; the program's fingerprint does not (it is over the body only).
 //!
 //! Reading never trusts a count: each is checked against the bytes that remain before anything
@@ -7,7 +8,7 @@
 
 use super::codec::Reader;
 use super::error::{ProgramError, ProgramErrorKind as K};
-use super::nodes::{Cell, CellKind, NodeInfo, NodeTable, Overlay, Probe};
+use super::nodes::{ArgNames, Cell, CellKind, NodeInfo, NodeTable, Overlay, Probe, TreeNames};
 use super::Field;
 
 /// The first bytes of the node-table section.
@@ -84,6 +85,7 @@ pub fn encode(t: &NodeTable, out: &mut Vec<u8>) {
     }
     put_cells(&mut body, &t.cells);
     put_overlays(&mut body, &t.overlays);
+    put_names(&mut body, &t.names);
     out.extend_from_slice(NODE_MAGIC);
     put_len(out, body.len());
     out.extend_from_slice(&body);
@@ -140,6 +142,60 @@ fn overlay_list(r: &mut Reader<'_>, version: u16) -> Result<Vec<Overlay>, Progra
     Ok(out)
 }
 
+/// The tree's names (version 11 on; a version-10 section ends after the cells).
+fn put_names(body: &mut Vec<u8>, names: &TreeNames) {
+    for list in [&names.flags, &names.stimuli] {
+        put_len(body, list.len());
+        for s in list {
+            put_str(body, s);
+        }
+    }
+    put_len(body, names.args.len());
+    for a in &names.args {
+        put_u32(body, a.import);
+        put_len(body, a.names.len());
+        for n in &a.names {
+            body.push(u8::from(n.is_some()));
+            put_str(body, n.as_deref().unwrap_or(""));
+        }
+    }
+}
+
+fn name_list(r: &mut Reader<'_>) -> Result<TreeNames, ProgramError> {
+    // A version-9 or version-10 section ends before them.
+    if r.remaining() == 0 {
+        return Ok(TreeNames::default());
+    }
+    let mut lists = [Vec::new(), Vec::new()];
+    for list in &mut lists {
+        let n = count(r, 4, "names")?;
+        *list = (0..n).map(|_| string(r)).collect::<Result<_, _>>()?;
+    }
+    let [flags, stimuli] = lists;
+    let n = count(r, 8, "argument-name lists")?;
+    let mut args = Vec::with_capacity(n);
+    for _ in 0..n {
+        let import = r.u32()?;
+        let k = count(r, 5, "argument names")?;
+        let mut names = Vec::with_capacity(k);
+        for _ in 0..k {
+            let named = r.u8()?;
+            let name = string(r)?;
+            names.push(match named {
+                0 if name.is_empty() => None,
+                1 => Some(name),
+                _ => return Err(r.error(K::BadOperand, "a malformed argument name")),
+            });
+        }
+        args.push(ArgNames { import, names });
+    }
+    Ok(TreeNames {
+        flags,
+        stimuli,
+        args,
+    })
+}
+
 fn cell_list(r: &mut Reader<'_>, version: u16) -> Result<Vec<Cell>, ProgramError> {
     // A version-9 section ends with the code map (bytes after it are refused).
     if version < 10 || r.remaining() == 0 {
@@ -171,7 +227,9 @@ fn cell_list(r: &mut Reader<'_>, version: u16) -> Result<Vec<Cell>, ProgramError
     Ok(cells)
 }
 
-/// Reads the section at `r`, of a file of format `version`.
+/// Reads the section at `r` of a file of format `version`: the cells only from version 10,
+/// the tree names only from version 11 (each may be absent at the section's end), so a file
+/// that claims an older version than its section has is refused.
 pub fn decode(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramError> {
     if r.bytes(NODE_MAGIC.len())? != &NODE_MAGIC[..] {
         return Err(r.error(
@@ -184,7 +242,10 @@ pub fn decode(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramErro
     let mut b = Reader::new(body);
     let table = decode_table(&mut b, version)?;
     if b.remaining() != 0 {
-        return Err(b.error(K::TrailingBytes, "bytes after the node table's last list"));
+        return Err(b.error(
+            K::TrailingBytes,
+            "bytes after the node table's last part in this format version",
+        ));
     }
     Ok(table)
 }
@@ -267,6 +328,10 @@ fn decode_table(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramEr
     let code = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
     let cells = cell_list(r, version)?;
     let overlays = overlay_list(r, version)?;
+    let names = match version >= 11 {
+        true => name_list(r)?,
+        false => TreeNames::default(),
+    };
     Ok(NodeTable {
         files,
         nodes,
@@ -274,5 +339,6 @@ fn decode_table(r: &mut Reader<'_>, version: u16) -> Result<NodeTable, ProgramEr
         code,
         cells,
         overlays,
+        names,
     })
 }

@@ -156,6 +156,9 @@ pub struct NodeTable {
     /// overlays the children of a state machine or a priority, `spec/bytecode.md` §3): each
     /// such subtree's probes and cells mean something only while its [`Overlay`] holds.
     pub overlays: Vec<Overlay>,
+    /// Names the tree gave that the code does not need but a scenario or a trace does
+    /// (version 11 on; empty in older files).
+    pub names: TreeNames,
 }
 
 /// One overlaid child (see [`NodeTable::overlays`]): node `node`'s subtree's probes and cells
@@ -169,6 +172,30 @@ pub struct Overlay {
     pub field: super::Field,
     /// The value that names this node.
     pub value: u32,
+}
+
+/// Names of the tree a program was compiled from that its code never reads: what a scripted
+/// run needs to run a program file as it runs the tree (`spec/bytecode.md` §5.3). Verified
+/// like the rest of the table: counts against the program's, distinct names, bounded text.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TreeNames {
+    /// Decider model: the decision flags' names, flag `k` at bit `k` (at most 32).
+    pub flags: Vec<String>,
+    /// Decider model: the stimuli's names, stimulus `k` at index `k` (none, or as many as the
+    /// program declares).
+    pub stimuli: Vec<String>,
+    /// The argument names calls are written with (MBT's GameSDK `name=value`), per import and
+    /// argument count.
+    pub args: Vec<ArgNames>,
+}
+
+/// The argument names of an import's calls with `names.len()` arguments.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ArgNames {
+    /// The import (an index into the import table).
+    pub import: u32,
+    /// One per argument: its name, `None` for a positional one.
+    pub names: Vec<Option<String>>,
 }
 
 impl NodeTable {
@@ -260,7 +287,8 @@ pub(super) fn verify(p: &ProgramParts, limits: &Limits) -> Result<(), ProgramErr
         return Err(bad(format!("instruction {pc} maps to a node out of range")));
     }
     cells(p)?;
-    overlays(p)
+    overlays(p)?;
+    names(p)
 }
 
 /// Checks the overlays: nodes in range, each once, fields of width 1, 2 or 4 inside the state,
@@ -294,6 +322,64 @@ fn overlays(p: &ProgramParts) -> Result<(), ProgramError> {
                 o.node
             )));
         }
+    }
+    Ok(())
+}
+
+/// Checks the tree's names: flags and stimuli only in the decider model, at most 32 flags,
+/// every stimulus named or none, distinct names, bounded text; argument names of imports that
+/// exist, no more than the import takes, one list per import and count.
+fn names(p: &ProgramParts) -> Result<(), ProgramError> {
+    let t = &p.nodes.names;
+    let decider = matches!(p.model, super::ProgramModel::Decider { .. });
+    let named = !(t.flags.is_empty() && t.stimuli.is_empty());
+    if named && !decider {
+        return Err(bad("flag or stimulus names outside the decider model"));
+    }
+    if t.flags.len() > 32 {
+        return Err(bad(format!("{} decision flags; at most 32", t.flags.len())));
+    }
+    if !t.stimuli.is_empty() && t.stimuli.len() as u64 != u64::from(p.stimuli) {
+        return Err(bad(format!(
+            "{} stimulus names for {} stimuli",
+            t.stimuli.len(),
+            p.stimuli
+        )));
+    }
+    for (list, what) in [(&t.flags, "flag"), (&t.stimuli, "stimulus")] {
+        let mut sorted: Vec<&str> = list.iter().map(String::as_str).collect();
+        for s in &sorted {
+            text(s, what)?;
+        }
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            return Err(bad(format!("two {what} names are the same")));
+        }
+    }
+    let mut seen: Vec<(u32, usize)> = Vec::with_capacity(t.args.len());
+    for a in &t.args {
+        let Some(import) = p.imports.get(a.import as usize) else {
+            return Err(bad(format!(
+                "argument names of import {} out of range",
+                a.import
+            )));
+        };
+        if a.names.len() > usize::from(import.max_args) {
+            return Err(bad(format!(
+                "{} argument names for `{}`, which takes at most {}",
+                a.names.len(),
+                import.name,
+                import.max_args
+            )));
+        }
+        for n in a.names.iter().flatten() {
+            text(n, "argument name")?;
+        }
+        seen.push((a.import, a.names.len()));
+    }
+    seen.sort_unstable();
+    if seen.windows(2).any(|w| w[0] == w[1]) {
+        return Err(bad("two argument-name lists for one import and count"));
     }
     Ok(())
 }

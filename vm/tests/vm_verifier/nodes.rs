@@ -181,8 +181,10 @@ fn version_8_files_load_without_a_table() {
         bare.nodes = Default::default();
         let bare = Program::new(bare, &limits()).unwrap();
         let mut bytes = bare.encode();
-        // The empty table's section: magic, length, then six zero counts.
-        let empty = 8 + 4 + 24;
+        // The empty table's section: magic, length, then nine zero counts (files, nodes,
+        // probes, code map, cells, overlays, and the tree names: flags, stimuli, argument
+        // names).
+        let empty = 8 + 4 + 36;
         assert_eq!(
             &bytes[bytes.len() - empty..][..8],
             btvm::program::NODE_MAGIC,
@@ -202,6 +204,33 @@ fn version_8_files_load_without_a_table() {
         bytes[10..18].copy_from_slice(&sum.to_le_bytes());
         let e = Program::decode(&bytes, &limits()).unwrap_err();
         assert_eq!(e.kind(), K::Truncated, "{name}: {e}");
+    }
+}
+
+/// A version-10 file (written before the tree names) ends its section after the cells: it
+/// loads, with no names, the same table otherwise and the same fingerprint.
+#[test]
+fn version_10_files_load_without_tree_names() {
+    for (name, p) in programs() {
+        let mut bare = p.parts().clone();
+        bare.nodes.names = Default::default();
+        let bare = Program::new(bare, &limits()).unwrap();
+        let mut bytes = bare.encode();
+        // The three zero counts of the names end the file; the section's length covers them.
+        bytes.truncate(bytes.len() - 12);
+        let magic = bytes
+            .windows(8)
+            .rposition(|w| w == btvm::program::NODE_MAGIC)
+            .unwrap();
+        let at = magic + 8;
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) - 12;
+        bytes[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        bytes[8..10].copy_from_slice(&10u16.to_le_bytes());
+        let sum = btvm::program::fingerprint(&bytes[18..]);
+        bytes[10..18].copy_from_slice(&sum.to_le_bytes());
+        let old = Program::decode(&bytes, &limits()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(old.nodes(), bare.nodes(), "{name}");
+        assert_eq!(old.fingerprint(), p.fingerprint(), "{name}");
     }
 }
 
@@ -262,9 +291,9 @@ fn with_section(p: &Program, section: &[u8]) -> Vec<u8> {
     let mut bare = p.parts().clone();
     bare.nodes = Default::default();
     let mut bytes = Program::new(bare, &limits()).unwrap().encode();
-    // An empty table: the magic, its length, six zero counts (files, nodes, probes, code
-    // map, cells, overlays).
-    bytes.truncate(bytes.len() - (8 + 4 + 24));
+    // An empty table: the magic, its length, nine zero counts (files, nodes, probes, code
+    // map, cells, overlays, and the tree names: flags, stimuli, argument names).
+    bytes.truncate(bytes.len() - (8 + 4 + 36));
     bytes.extend_from_slice(btvm::program::NODE_MAGIC);
     bytes.extend_from_slice(&(section.len() as u32).to_le_bytes());
     bytes.extend_from_slice(section);

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use btvm_compiler::view::{self, View};
 
+use crate::loaded::Loaded;
 use crate::output::Output;
 use crate::render::Renderer;
 use crate::InputArgs;
@@ -22,7 +23,8 @@ const SCRIPT: &str = include_str!("page.js");
 /// `btvm view`'s arguments.
 #[derive(clap::Args, Debug)]
 pub struct ViewArgs {
-    /// The tree to show.
+    /// The tree to show, or a program file written by `btvm compile` (drawn from its node
+    /// table).
     file: PathBuf,
     #[command(flatten)]
     input: InputArgs,
@@ -40,7 +42,7 @@ pub struct ViewArgs {
 /// `btvm dot`'s arguments.
 #[derive(clap::Args, Debug)]
 pub struct DotArgs {
-    /// The tree to export.
+    /// The tree to export, or a program file written by `btvm compile`.
     file: PathBuf,
     #[command(flatten)]
     input: InputArgs,
@@ -65,16 +67,24 @@ fn model(
     scenario: Option<(&Path, u32)>,
     out: &mut Renderer,
 ) -> Option<View> {
-    let (tree, mut sources) = crate::load_tree(file, input, out)?;
+    let (loaded, mut sources) = crate::load_input(file, input, out)?;
     let title = file.file_name().map_or_else(
         || file.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let mut view = view::display(&tree, &sources, &title);
+    let mut view = match &loaded {
+        Loaded::Tree(tree) => view::display(tree, &sources, &title),
+        Loaded::Program(program) => view::display_program(program, &title),
+    };
     if let Some((path, agent)) = scenario {
         let limits = btvm::Limits::default();
-        let made = crate::read_scenario(path, &mut sources, &limits)
-            .and_then(|s| view::timeline(&tree, &s, agent, &limits).map_err(|d| vec![d]));
+        let made = crate::read_scenario(path, &mut sources, &limits).and_then(|s| {
+            match &loaded {
+                Loaded::Tree(tree) => view::timeline(tree, &s, agent, &limits),
+                Loaded::Program(p) => view::timeline_program(p, &s, agent, &limits),
+            }
+            .map_err(|d| vec![d])
+        });
         match made {
             Ok(t) => view.timeline = Some(t),
             Err(diags) => {
