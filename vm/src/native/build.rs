@@ -113,7 +113,7 @@ pub(super) fn define_all(
                     ProgramModel::Decider { .. } | ProgramModel::Selection { .. }
                 ),
         };
-        compile_jobs(&shared, config.threads())?
+        compile_jobs(&shared, config.thread_count())?
     };
     for c in compiled {
         module

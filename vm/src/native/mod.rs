@@ -122,7 +122,7 @@ impl Default for NativeConfig {
 
 impl NativeConfig {
     /// The number of threads a compilation may use ([`NativeConfig::threads`], resolved).
-    fn threads(&self) -> usize {
+    fn thread_count(&self) -> usize {
         match self.threads {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
