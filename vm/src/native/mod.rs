@@ -101,7 +101,8 @@ pub struct NativeConfig {
     /// functions (chunks) of a program are translated and compiled independently, so a
     /// program of several chunks compiles on several threads; linking stays on the caller's
     /// thread, and the code is the same whatever the number. `1` compiles on the caller's
-    /// thread alone.
+    /// thread alone: the better choice where the cores are busy when programs are compiled,
+    /// since the caller waits for the slowest helper's last function.
     pub threads: usize,
 }
 
