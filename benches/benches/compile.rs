@@ -1,6 +1,7 @@
 //! Compile times of generated bot trees of 10, 100, 1,000 and 10,000 nodes, stage by stage:
 //! parsing the tree's canonical-syntax text, checking it, lowering it to bytecode (the verifier
-//! included) and compiling the bytecode to native code.
+//! included) and compiling the bytecode to native code, with the default configuration (one
+//! thread per core) as `native` and on the caller's thread alone as `native-1t`.
 //!
 //! The trees come from `btvm_benches::generate::generated_tree` (Unvanquished source
 //! built from the demo's vocabulary, a pure function of size and seed); each is printed in
@@ -26,6 +27,10 @@ const MEASUREMENT: Duration = Duration::from_secs(2);
 fn compile(c: &mut Criterion) {
     let limits = Limits::default();
     let config = NativeConfig::default();
+    let alone = NativeConfig {
+        threads: 1,
+        ..NativeConfig::default()
+    };
     let mut sources = SourceMap::new();
     let cases: Vec<_> = SIZES
         .iter()
@@ -68,6 +73,11 @@ fn compile(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("native", nodes), program, |b, program| {
             b.iter(|| NativeCode::compile(program, &config).expect("compiles"))
         });
+        group.bench_with_input(
+            BenchmarkId::new("native-1t", nodes),
+            program,
+            |b, program| b.iter(|| NativeCode::compile(program, &alone).expect("compiles")),
+        );
     }
     group.finish();
 }

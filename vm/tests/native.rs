@@ -7,7 +7,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use btvm::native::{NativeCode, NativeConfig, NativeErrorKind, OptLevel};
+use btvm::native::{NativeCode, NativeConfig, NativeErrorKind, OptLevel, RegAlloc};
 use btvm::{AgentId, Call, Engine, EngineKind, Host, Limits, Program, Status, Value};
 use btvm_compiler::source::SourceMap;
 use btvm_compiler::syntax::canonical;
@@ -94,12 +94,14 @@ fn every_config_gives_the_same_results() {
     let configs = [
         NativeConfig::default(),
         NativeConfig {
-            opt_level: OptLevel::None,
+            opt_level: OptLevel::Speed,
+            regalloc: RegAlloc::SinglePass,
             max_chunk: 1,
             verify_ir: true,
             inline_below: 0,
             disassemble: true,
             max_instructions: usize::MAX,
+            threads: 1,
         },
         NativeConfig {
             inline_below: 0,
@@ -107,6 +109,11 @@ fn every_config_gives_the_same_results() {
         },
         NativeConfig {
             max_chunk: 7,
+            ..NativeConfig::default()
+        },
+        NativeConfig {
+            max_chunk: 7,
+            threads: 3,
             ..NativeConfig::default()
         },
     ];
@@ -146,6 +153,34 @@ fn every_config_gives_the_same_results() {
         states.windows(2).all(|w| w[0] == w[1]),
         "state blocks differ"
     );
+}
+
+#[test]
+fn the_code_does_not_depend_on_the_number_of_threads() {
+    let p = program(TREE_ALL);
+    let compiled = |threads: usize| {
+        let config = NativeConfig {
+            max_chunk: 7,
+            disassemble: true,
+            threads,
+            ..NativeConfig::default()
+        };
+        let code = NativeCode::compile(&p, &config).expect("compiles");
+        let stats = code.stats();
+        let listing = code.disassembly().unwrap_or_default().to_string();
+        (stats.functions, stats.code_bytes, listing)
+    };
+    let alone = compiled(1);
+    assert!(alone.0 > 8, "enough native functions to share: {}", alone.0);
+    for threads in [2, 5, 0, 1_000] {
+        let shared = compiled(threads);
+        assert_eq!(shared.0, alone.0, "{threads} threads: functions");
+        assert_eq!(shared.1, alone.1, "{threads} threads: code bytes");
+        assert!(
+            shared.2 == alone.2,
+            "{threads} threads: the listings differ"
+        );
+    }
 }
 
 #[test]

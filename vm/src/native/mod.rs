@@ -3,10 +3,11 @@
 //! [`NativeCode::compile`] lowers every bytecode function to one or more native functions
 //! (long functions are split into chunks so compile time stays linear, see `plan`), using
 //! **the same state layout as the vm**: an agent's state block can be ticked by either engine,
-//! switching between ticks. Operand-stack values live in registers; the host is called through
-//! `extern "C"` trampolines monomorphised for the host type (`abi`). Compiling needs a target
-//! Cranelift supports; where it fails, [`NativeError`] says why and [`Engine`](crate::Engine)
-//! falls back to the vm.
+//! switching between ticks. The native functions are compiled on several threads (`build`,
+//! [`NativeConfig::threads`]). Operand-stack values live in registers; the host is called
+//! through `extern "C"` trampolines monomorphised for the host type (`abi`). Compiling needs a
+//! target Cranelift supports; where it fails, [`NativeError`] says why and
+//! [`Engine`](crate::Engine) falls back to the vm.
 //!
 //! Code memory is owned by [`NativeCode`] and released when it is dropped; a program caches its
 //! default compilation ([`Program::native`]), so that code lives exactly as long as the program.
@@ -17,33 +18,49 @@
 #![allow(unsafe_code)]
 
 mod abi;
+mod build;
 mod plan;
 mod translate;
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_codegen::Context;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::default_libcall_names;
 
 use crate::exec::Scratch;
 use crate::{AgentId, Host, Millis, Program, Status};
 use abi::{Ctx, STATUS_FLAG};
 
 /// How much Cranelift optimises.
+///
+/// The default is [`OptLevel::None`]: on behavior trees Cranelift's optimisations (its e-graph
+/// rewrites and alias analysis) took a fifth of the compile time and did not make the code
+/// faster (measured: the native tick executes as many or fewer instructions without them on
+/// the demo, fight-or-flight, the examples and a generated 1,000-node tree; `BENCHMARKS.md`,
+/// "Compile times").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum OptLevel {
-    /// No optimisation: fastest compile.
-    None,
-    /// Optimise for speed (the default).
+    /// No optimisation: fastest compile (the default).
     #[default]
+    None,
+    /// Optimise for speed.
     Speed,
+}
+
+/// Which register allocator Cranelift runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum RegAlloc {
+    /// regalloc2's backtracking allocator, with live-range splitting: the best code, and
+    /// about half of the compile time.
+    #[default]
+    Backtracking,
+    /// regalloc2's single-pass allocator: a much faster compile, for code with more spills
+    /// and register moves.
+    SinglePass,
 }
 
 /// How programs are compiled to native code.
@@ -51,6 +68,8 @@ pub enum OptLevel {
 pub struct NativeConfig {
     /// Cranelift's optimisation level.
     pub opt_level: OptLevel,
+    /// Cranelift's register allocator.
+    pub regalloc: RegAlloc,
     /// Most bytecode instructions per native function; longer functions are split into chunks
     /// (at points where the operand stack is empty), keeping compile time linear.
     pub max_chunk: u32,
@@ -68,29 +87,49 @@ pub struct NativeConfig {
     /// Largest program, in bytecode instructions, compiled to native code; a larger one is
     /// refused at once with [`NativeErrorKind::TooLarge`] (so [`Engine`](crate::Engine) runs
     /// it on the vm and says why). Compile time grows linearly with the instruction count
-    /// and is large per instruction (about 10 µs in a release build on an idle machine, up to
-    /// 70 µs on a busy one), so without a bound a legal tree from untrusted input holds a
-    /// server in the compiler for minutes (7.6 M instructions: 135 s and 1.2 GB). The
-    /// default, 100,000, compiles in about a second on an idle machine; the demo bot is 265
+    /// and is large per instruction (about 10 µs of one core's time in a release build on an
+    /// idle machine before issue 28, now about four fifths of that, shared between
+    /// [`NativeConfig::threads`]; up to 70 µs on a busy machine), so without a bound a legal
+    /// tree from untrusted input holds a server in the compiler for minutes (7.6 M
+    /// instructions: 135 s and 1.2 GB). The default, 100,000, compiled in about a second on
+    /// an idle machine before issue 28, on one thread; the demo bot is 265
     /// instructions and a generated 10,000-node tree 35,000. Measurements in `BENCHMARKS.md`
     /// ("Compile times").
     pub max_instructions: usize,
+    /// Most threads one compilation uses, the caller's included; `0` (the default) means one
+    /// per core the machine offers ([`std::thread::available_parallelism`]). The native
+    /// functions (chunks) of a program are translated and compiled independently, so a
+    /// program of several chunks compiles on several threads; linking stays on the caller's
+    /// thread, and the code is the same whatever the number. `1` compiles on the caller's
+    /// thread alone: the better choice where the cores are busy when programs are compiled,
+    /// since the caller waits for the slowest helper's last function.
+    pub threads: usize,
 }
 
 impl Default for NativeConfig {
     fn default() -> Self {
         NativeConfig {
-            opt_level: OptLevel::Speed,
+            opt_level: OptLevel::None,
+            regalloc: RegAlloc::Backtracking,
             max_chunk: 1500,
             verify_ir: cfg!(debug_assertions),
             inline_below: 2000,
             disassemble: false,
             max_instructions: 100_000,
+            threads: 0,
         }
     }
 }
 
 impl NativeConfig {
+    /// The number of threads a compilation may use ([`NativeConfig::threads`], resolved).
+    fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
+
     /// Whether `program` is small enough to compile ([`NativeConfig::max_instructions`]):
     /// [`NativeCode::compile`] asks this first, and callers may ask it without compiling.
     pub fn check_size(&self, program: &Program) -> Result<(), NativeError> {
@@ -227,7 +266,7 @@ impl NativeCode {
         let mut module = new_module(config)?;
         let mut stats = NativeStats::default();
         let mut disassembly = config.disassemble.then(String::new);
-        let result = define_all(&mut module, program, config, &mut stats, &mut disassembly);
+        let result = build::define_all(&mut module, program, config, &mut stats, &mut disassembly);
         let entries = match result {
             Ok(ids) => {
                 if let Err(e) = module.finalize_definitions() {
@@ -309,6 +348,13 @@ fn new_module(config: &NativeConfig) -> Result<JITModule, NativeError> {
         OptLevel::Speed => "speed",
     };
     flags.set("opt_level", opt).map_err(|e| codegen(&e))?;
+    let regalloc = match config.regalloc {
+        RegAlloc::Backtracking => "backtracking",
+        RegAlloc::SinglePass => "single_pass",
+    };
+    flags
+        .set("regalloc_algorithm", regalloc)
+        .map_err(|e| codegen(&e))?;
     flags
         .set(
             "enable_verifier",
@@ -327,227 +373,6 @@ fn new_module(config: &NativeConfig) -> Result<JITModule, NativeError> {
         isa,
         default_libcall_names(),
     )))
-}
-
-/// Declares and defines every native function; returns the entry of each bytecode function.
-fn define_all(
-    module: &mut JITModule,
-    program: &Program,
-    config: &NativeConfig,
-    stats: &mut NativeStats,
-    disassembly: &mut Option<String>,
-) -> Result<Vec<FuncId>, NativeError> {
-    let codegen = |e: &dyn fmt::Display| NativeError::new(NativeErrorKind::Codegen, e.to_string());
-    let ptr = module.target_config().pointer_type();
-    let mut sig = module.make_signature();
-    sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
-    sig.params.push(AbiParam::new(types::I32));
-    sig.returns.push(AbiParam::new(types::I32));
-
-    // Plan and declare everything first: calls may go to any function.
-    let code = program.code();
-    let mut plans = Vec::new();
-    let mut chunk_ids = Vec::new();
-    let mut callees = Vec::new();
-    for (f, func) in program.functions().iter().enumerate() {
-        let plan = plan::plan(code, program.rules(), func, config.max_chunk);
-        let mut ids = Vec::new();
-        for (k, _) in plan.chunks().enumerate() {
-            let id = module
-                .declare_function(&format!("f{f}.{k}"), Linkage::Local, &sig)
-                .map_err(|e| codegen(&e))?;
-            ids.push(id);
-        }
-        let entry = if ids.len() == 1 {
-            ids[0]
-        } else {
-            module
-                .declare_function(&format!("f{f}"), Linkage::Local, &sig)
-                .map_err(|e| codegen(&e))?
-        };
-        callees.push(entry);
-        chunk_ids.push(ids);
-        plans.push(plan);
-    }
-
-    let env = translate::Env {
-        program,
-        callees: &callees,
-        ptr,
-        frontend: module.target_config(),
-        inline_bookkeeping: program.code().len() <= config.inline_below as usize,
-    };
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
-    for (f, func) in program.functions().iter().enumerate() {
-        let plan = &plans[f];
-        let chunks: Vec<(u32, u32)> = plan.chunks().collect();
-        let entries = chunk_entries(code, program.rules(), plan, func.start, &chunks);
-        for (k, &range) in chunks.iter().enumerate() {
-            ctx.func.signature = sig.clone();
-            ctx.func.name = UserFuncName::user(0, chunk_ids[f][k].as_u32());
-            {
-                let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-                let mut declare = |id: FuncId, b: &mut FunctionBuilder<'_>| {
-                    module.declare_func_in_func(id, b.func)
-                };
-                translate::chunk(b, &env, plan, func.start, range, &entries[k], &mut declare)
-                    .map_err(|m| {
-                        NativeError::new(
-                            NativeErrorKind::Program,
-                            format!("function `{}`: {m}", func.name),
-                        )
-                    })?;
-            }
-            define(
-                module,
-                chunk_ids[f][k],
-                &mut ctx,
-                stats,
-                disassembly.as_mut(),
-            )?;
-        }
-        if chunks.len() > 1 {
-            ctx.func.signature = sig.clone();
-            ctx.func.name = UserFuncName::user(0, callees[f].as_u32());
-            // Backward control flow (the cursor model's moves, the decider model's redecides)
-            // may continue in an earlier chunk.
-            let looping = !program.rules().is_empty()
-                || matches!(
-                    program.model(),
-                    crate::program::ProgramModel::Decider { .. }
-                        | crate::program::ProgramModel::Selection { .. }
-                );
-            driver(module, &mut ctx, &mut fctx, &chunk_ids[f], &chunks, looping);
-            define(module, callees[f], &mut ctx, stats, disassembly.as_mut())?;
-        }
-    }
-    Ok(callees)
-}
-
-/// Compiles the function in `ctx` as `id`; with `disassembly`, appends its listing there.
-fn define(
-    module: &mut JITModule,
-    id: FuncId,
-    ctx: &mut Context,
-    stats: &mut NativeStats,
-    disassembly: Option<&mut String>,
-) -> Result<(), NativeError> {
-    ctx.set_disasm(disassembly.is_some());
-    module
-        .define_function(id, ctx)
-        .map_err(|e| NativeError::new(NativeErrorKind::Codegen, format!("{e:?}")))?;
-    if let Some(out) = disassembly {
-        let name = module.declarations().get_function_decl(id).linkage_name(id);
-        let vcode = ctx.compiled_code().and_then(|c| c.vcode.as_deref());
-        append_listing(out, &name, vcode.unwrap_or(""));
-    }
-    stats.functions += 1;
-    stats.code_bytes += ctx
-        .compiled_code()
-        .map_or(0, |c| c.code_info().total_size as usize);
-    module.clear_context(ctx);
-    Ok(())
-}
-
-/// Appends one function's listing to `out`: a header line naming it, then its text (ending in a
-/// newline), separated from the function before by a blank line.
-fn append_listing(out: &mut String, name: &str, text: &str) {
-    use std::fmt::Write as _;
-    if !out.is_empty() {
-        out.push('\n');
-    }
-    let _ = writeln!(out, "; native function {name}");
-    out.push_str(text);
-    if !text.is_empty() && !text.ends_with('\n') {
-        out.push('\n');
-    }
-}
-
-/// For each chunk, the labels it may be entered at: its start for the first chunk, and every
-/// label of it that an earlier chunk jumps or falls through to.
-fn chunk_entries(
-    code: &[crate::program::Instr],
-    rules: &[crate::program::Rule],
-    plan: &plan::Plan,
-    start: u32,
-    chunks: &[(u32, u32)],
-) -> Vec<BTreeSet<u32>> {
-    let owner = |pc: u32| chunks.iter().position(|&(s, e)| (s..e).contains(&pc));
-    let mut entries = vec![BTreeSet::new(); chunks.len()];
-    if let Some(first) = entries.first_mut() {
-        first.insert(start);
-    }
-    for (k, &(s, e)) in chunks.iter().enumerate() {
-        for pc in s..e {
-            if plan.depth_at(start, pc).is_none() {
-                continue;
-            }
-            let ins = &code[pc as usize];
-            let mut note = |t: u32| {
-                if let Some(j) = owner(t).filter(|&j| j != k) {
-                    entries[j].insert(t);
-                }
-            };
-            plan::targets(ins, rules, &mut note);
-            if ins.falls_through() {
-                note(pc + 1);
-            }
-        }
-    }
-    entries
-}
-
-/// A driver calls a split function's chunks in order: each returns a status (done) or the
-/// label to continue at, which (jumps going forward) belongs to a later chunk. With `looping`
-/// (the cursor model, whose `cursor.move` may go back to an earlier rule) the driver starts
-/// over after each chunk and calls the chunk that owns the label, until a status comes back.
-fn driver(
-    module: &mut JITModule,
-    ctx: &mut Context,
-    fctx: &mut FunctionBuilderContext,
-    ids: &[FuncId],
-    chunks: &[(u32, u32)],
-    looping: bool,
-) {
-    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    let (cx, state) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-    let r = b.declare_var(types::I32);
-    let first = b.ins().iconst(types::I32, i64::from(chunks[0].0));
-    let f0 = module.declare_func_in_func(ids[0], b.func);
-    let call = b.ins().call(f0, &[cx, state, first]);
-    let v = b.inst_results(call)[0];
-    b.def_var(r, v);
-    let head = b.create_block();
-    b.ins().jump(head, &[]);
-    b.switch_to_block(head);
-    let skip = usize::from(!looping);
-    for (k, &(_, end)) in chunks.iter().enumerate().skip(skip) {
-        let run = b.create_block();
-        let next = b.create_block();
-        let cur = b.use_var(r);
-        // Labels are below `STATUS_FLAG`, so a status never selects a chunk.
-        let here = b.ins().icmp_imm_u(
-            cranelift_codegen::ir::condcodes::IntCC::UnsignedLessThan,
-            cur,
-            i64::from(end),
-        );
-        b.ins().brif(here, run, &[], next, &[]);
-        b.switch_to_block(run);
-        let fk = module.declare_func_in_func(ids[k], b.func);
-        let call = b.ins().call(fk, &[cx, state, cur]);
-        let v = b.inst_results(call)[0];
-        b.def_var(r, v);
-        b.ins().jump(if looping { head } else { next }, &[]);
-        b.switch_to_block(next);
-    }
-    let out = b.use_var(r);
-    b.ins().return_(&[out]);
-    b.seal_all_blocks();
-    b.finalize(module.target_config());
 }
 
 /// Runs bytecode function `func` natively for one agent. The caller checked the state size.
