@@ -34,7 +34,7 @@ pub(super) fn bench(
     }
     let cfg = btvm_benches::measure::BenchConfig {
         agents: args.agents,
-        ticks: args.ticks,
+        ticks: args.ticks(),
         awake_percent: args.awake.unwrap_or(100),
         ..Default::default()
     };

@@ -207,23 +207,28 @@ fn version_8_files_load_without_a_table() {
     }
 }
 
-/// A version-10 file (written before the tree names) ends its section after the cells: it
-/// loads, with no names, the same table otherwise and the same fingerprint.
+/// A version-10 file (written before overlays and tree names) ends its section after the
+/// cells: it loads, with no names, the same table otherwise and the same fingerprint. (A
+/// program whose layout overlays records cannot be written in version 10.)
 #[test]
 fn version_10_files_load_without_tree_names() {
     for (name, p) in programs() {
+        if !p.nodes().overlays.is_empty() {
+            continue;
+        }
         let mut bare = p.parts().clone();
         bare.nodes.names = Default::default();
         let bare = Program::new(bare, &limits()).unwrap();
         let mut bytes = bare.encode();
-        // The three zero counts of the names end the file; the section's length covers them.
-        bytes.truncate(bytes.len() - 12);
+        // The zero counts of the overlays and of the three name lists end the file; the
+        // section's length covers them.
+        bytes.truncate(bytes.len() - 16);
         let magic = bytes
             .windows(8)
             .rposition(|w| w == btvm::program::NODE_MAGIC)
             .unwrap();
         let at = magic + 8;
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) - 12;
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) - 16;
         bytes[at..at + 4].copy_from_slice(&len.to_le_bytes());
         bytes[8..10].copy_from_slice(&10u16.to_le_bytes());
         let sum = btvm::program::fingerprint(&bytes[18..]);
