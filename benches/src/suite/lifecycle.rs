@@ -67,22 +67,7 @@ fn declarations(w: &mut Writer) {
         );
     }
     w.line(1, "</Variables>");
-    w.line(1, "<SignalVariables>");
-    for e in 0..EVENTS {
-        for _ in 0..1 + w.below(2) {
-            let v = w.below(VARIABLES);
-            let value = match w.below(3) {
-                0 => "true".to_string(),
-                1 => "false".to_string(),
-                _ => format!("!V{}", w.below(VARIABLES)),
-            };
-            w.line(
-                2,
-                &format!("<Signal name=\"OnE{e}\" variable=\"V{v}\" value=\"{value}\"/>"),
-            );
-        }
-    }
-    w.line(1, "</SignalVariables>");
+    w.signal_variables(1, "OnE", EVENTS, VARIABLES);
     w.line(1, "<Timestamps>");
     w.line(
         2,

@@ -30,22 +30,7 @@ pub(super) fn tree(nodes: usize, seed: u64) -> String {
         w.line(3, &format!("<Variable name=\"V{v}\"{default}/>"));
     }
     w.line(2, "</Variables>");
-    w.line(2, "<SignalVariables>");
-    for s in 0..SIGNALS {
-        for _ in 0..1 + w.below(2) {
-            let v = w.below(VARIABLES);
-            let value = match w.below(3) {
-                0 => "true".to_string(),
-                1 => "false".to_string(),
-                _ => format!("!V{}", w.below(VARIABLES)),
-            };
-            w.line(
-                3,
-                &format!("<Signal name=\"OnS{s}\" variable=\"V{v}\" value=\"{value}\"/>"),
-            );
-        }
-    }
-    w.line(2, "</SignalVariables>");
+    w.signal_variables(2, "OnS", SIGNALS, VARIABLES);
     // A guarded child is two IR nodes (the guard and the node): scaled to land near `nodes`.
     let budget = (nodes * 13 / 25).max(40);
     priority(&mut w, 2, budget, "", true);

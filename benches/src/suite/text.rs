@@ -44,6 +44,34 @@ impl Writer {
         self.next
     }
 
+    /// CryXML's `<SignalVariables>` block (MBT and BST alike) at `depth`: each of `signals`
+    /// signals `{prefix}{k}` sets one or two of the variables `V0`..`V{variables-1}` to `true`,
+    /// `false` or another variable's negation.
+    pub fn signal_variables(
+        &mut self,
+        depth: usize,
+        prefix: &str,
+        signals: usize,
+        variables: usize,
+    ) {
+        self.line(depth, "<SignalVariables>");
+        for s in 0..signals {
+            for _ in 0..1 + self.below(2) {
+                let v = self.below(variables);
+                let value = match self.below(3) {
+                    0 => "true".to_string(),
+                    1 => "false".to_string(),
+                    _ => format!("!V{}", self.below(variables)),
+                };
+                self.line(
+                    depth + 1,
+                    &format!("<Signal name=\"{prefix}{s}\" variable=\"V{v}\" value=\"{value}\"/>"),
+                );
+            }
+        }
+        self.line(depth, "</SignalVariables>");
+    }
+
     /// One line at `depth` (indented by four spaces per level).
     pub fn line(&mut self, depth: usize, text: &str) {
         for _ in 0..depth {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{btvm, spec, temp, text};
+use common::{btvm, compiled_engines, ok, spec, temp, text};
 use serde_json::Value;
 
 /// Each example with its scenario and loading options.
@@ -25,26 +25,6 @@ const EXAMPLES: &[(&str, &str, &[&str])] = &[
     ("examples/grunt/grunt.xml", "scenarios/grunt.scn", &[]),
     ("examples/figure1.spore", "examples/figure1.scn", &[]),
 ];
-
-/// The compiled engines of this build (native code only with feature `jit`).
-fn engines() -> &'static [&'static str] {
-    match cfg!(feature = "jit") {
-        true => &["vm", "native"],
-        false => &["vm"],
-    }
-}
-
-/// `btvm ARGS`, which must succeed; its standard output.
-fn ok(args: &[&str]) -> String {
-    let out = btvm(args);
-    assert!(
-        out.status.success(),
-        "btvm {}: {}",
-        args.join(" "),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
 
 /// `tree` compiled (with `more` options) to a program file named `name`.
 fn compiled(tree: &str, opts: &[&str], name: &str, more: &[&str]) -> String {
@@ -79,7 +59,7 @@ fn a_program_runs_as_its_tree_on_every_compiled_engine() {
     for (i, &(tree, scn, opts)) in EXAMPLES.iter().enumerate() {
         let (tree, scn) = (spec(tree), spec(scn));
         let program = compiled(&tree, opts, &format!("p{i}.btvm"), &[]);
-        for &engine in engines() {
+        for &engine in compiled_engines() {
             let mut args = vec!["run", &tree, "-s", &scn, "--engine", engine];
             args.extend_from_slice(opts);
             let want = ok(&args);
@@ -213,12 +193,12 @@ fn bench_times_a_program_as_its_tree_on_the_vm_and_native_code() {
             "--host",
             "synthetic",
         ];
-        let compiled_engines = engines().join(",");
-        let mut args = vec!["bench", &tree, "--engines", &compiled_engines];
+        let engines = compiled_engines().join(",");
+        let mut args = vec!["bench", &tree, "--engines", &engines];
         args.extend_from_slice(&size);
         args.extend_from_slice(opts);
         let want = agreed(&args);
-        let all = format!("reference,{compiled_engines}");
+        let all = format!("reference,{engines}");
         let mut args = vec!["bench", &program, "--engines", &all];
         args.extend_from_slice(&size);
         let out = btvm(&args);
@@ -226,7 +206,7 @@ fn bench_times_a_program_as_its_tree_on_the_vm_and_native_code() {
         assert!(text(&out.stderr).contains("the reference is not timed"));
         let table = text(&out.stdout);
         assert!(!table.contains("\nreference "), "{table}");
-        for engine in engines() {
+        for engine in compiled_engines() {
             assert!(table.contains(&format!("\n{engine} ")), "{table}");
         }
         assert!(table.contains(&want), "{tree}: {table}");

@@ -3,15 +3,7 @@
 
 mod common;
 
-use common::{btvm, spec, text};
-
-/// The compiled engines this build has: native code only with feature `jit` (without it,
-/// `--engine native` is refused).
-const COMPILED: &[&str] = if cfg!(feature = "jit") {
-    &["vm", "native"]
-} else {
-    &["vm"]
-};
+use common::{btvm, compiled_engines, spec, text};
 
 #[test]
 fn trace_nodes_adds_only_node_lines_and_every_engine_agrees() {
@@ -43,7 +35,7 @@ fn trace_nodes_adds_only_node_lines_and_every_engine_agrees() {
             .map(|l| format!("{l}\n"))
             .collect();
         assert_eq!(stripped, text(&plain.stdout), "{tree}");
-        for &engine in COMPILED {
+        for &engine in compiled_engines() {
             let other = run(&["--trace", "nodes", "--engine", engine]);
             assert!(other.status.success(), "{}", text(&other.stderr));
             assert_eq!(text(&other.stdout), out, "{tree} on {engine}");
@@ -78,7 +70,7 @@ fn trace_nodes_on_the_figure1_spore_tree_is_alike_on_every_engine() {
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(stripped, plain);
-    for &engine in ["reference"].iter().chain(COMPILED) {
+    for &engine in ["reference"].iter().chain(compiled_engines()) {
         assert_eq!(
             run(&["--trace", "nodes", "--engine", engine]),
             out,

@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use common::{btvm, spec, temp, text};
+use common::{btvm, ok, spec, temp, text};
 use serde_json::Value;
 
 /// A tree of each dialect (with a scenario where it has one) and its loading options.
@@ -31,18 +31,6 @@ const TREES: &[(&str, Option<&str>, &[&str])] = &[
     // Canonical, with a subtree included from two places.
     ("../vm/tests/fixtures/vm_all.btn", None, &[]),
 ];
-
-/// `btvm ARGS`, which must succeed; its standard output.
-fn ok(args: &[&str]) -> String {
-    let out = btvm(args);
-    assert!(
-        out.status.success(),
-        "btvm {}: {}",
-        args.join(" "),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
 
 /// `btvm view TREE [--scenario S] OPTS MORE`: the page.
 fn page(tree: &str, scenario: Option<&str>, opts: &[&str], more: &[&str]) -> String {

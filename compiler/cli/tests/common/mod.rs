@@ -20,6 +20,27 @@ pub fn btvm(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
 }
 
+/// Runs `btvm ARGS`, which must succeed; its standard output.
+pub fn ok(args: &[&str]) -> String {
+    let out = btvm(args);
+    assert!(
+        out.status.success(),
+        "btvm {}: {}",
+        args.join(" "),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// The compiled engines this build has: native code only with feature `jit` (without it,
+/// `--engine native` is refused).
+pub fn compiled_engines() -> &'static [&'static str] {
+    match cfg!(feature = "jit") {
+        true => &["vm", "native"],
+        false => &["vm"],
+    }
+}
+
 /// Runs `btvm ARGS` with `input` on its standard input.
 pub fn btvm_fed(args: &[&str], input: &[u8]) -> Output {
     use std::io::Write;
