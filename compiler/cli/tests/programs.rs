@@ -93,8 +93,9 @@ fn a_traced_program_traces_nodes_and_an_untraced_one_refuses_to() {
         let plain = compiled(&tree, opts, &format!("u{i}.btvm"), &[]);
         let out = btvm(&["run", &plain, "-s", &scn, "--trace", "nodes"]);
         assert_eq!(out.status.code(), Some(1), "{tree}");
+        // The note names the command that makes a traced program.
         assert!(
-            text(&out.stderr).contains("node tracing"),
+            text(&out.stderr).contains("`btvm compile TREE --trace nodes`"),
             "{}",
             text(&out.stderr)
         );

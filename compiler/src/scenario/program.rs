@@ -48,7 +48,7 @@ pub fn stream_program(
             Span::DUMMY,
             "the scenario traces nodes, but the program was compiled without node tracing",
         )
-        .with_note("compile the tree with node tracing (`lower::lower_traced`)"));
+        .with_note("compile the tree with node tracing: `btvm compile TREE --trace nodes` (in code, `lower::lower_traced`)"));
     }
     run_lowered(program, &outline, scenario, &[kind], session, sink)
 }
