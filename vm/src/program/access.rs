@@ -25,12 +25,14 @@ impl Program {
             strings.intern(s);
         }
         let fingerprint = codec::fingerprint(&codec::encode_body(&parts));
+        let scopes = lifecycle::GroupScopes::of(&parts.code);
         Ok(Program {
             data: std::sync::Arc::new(Data {
                 parts,
                 strings,
                 fingerprint,
                 facts,
+                scopes,
                 #[cfg(feature = "jit")]
                 native: NativeCache::new(),
             }),
@@ -123,6 +125,11 @@ impl Program {
     /// The most instructions one tick of any entry can execute (proved by the verifier).
     pub fn tick_budget(&self) -> u64 {
         self.data.facts.tick_cost
+    }
+
+    /// Where agents keep their AI group and which scope memberships they can hold.
+    pub(crate) fn group_scopes(&self) -> &lifecycle::GroupScopes {
+        &self.data.scopes
     }
 
     /// The code.

@@ -161,6 +161,10 @@ struct Data {
     strings: Strings,
     fingerprint: u64,
     facts: verify::Facts,
+    /// Where agents keep their AI group and the scope memberships they can hold (lifecycle
+    /// model; empty elsewhere), found once so moving an agent between groups does not search
+    /// the code.
+    scopes: crate::model::lifecycle::GroupScopes,
     /// The default native compilation, made on first use (`Program::native`).
     #[cfg(feature = "jit")]
     native: NativeCache,

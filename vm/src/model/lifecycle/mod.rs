@@ -600,12 +600,44 @@ pub(crate) fn restart_function(program: &Program) -> Option<u32> {
         .and_then(|i| u32::try_from(i).ok())
 }
 
+/// Where a program keeps an agent's AI group word and which group-scope memberships an agent
+/// can hold: found once, when the program is made ([`Program::new`]), from its `scope.enter`
+/// instructions, so [`set_group`] (once per agent when a server forms its squads) costs the
+/// program's scopes, not its code.
+#[derive(Debug, Default)]
+pub(crate) struct GroupScopes {
+    /// The record offset of the AI group word (the first `scope.enter`'s); `None`: the program
+    /// uses no group scopes.
+    word: Option<u32>,
+    /// Every `scope.enter`'s scope, member bit and group word, in code order.
+    members: Vec<(u32, u32, u32)>,
+}
+
+impl GroupScopes {
+    /// The group scopes of `code`.
+    pub(crate) fn of(code: &[Instr]) -> GroupScopes {
+        let members: Vec<(u32, u32, u32)> = code
+            .iter()
+            .filter_map(|i| match *i {
+                Instr::ScopeEnter {
+                    scope,
+                    member,
+                    group,
+                    ..
+                } => Some((scope.0, member.0, group)),
+                _ => None,
+            })
+            .collect();
+        GroupScopes {
+            word: members.first().map(|m| m.2),
+            members,
+        }
+    }
+}
+
 /// The record offset of an agent's AI group word, if the program uses group scopes.
 pub(crate) fn group_at(program: &Program) -> Option<u32> {
-    program.code().iter().find_map(|i| match *i {
-        Instr::ScopeEnter { group, .. } => Some(group),
-        _ => None,
-    })
+    program.group_scopes().word
 }
 
 /// Reads agents' AI groups (the code is searched once, not per agent).
@@ -643,16 +675,8 @@ pub(crate) fn set_group(
     if read(state, rec_field(l, at, 4)) == group {
         return;
     }
-    for ins in program.code() {
-        if let Instr::ScopeEnter {
-            scope,
-            member,
-            group: g,
-            ..
-        } = *ins
-        {
-            leave_member(scratch, state, l, scope.0, member.0, g);
-        }
+    for &(scope, member, g) in &program.group_scopes().members {
+        leave_member(scratch, state, l, scope, member, g);
     }
     write(state, rec_field(l, at, 4), group);
     scratch.ensure_group(group);
